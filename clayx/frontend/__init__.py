@@ -1,0 +1,23 @@
+"""Front ends: C (tree-sitter, :mod:`.c`) and OpenScop (:mod:`.openscop`).
+
+:func:`load` picks one by the file's extension.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..model import Scop
+
+__all__ = ["load"]
+
+
+def load(path: str | Path) -> list[Scop]:
+    """Read ``path`` into SCoPs: ``.scop`` files with the OpenScop reader
+    (one SCoP), anything else as C (one SCoP per ``#pragma scop`` region)."""
+    p = Path(path)
+    if p.suffix == ".scop":
+        from .openscop import read_file
+        return [read_file(str(p))]
+    from .c import parse_file
+    return parse_file(p)

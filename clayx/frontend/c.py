@@ -1,0 +1,970 @@
+"""C SCoP extraction with tree-sitter (no preprocessor).
+
+Every ``#pragma scop`` … ``#pragma endscop`` region of a C file becomes a
+:class:`~clayx.model.Scop` with Clay's original 2d+1 schedule (normalized
+β-vectors, α = the loop iterator, or its negation for a decreasing loop).
+
+What is understood inside a region:
+
+- ``for`` loops whose init is ``i = e`` or ``int i = e``, whose condition is
+  made of comparisons ``< <= > >=`` bounding the iterator (joined with
+  ``&&``/``||``), and whose step is ``i++``, ``++i``, ``i--``, ``i += c``,
+  ``i -= c``, ``i = i ± c`` (c a positive constant);
+- ``if``/``else`` with affine conditions (``&&``, ``||``, ``!``, ``==``,
+  ``!=``);
+- affine expressions: ``+ - *`` by constants, ``/`` and ``%`` by constants
+  (C truncating semantics), ``min``/``max``/``MIN``/``MAX``, ``floord``/
+  ``ceild``, ternaries, integer casts;
+- expression statements with ``=``, compound assignments, ``++``/``--``, on
+  scalars and array elements with affine subscripts; calls (``sqrt``,
+  ``SCALAR_VAL``, user functions) are pure; a write under a ternary branch or
+  the right of ``&&``/``||`` is a may-write.
+
+Unknown identifiers in bounds, conditions and subscripts are parameters.
+An object-like ``#define`` in the file whose value is an integer keeps its
+name as a parameter (its value is recorded in ``Scop.param_values``); one
+whose value is an affine expression is expanded.  Anything else is refused
+with :class:`~clayx.errors.NotAScopError` naming the construct, line and
+column; no partial model is ever returned.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+import islpy as isl
+import tree_sitter as ts
+import tree_sitter_c as tsc
+
+from ..errors import NotAScopError
+from ..model import (MAY_WRITE, READ, WRITE, Access, Array, ClaySchedule,
+                     Relation, Scop, Statement)
+
+__all__ = ["parse_file", "parse_string", "parse_expression_text"]
+
+_MIN = {"min", "MIN", "clayx_min", "fmin", "__min"}
+_MAX = {"max", "MAX", "clayx_max", "fmax", "__max"}
+_FLOORD = {"floord", "clayx_floord", "FLOORD"}
+_CEILD = {"ceild", "clayx_ceild", "CEILD"}
+_INT_TYPES = re.compile(r"^(unsigned|signed|int|long|short|char|size_t|ptrdiff_t|"
+                        r"int\d+_t|uint\d+_t|\s)+$")
+
+# statement kinds refused inside a SCoP, with the name the error shows
+_REFUSED_STMT = {
+    "while_statement": "while loop",
+    "do_statement": "do-while loop",
+    "break_statement": "break",
+    "continue_statement": "continue",
+    "return_statement": "return",
+    "goto_statement": "goto",
+    "switch_statement": "switch",
+    "labeled_statement": "label",
+    "declaration": "declaration inside the SCoP",
+    "case_statement": "case label",
+    "type_definition": "typedef inside the SCoP",
+}
+
+
+@lru_cache(maxsize=1)
+def _parser() -> ts.Parser:
+    return ts.Parser(ts.Language(tsc.language()))
+
+
+def parse_file(path: str | Path) -> list[Scop]:
+    """Read a C file and return one :class:`Scop` per ``#pragma scop`` region.
+
+    Raises :class:`NotAScopError` when the file has no region or a region
+    holds an unsupported construct.
+    """
+    p = Path(path)
+    try:
+        text = p.read_text()
+    except (OSError, UnicodeDecodeError) as e:
+        raise NotAScopError(f"cannot read file: {e}", path=str(p)) from None
+    return parse_string(text, path=str(p))
+
+
+def parse_string(text: str, path: str | None = None) -> list[Scop]:
+    """Like :func:`parse_file` on the C source ``text``."""
+    return _Extractor(text, path).run()
+
+
+def parse_expression_text(text: str) -> ts.Node:
+    """Parse a C expression with tree-sitter (used for macro bodies)."""
+    src = f"int __clayx_probe = ({text});\n".encode()
+    tree = _parser().parse(src)
+    node = tree.root_node
+    decl = node.children[0] if node.children else None
+    if decl is None or decl.type != "declaration" or node.has_error:
+        return None
+    init = decl.child_by_field_name("declarator")
+    if init is None or init.type != "init_declarator":
+        return None
+    return init.child_by_field_name("value")
+
+
+# ---------------------------------------------------------------------------
+
+def _text(node: ts.Node) -> str:
+    return node.text.decode("utf8", errors="replace")
+
+
+@dataclass
+class _Loop:
+    iterator: str
+    increasing: bool
+    node: ts.Node
+
+
+@dataclass
+class _Ctx:
+    """Where we are while walking a region: enclosing loops and the domain."""
+
+    loops: list[_Loop]
+    domain: isl.Set           # over the enclosing iterators (unnamed tuple)
+    beta: list[int]           # β prefix of the enclosing loops
+    may: bool = False         # inside a conditionally evaluated sub-expression
+
+
+@dataclass
+class _RawStmt:
+    name: str
+    node: ts.Node
+    domain: isl.Set
+    iterators: tuple[str, ...]
+    beta: tuple[int, ...]
+    alphas: tuple[str, ...]
+    accesses: list[tuple[str, str, list[isl.PwAff] | None, str, ts.Node]] = field(default_factory=list)
+
+
+class _Extractor:
+    def __init__(self, text: str, path: str | None):
+        self.text = text
+        self.path = path
+        self.src = text.encode("utf8")
+        self.tree = _parser().parse(self.src)
+        self.ctx = isl.DEFAULT_CONTEXT
+        self.macros: dict[str, list[str]] = {}
+        self._collect_macros(self.tree.root_node)
+
+    # -- errors ----------------------------------------------------------
+    def error(self, node: ts.Node, construct: str, message: str) -> NotAScopError:
+        line, col = node.start_point
+        # tree-sitter columns are bytes; convert to characters
+        line_start = self.src.rfind(b"\n", 0, node.start_byte) + 1
+        col = len(self.src[line_start:node.start_byte].decode("utf8", errors="replace"))
+        snippet = _text(node).split("\n")[0]
+        if len(snippet) > 60:
+            snippet = snippet[:57] + "..."
+        return NotAScopError(message, construct=construct, line=line + 1,
+                             column=col + 1, path=self.path, text=snippet)
+
+    def char_offset(self, byte: int) -> int:
+        return len(self.src[:byte].decode("utf8", errors="replace"))
+
+    # -- macros ----------------------------------------------------------
+    def _collect_macros(self, node: ts.Node) -> None:
+        for ch in node.children:
+            if ch.type == "preproc_def":
+                name = ch.child_by_field_name("name")
+                val = ch.child_by_field_name("value")
+                if name is not None:
+                    self.macros.setdefault(_text(name), []).append(
+                        _text(val).strip() if val is not None else "")
+            elif ch.type.startswith("preproc_if") or ch.type in (
+                    "preproc_else", "preproc_elif", "preproc_elifdef"):
+                self._collect_macros(ch)
+
+    def macro_int(self, name: str) -> int | None:
+        """The integer value of an object-like macro (all definitions agree)."""
+        vals = self.macros.get(name)
+        if not vals:
+            return None
+        out = None
+        for v in vals:
+            v = v.strip()
+            while v.startswith("(") and v.endswith(")"):
+                v = v[1:-1].strip()
+            m = re.fullmatch(r"([+-]?\d+)[uUlL]*", v)
+            if not m:
+                return None
+            iv = int(m.group(1))
+            if out is not None and out != iv:
+                return None
+            out = iv
+        return out
+
+    def macro_expr(self, name: str) -> ts.Node | None:
+        """The parsed body of an object-like macro whose definitions agree and
+        that is not a plain integer (those stay parameters)."""
+        vals = self.macros.get(name)
+        if not vals or len(set(vals)) != 1 or not vals[0]:
+            return None
+        if self.macro_int(name) is not None:
+            return None
+        return parse_expression_text(vals[0])
+
+    # -- driver ----------------------------------------------------------
+    def run(self) -> list[Scop]:
+        regions = self._find_regions()
+        if not regions:
+            raise NotAScopError(
+                "no '#pragma scop' region found: mark the loop nest with "
+                "'#pragma scop' and '#pragma endscop' lines",
+                construct="#pragma scop", path=self.path)
+        return [self._region(parent, a, b) for parent, a, b in regions]
+
+    def _pragma(self, node: ts.Node) -> str | None:
+        if node.type != "preproc_call":
+            return None
+        d = node.child_by_field_name("directive")
+        a = node.child_by_field_name("argument")
+        if d is None or _text(d) != "#pragma" or a is None:
+            return None
+        arg = _text(a).strip()
+        return arg if arg in ("scop", "endscop") else None
+
+    def _find_regions(self) -> list[tuple[ts.Node, int, int]]:
+        regions: list[tuple[ts.Node, int, int]] = []
+
+        def visit(node: ts.Node) -> None:
+            kids = node.children
+            start = None
+            for idx, ch in enumerate(kids):
+                p = self._pragma(ch)
+                if p == "scop":
+                    if start is not None:
+                        raise self.error(ch, "#pragma scop",
+                                         "nested '#pragma scop' before '#pragma endscop'")
+                    start = idx
+                elif p == "endscop":
+                    if start is None:
+                        raise self.error(ch, "#pragma endscop",
+                                         "'#pragma endscop' without '#pragma scop'")
+                    regions.append((node, start, idx))
+                    start = None
+                elif start is None:
+                    visit(ch)
+            if start is not None:
+                raise self.error(kids[start], "#pragma scop",
+                                 "'#pragma scop' without a matching '#pragma endscop' "
+                                 "in the same block")
+
+        visit(self.tree.root_node)
+        return regions
+
+    # -- one region -------------------------------------------------------
+    def _region(self, parent: ts.Node, a: int, b: int) -> Scop:
+        kids = parent.children[a + 1:b]
+        start_node, end_node = parent.children[a], parent.children[b]
+        # region = from the line after '#pragma scop' to the start of the
+        # '#pragma endscop' line
+        rs = self.src.find(b"\n", start_node.start_byte)
+        rs = len(self.src) if rs < 0 else rs + 1
+        rs = max(rs, start_node.end_byte) if self.src[start_node.end_byte - 1:start_node.end_byte] == b"\n" else rs
+        re_ = self.src.rfind(b"\n", 0, end_node.start_byte) + 1
+
+        self.params: list[str] = []
+        self.param_values: dict[str, int] = {}
+        self.iterators_all: set[str] = set()
+        self.declared_outside: set[str] = set()
+        self.stmts: list[_RawStmt] = []
+        self.written: dict[str, ts.Node] = {}
+        self.affine_ids: dict[str, ts.Node] = {}
+        self.expanding: list[str] = []
+
+        self._prescan(kids)
+        ctx = _Ctx(loops=[], domain=self._universe([]), beta=[])
+        counter = [0]
+        for ch in kids:
+            self._stmt(ch, ctx, counter)
+
+        # parameters must not be written in the SCoP
+        for p in self.params:
+            if p in self.written:
+                node = self.written[p]
+                raise self.error(node, "data-dependent bound",
+                                 f"'{p}' is used in a loop bound, condition or "
+                                 "subscript and written inside the SCoP")
+        return self._build(rs, re_)
+
+    def _prescan(self, kids: list[ts.Node]) -> None:
+        """Collect the loop iterators (all loops) before the real walk, so an
+        identifier in a bound can be classified as iterator or parameter."""
+        def visit(n: ts.Node) -> None:
+            if n.type == "for_statement":
+                init = n.child_by_field_name("initializer")
+                it = self._loop_iterator_name(init)
+                if it:
+                    self.iterators_all.add(it)
+            for ch in n.children:
+                visit(ch)
+        for k in kids:
+            visit(k)
+
+    @staticmethod
+    def _loop_iterator_name(init: ts.Node | None) -> str | None:
+        if init is None:
+            return None
+        if init.type == "assignment_expression":
+            left = init.child_by_field_name("left")
+            if left is not None and left.type == "identifier":
+                return _text(left)
+        if init.type == "declaration":
+            d = init.child_by_field_name("declarator")
+            if d is not None and d.type == "init_declarator":
+                nm = d.child_by_field_name("declarator")
+                if nm is not None and nm.type == "identifier":
+                    return _text(nm)
+        return None
+
+    # -- isl helpers -----------------------------------------------------------
+    def _space(self, its: list[str]) -> isl.Space:
+        return isl.Space.create_from_names(self.ctx, set=list(its), params=list(self.params))
+
+    def _universe(self, its: list[str]) -> isl.Set:
+        return isl.Set.universe(self._space(its))
+
+    def _add_param(self, name: str) -> None:
+        if name not in self.params:
+            self.params.append(name)
+
+    def _align(self, obj):
+        """Align an isl object's parameters to the current parameter list."""
+        return obj.align_params(isl.Space.create_from_names(self.ctx, set=[], params=list(self.params)).params())
+
+    # -- statements ------------------------------------------------------------
+    def _stmt(self, node: ts.Node, ctx: _Ctx, counter: list[int]) -> None:
+        t = node.type
+        if t in ("comment", ";"):
+            return
+        if t == "ERROR" or node.has_error:
+            bad = self._first_error(node)
+            raise self.error(bad, "syntax error", "the C parser could not read this")
+        if t == "preproc_call" or t == "preproc_def" or t == "preproc_function_def":
+            # #define / #undef lines (clayx's own output has them) are allowed
+            d = node.child_by_field_name("directive")
+            if t in ("preproc_def", "preproc_function_def") or (
+                    d is not None and _text(d) in ("#undef",)):
+                return
+            raise self.error(node, "preprocessor directive",
+                             "preprocessor lines other than #define/#undef are not "
+                             "supported inside a SCoP")
+        if t == "compound_statement":
+            for ch in node.named_children:
+                self._stmt(ch, ctx, counter)
+            return
+        if t == "expression_statement":
+            if node.named_child_count == 0:
+                return
+            self._expression_statement(node, ctx, counter)
+            return
+        if t == "for_statement":
+            self._for(node, ctx, counter)
+            return
+        if t == "if_statement":
+            self._if(node, ctx, counter)
+            return
+        if t in _REFUSED_STMT:
+            raise self.error(node, _REFUSED_STMT[t],
+                             "not supported inside a SCoP")
+        if t.startswith("preproc"):
+            raise self.error(node, "preprocessor directive",
+                             "conditional compilation is not supported inside a SCoP")
+        raise self.error(node, t.replace("_", " "), "not supported inside a SCoP")
+
+    def _first_error(self, node: ts.Node) -> ts.Node:
+        if node.type == "ERROR" or node.is_missing:
+            return node
+        for ch in node.children:
+            if ch.has_error or ch.type == "ERROR" or ch.is_missing:
+                return self._first_error(ch)
+        return node
+
+    def _if(self, node: ts.Node, ctx: _Ctx, counter: list[int]) -> None:
+        cond = node.child_by_field_name("condition")
+        cons = node.child_by_field_name("consequence")
+        alt = node.child_by_field_name("alternative")
+        its = [l.iterator for l in ctx.loops]
+        cset = self._cond(cond, its, "if condition")
+        then_ctx = _Ctx(ctx.loops, self._align(ctx.domain).intersect(self._align(cset)), ctx.beta)
+        self._stmt(cons, then_ctx, counter)
+        if alt is not None:
+            body = alt
+            if alt.type == "else_clause":
+                body = alt.named_children[0] if alt.named_children else None
+            if body is not None:
+                else_ctx = _Ctx(ctx.loops, self._align(ctx.domain).subtract(self._align(cset)), ctx.beta)
+                self._stmt(body, else_ctx, counter)
+
+    def _for(self, node: ts.Node, ctx: _Ctx, counter: list[int]) -> None:
+        init = node.child_by_field_name("initializer")
+        cond = node.child_by_field_name("condition")
+        upd = node.child_by_field_name("update")
+        body = node.child_by_field_name("body")
+        outer = [l.iterator for l in ctx.loops]
+        if init is None:
+            raise self.error(node, "for loop without initialization",
+                             "a SCoP loop must initialize its iterator")
+        it = self._loop_iterator_name(init)
+        if it is None:
+            raise self.error(init, "loop initialization",
+                             "expected 'i = expression' or 'int i = expression'")
+        if it in outer:
+            raise self.error(init, "shadowed iterator",
+                             f"loop iterator '{it}' is already the iterator of an enclosing loop")
+        if init.type == "declaration":
+            d = init.child_by_field_name("declarator")
+            lb_node = d.child_by_field_name("value")
+            tnode = init.child_by_field_name("type")
+            if tnode is not None and not _INT_TYPES.match(_text(tnode)):
+                raise self.error(tnode, "non-integer loop iterator",
+                                 f"iterator type '{_text(tnode)}' is not an integer type")
+            if len(init.named_children) > 2:
+                raise self.error(init, "loop initialization",
+                                 "only one iterator may be declared in a SCoP loop")
+        else:
+            lb_node = init.child_by_field_name("right")
+            if _text(init.child_by_field_name("operator")) != "=":
+                raise self.error(init, "loop initialization",
+                                 "expected 'i = expression'")
+            self.declared_outside.add(it)
+        step = self._step(upd, it, node)
+        if cond is None:
+            raise self.error(node, "for loop without condition",
+                             "a SCoP loop needs a condition bounding its iterator")
+        its = outer + [it]
+        lb = self._lift(self._aff(lb_node, outer, "loop bound"), 1)
+        var = isl.PwAff.var_on_domain(isl.LocalSpace.from_space(self._space(its)),
+                                      isl.dim_type.set, len(outer))
+        lb = self._align(lb)
+        increasing = step > 0
+        dom = var.ge_set(lb) if increasing else var.le_set(lb)
+        cset = self._loop_cond(cond, its, it, increasing)
+        dom = self._align(dom).intersect(self._align(cset))
+        if abs(step) > 1:
+            diff = self._align(var).sub(self._align(lb))
+            zero = isl.PwAff.zero_on_domain(isl.LocalSpace.from_space(self._align(self._universe(its)).get_space()))
+            dom = dom.intersect(diff.mod_val(isl.Val(abs(step))).eq_set(zero))
+        outer_dom = self._align(ctx.domain).add_dims(isl.dim_type.set, 1)
+        outer_dom = outer_dom.set_dim_name(isl.dim_type.set, len(outer), it)
+        dom = _named(outer_dom.intersect(self._align(dom)), its)
+        beta = ctx.beta + [counter[0]]
+        counter[0] += 1
+        inner = _Ctx(ctx.loops + [_Loop(it, increasing, node)], dom, beta)
+        sub_counter = [0]
+        self._stmt(body, inner, sub_counter)
+
+    def _step(self, upd: ts.Node | None, it: str, loop: ts.Node) -> int:
+        if upd is None:
+            raise self.error(loop, "for loop without increment",
+                             "a SCoP loop must step its iterator by a constant")
+        if upd.type == "update_expression":
+            arg = upd.child_by_field_name("argument")
+            op = _text(upd.child_by_field_name("operator"))
+            if arg is not None and _text(arg) == it:
+                return 1 if op == "++" else -1
+        elif upd.type == "assignment_expression":
+            left = upd.child_by_field_name("left")
+            op = _text(upd.child_by_field_name("operator"))
+            right = upd.child_by_field_name("right")
+            if left is not None and _text(left) == it:
+                if op in ("+=", "-="):
+                    c = self._const_int(right)
+                    if c is not None and c > 0:
+                        return c if op == "+=" else -c
+                elif op == "=" and right is not None and right.type == "binary_expression":
+                    l2 = right.child_by_field_name("left")
+                    o2 = _text(right.child_by_field_name("operator"))
+                    r2 = right.child_by_field_name("right")
+                    if o2 in ("+", "-") and l2 is not None and _text(l2) == it:
+                        c = self._const_int(r2)
+                        if c is not None and c > 0:
+                            return c if o2 == "+" else -c
+                    if o2 == "+" and r2 is not None and _text(r2) == it:
+                        c = self._const_int(l2)
+                        if c is not None and c > 0:
+                            return c
+        raise self.error(upd, "loop increment",
+                         f"expected '{it}++', '{it}--', '{it} += c' or '{it} -= c' "
+                         "with a positive integer constant c")
+
+    def _const_int(self, node: ts.Node | None) -> int | None:
+        if node is None:
+            return None
+        while node.type == "parenthesized_expression":
+            node = node.named_children[0]
+        if node.type == "number_literal":
+            return _int_literal(_text(node))
+        if node.type == "identifier":
+            return self.macro_int(_text(node))
+        return None
+
+    def _loop_cond(self, cond: ts.Node, its: list[str], it: str, increasing: bool) -> isl.Set:
+        """The loop condition as a set; every comparison must bound the
+        iterator on the side the loop moves to (else the loop may not end)."""
+        def atoms(n: ts.Node) -> None:
+            while n.type == "parenthesized_expression":
+                n = n.named_children[0]
+            if n.type == "binary_expression":
+                op = _text(n.child_by_field_name("operator"))
+                if op in ("&&", "||"):
+                    atoms(n.child_by_field_name("left"))
+                    atoms(n.child_by_field_name("right"))
+                    return
+                if op in ("<", "<=", ">", ">="):
+                    left = self._aff(n.child_by_field_name("left"), its, "loop condition")
+                    right = self._aff(n.child_by_field_name("right"), its, "loop condition")
+                    # bound form: small < big ; iterator coefficient in big - small
+                    diff = right.sub(left) if op in ("<", "<=") else left.sub(right)
+                    coefs: list[int] = []
+                    pos = len(its) - 1
+                    diff.foreach_piece(lambda s, a: coefs.append(
+                        int(a.get_coefficient_val(isl.dim_type.in_, pos).to_python())))
+                    ok = bool(coefs) and all((c < 0) if increasing else (c > 0) for c in coefs)
+                    if not ok:
+                        raise self.error(n, "loop condition",
+                                         f"'{_text(n)}' does not bound the iterator '{it}' "
+                                         f"{'from above' if increasing else 'from below'}")
+                    return
+            raise self.error(n, "loop condition",
+                             f"expected comparisons (<, <=, >, >=) bounding '{it}', "
+                             "joined with && or ||")
+        atoms(cond)
+        return self._cond(cond, its, "loop condition")
+
+    # -- affine expressions and conditions ----------------------------------
+    def _ls(self, its: list[str]) -> isl.LocalSpace:
+        return isl.LocalSpace.from_space(self._space(its))
+
+    def _cst(self, its: list[str], v: int) -> isl.PwAff:
+        return isl.PwAff.from_aff(isl.Aff.zero_on_domain(self._ls(its)).set_constant_val(isl.Val(v)))
+
+    def _lift(self, pa: isl.PwAff, n: int) -> isl.PwAff:
+        """Add ``n`` unused trailing iterator dimensions to ``pa``'s domain."""
+        return pa.add_dims(isl.dim_type.in_, n)
+
+    def _aff(self, node: ts.Node, its: list[str], where: str) -> isl.PwAff:
+        """Convert an affine C expression over ``its`` and parameters."""
+        pa = self._aff_rec(node, its, where)
+        return self._align(pa)
+
+    def _bin(self, a: isl.PwAff, b: isl.PwAff):
+        a, b = self._align(a), self._align(b)
+        return a, b
+
+    def _aff_rec(self, node: ts.Node, its: list[str], where: str) -> isl.PwAff:
+        t = node.type
+        if t == "parenthesized_expression":
+            return self._aff_rec(node.named_children[0], its, where)
+        if t == "number_literal":
+            v = _int_literal(_text(node))
+            if v is None:
+                raise self.error(node, "non-integer constant",
+                                 f"'{_text(node)}' in a {where} is not an integer")
+            return self._cst(its, v)
+        if t == "char_literal":
+            raise self.error(node, "character constant", f"not supported in a {where}")
+        if t == "identifier":
+            name = _text(node)
+            if name in its:
+                return isl.PwAff.var_on_domain(self._ls(its), isl.dim_type.set, its.index(name))
+            if name in self.iterators_all:
+                raise self.error(node, "iterator outside its loop",
+                                 f"'{name}' is a loop iterator used outside its loop")
+            mexpr = None if name in self.params else self.macro_expr(name)
+            if mexpr is not None and name not in self.expanding:
+                self.expanding.append(name)
+                try:
+                    return self._aff_rec(mexpr, its, where)
+                except NotAScopError:
+                    pass  # not affine: an opaque parameter
+                finally:
+                    self.expanding.pop()
+            self._add_param(name)
+            self.affine_ids.setdefault(name, node)
+            v = self.macro_int(name)
+            if v is not None:
+                self.param_values[name] = v
+            return isl.PwAff.var_on_domain(self._ls(its), isl.dim_type.param,
+                                           self.params.index(name))
+        if t == "unary_expression":
+            op = _text(node.child_by_field_name("operator"))
+            arg = self._aff_rec(node.child_by_field_name("argument"), its, where)
+            if op == "-":
+                return arg.neg()
+            if op == "+":
+                return arg
+            raise self.error(node, f"operator '{op}'", f"not affine (in a {where})")
+        if t == "cast_expression":
+            ty = node.child_by_field_name("type")
+            if ty is not None and _INT_TYPES.match(_text(ty)):
+                return self._aff_rec(node.child_by_field_name("value"), its, where)
+            raise self.error(node, "non-integer cast", f"not affine (in a {where})")
+        if t == "binary_expression":
+            op = _text(node.child_by_field_name("operator"))
+            ln, rn = node.child_by_field_name("left"), node.child_by_field_name("right")
+            if op in ("+", "-", "*", "/", "%"):
+                a, b = self._bin(self._aff_rec(ln, its, where), self._aff_rec(rn, its, where))
+                if op == "+":
+                    return a.add(b)
+                if op == "-":
+                    return a.sub(b)
+                if op == "*":
+                    if not (a.is_cst() or b.is_cst()):
+                        raise self.error(node, "non-affine expression",
+                                         f"product of two non-constant terms in a {where}")
+                    return a.mul(b)
+                if not b.is_cst():
+                    raise self.error(node, "non-affine expression",
+                                     f"division by a non-constant in a {where}")
+                if self._may_be_zero(b):
+                    raise self.error(node, "division by zero", f"in a {where}")
+                return a.tdiv_q(b) if op == "/" else a.tdiv_r(b)
+            raise self.error(node, f"operator '{op}'", f"not affine (in a {where})")
+        if t == "conditional_expression":
+            c = self._cond(node.child_by_field_name("condition"), its, where)
+            a, b = self._bin(self._aff_rec(node.child_by_field_name("consequence"), its, where),
+                             self._aff_rec(node.child_by_field_name("alternative"), its, where))
+            ind = self._align(c).indicator_function()
+            return ind.cond(a, b)
+        if t == "call_expression":
+            fn = node.child_by_field_name("function")
+            args = node.child_by_field_name("arguments")
+            name = _text(fn) if fn is not None else ""
+            argn = [x for x in args.named_children if x.type != "comment"] if args else []
+            if name in _MIN or name in _MAX:
+                if len(argn) < 2:
+                    raise self.error(node, f"call to {name}", "needs at least two arguments")
+                vals = [self._aff_rec(x, its, where) for x in argn]
+                acc = self._align(vals[0])
+                for v in vals[1:]:
+                    acc, v = self._bin(acc, v)
+                    acc = acc.min(v) if name in _MIN else acc.max(v)
+                return acc
+            if name in _FLOORD or name in _CEILD:
+                if len(argn) != 2:
+                    raise self.error(node, f"call to {name}", "needs two arguments")
+                a = self._aff_rec(argn[0], its, where)
+                d = self._const_int_expr(argn[1], its, where)
+                if d is None or d <= 0:
+                    raise self.error(argn[1], "non-affine expression",
+                                     f"{name} needs a positive constant divisor")
+                q = self._align(a).scale_down_val(isl.Val(d))
+                return q.floor() if name in _FLOORD else q.ceil()
+            raise self.error(node, f"call to {name or 'a function'}",
+                             f"a function call is not affine (in a {where})")
+        if t == "subscript_expression":
+            raise self.error(node, "array access in an affine expression",
+                             f"an array element in a {where} is data-dependent "
+                             "(indirection is not supported)")
+        if t in ("pointer_expression", "field_expression"):
+            raise self.error(node, t.replace("_", " "), f"not supported in a {where}")
+        if t == "sizeof_expression":
+            raise self.error(node, "sizeof", f"not supported in a {where}")
+        raise self.error(node, t.replace("_", " "), f"not affine (in a {where})")
+
+    def _const_int_expr(self, node: ts.Node, its: list[str], where: str) -> int | None:
+        pa = self._aff_rec(node, its, where)
+        if not pa.is_cst():
+            return None
+        pieces: list[int] = []
+        pa.foreach_piece(lambda s, a: pieces.append(int(a.get_constant_val().to_python())))
+        return pieces[0] if len(set(pieces)) == 1 else None
+
+    def _may_be_zero(self, b: isl.PwAff) -> bool:
+        zero = b.eq_set(isl.PwAff.zero_on_domain(isl.LocalSpace.from_space(b.get_domain_space())))
+        return not zero.is_empty()
+
+    def _cond(self, node: ts.Node, its: list[str], where: str) -> isl.Set:
+        t = node.type
+        if t == "parenthesized_expression":
+            return self._cond(node.named_children[0], its, where)
+        if t == "binary_expression":
+            op = _text(node.child_by_field_name("operator"))
+            ln, rn = node.child_by_field_name("left"), node.child_by_field_name("right")
+            if op in ("&&", "||"):
+                a = self._align(self._cond(ln, its, where))
+                b = self._align(self._cond(rn, its, where))
+                a, b = self._align(a), self._align(b)
+                return a.intersect(b) if op == "&&" else a.union(b)
+            cmp = {"<": "lt_set", "<=": "le_set", ">": "gt_set", ">=": "ge_set",
+                   "==": "eq_set", "!=": "ne_set"}
+            if op in cmp:
+                a, b = self._bin(self._aff_rec(ln, its, where), self._aff_rec(rn, its, where))
+                return getattr(a, cmp[op])(b)
+        if t == "unary_expression" and _text(node.child_by_field_name("operator")) == "!":
+            inner = self._align(self._cond(node.child_by_field_name("argument"), its, where))
+            return self._align(self._universe(its)).subtract(inner)
+        # an affine value used as a truth value
+        pa = self._aff(node, its, where)
+        zero = isl.PwAff.zero_on_domain(isl.LocalSpace.from_space(pa.get_domain_space()))
+        return pa.ne_set(zero)
+
+    # -- expression statements and accesses -------------------------------------
+    def _expression_statement(self, node: ts.Node, ctx: _Ctx, counter: list[int]) -> None:
+        its = [l.iterator for l in ctx.loops]
+        name = f"S{len(self.stmts)}"
+        beta = tuple(ctx.beta + [counter[0]])
+        counter[0] += 1
+        alphas = tuple(l.iterator if l.increasing else f"-{l.iterator}" for l in ctx.loops)
+        raw = _RawStmt(name, node, ctx.domain, tuple(its), beta, alphas)
+        self.stmts.append(raw)
+        self._expr(node.named_children[0], its, raw, ctx.may, lvalue=None)
+
+    def _expr(self, node: ts.Node, its: list[str], st: _RawStmt, may: bool,
+              lvalue: str | None) -> None:
+        """Walk an expression recording accesses; ``lvalue`` is None for a
+        read, else the kind of write ('write' or 'readwrite')."""
+        t = node.type
+        if t in ("number_literal", "string_literal", "char_literal", "true", "false",
+                 "null", "comment", "concatenated_string"):
+            return
+        if t == "parenthesized_expression":
+            for ch in node.named_children:
+                self._expr(ch, its, st, may, lvalue)
+            return
+        if t == "identifier":
+            name = _text(node)
+            if name in its or name in self.iterators_all:
+                if lvalue is not None:
+                    raise self.error(node, "write to a loop iterator",
+                                     f"loop iterator '{name}' is modified in the loop body")
+                if name not in its:
+                    raise self.error(node, "iterator outside its loop",
+                                     f"'{name}' is a loop iterator used outside its loop")
+                return
+            if lvalue is None and (name in self.params or self.macro_int(name) is not None):
+                return
+            self._record(st, node, name, [], lvalue, may)
+            return
+        if t == "subscript_expression":
+            base, subs = self._subscripts(node)
+            if base.type != "identifier":
+                raise self.error(base, "pointer access",
+                                 "only named arrays can be accessed in a SCoP")
+            name = _text(base)
+            if name in its or name in self.iterators_all:
+                raise self.error(base, "subscripted iterator", f"'{name}' is a loop iterator")
+            affs = []
+            for s in subs:
+                self._no_nested_access(s)
+                affs.append(self._aff(s, its, "subscript"))
+            self._record(st, node, name, affs, lvalue, may)
+            return
+        if t == "assignment_expression":
+            left = node.child_by_field_name("left")
+            op = _text(node.child_by_field_name("operator"))
+            right = node.child_by_field_name("right")
+            self._expr(right, its, st, may, None)
+            if left.type in ("pointer_expression", "field_expression"):
+                self._expr(left, its, st, may, None)  # refused with its own name
+            if left.type not in ("identifier", "subscript_expression", "parenthesized_expression"):
+                raise self.error(left, "assignment target",
+                                 "only scalars and array elements can be assigned in a SCoP")
+            self._expr(left, its, st, may, "write" if op == "=" else "readwrite")
+            return
+        if t == "update_expression":
+            arg = node.child_by_field_name("argument")
+            self._expr(arg, its, st, may, "readwrite")
+            return
+        if t == "binary_expression":
+            op = _text(node.child_by_field_name("operator"))
+            self._expr(node.child_by_field_name("left"), its, st, may, None)
+            self._expr(node.child_by_field_name("right"), its, st,
+                       may or op in ("&&", "||"), None)
+            return
+        if t == "unary_expression":
+            self._expr(node.child_by_field_name("argument"), its, st, may, None)
+            return
+        if t == "conditional_expression":
+            self._expr(node.child_by_field_name("condition"), its, st, may, None)
+            self._expr(node.child_by_field_name("consequence"), its, st, True, None)
+            self._expr(node.child_by_field_name("alternative"), its, st, True, None)
+            return
+        if t == "comma_expression":
+            for ch in node.named_children:
+                self._expr(ch, its, st, may, None)
+            return
+        if t == "cast_expression":
+            self._expr(node.child_by_field_name("value"), its, st, may, None)
+            return
+        if t == "call_expression":
+            args = node.child_by_field_name("arguments")
+            fn = node.child_by_field_name("function")
+            if fn is not None and fn.type != "identifier":
+                raise self.error(fn, "call through a pointer",
+                                 "only calls of named functions are supported")
+            for a in (args.named_children if args else []):
+                if a.type == "pointer_expression" and _text(a).startswith("&"):
+                    raise self.error(a, "address-of",
+                                     "passing an address to a call (a possible write "
+                                     "through a call) is not supported")
+                self._expr(a, its, st, may, None)
+            return
+        if t == "sizeof_expression":
+            return
+        if t == "pointer_expression":
+            what = "address-of" if _text(node).startswith("&") else "pointer dereference"
+            raise self.error(node, what, "pointers are not supported in a SCoP")
+        if t == "field_expression":
+            raise self.error(node, "struct member access",
+                             "struct fields are not supported in a SCoP")
+        if t == "ERROR" or node.has_error:
+            raise self.error(self._first_error(node), "syntax error",
+                             "the C parser could not read this")
+        raise self.error(node, t.replace("_", " "), "not supported in a SCoP statement")
+
+    def _subscripts(self, node: ts.Node) -> tuple[ts.Node, list[ts.Node]]:
+        subs: list[ts.Node] = []
+        while node.type == "subscript_expression":
+            idx = node.child_by_field_name("index")
+            subs.append(idx)
+            node = node.child_by_field_name("argument")
+            while node.type == "parenthesized_expression":
+                node = node.named_children[0]
+        subs.reverse()
+        return node, subs
+
+    def _no_nested_access(self, node: ts.Node) -> None:
+        if node.type == "subscript_expression":
+            raise self.error(node, "indirection",
+                             "an array element used in a subscript is data-dependent")
+        if node.type in ("assignment_expression", "update_expression"):
+            raise self.error(node, "side effect in a subscript",
+                             "assignments inside subscripts are not supported")
+        for ch in node.named_children:
+            self._no_nested_access(ch)
+
+    def _record(self, st: _RawStmt, node: ts.Node, name: str,
+                subs: list[isl.PwAff], lvalue: str | None, may: bool) -> None:
+        text = _text(node)
+        if lvalue is None or lvalue == "readwrite":
+            st.accesses.append((READ, name, subs, text, node))
+        if lvalue is not None:
+            st.accesses.append((MAY_WRITE if may else WRITE, name, subs, text, node))
+            self.written.setdefault(name, node)
+
+    # -- assemble -----------------------------------------------------------------
+    def _build(self, rs: int, re_: int) -> Scop:
+        params = tuple(self.params)
+        pspace = isl.Space.create_from_names(self.ctx, set=[], params=list(params)).params()
+        context = isl.Set.universe(pspace)
+        arrays: dict[str, tuple[int, ts.Node]] = {}
+        statements: list[Statement] = []
+        relations: list[Relation] = []
+        for raw in self.stmts:
+            dom = raw.domain.align_params(pspace).set_tuple_name(raw.name)
+            dom = dom.coalesce()
+            accs: list[Access] = []
+            for k, (kind, arr, subs, text, node) in enumerate(raw.accesses):
+                nd = len(subs)
+                if arr in arrays and arrays[arr][0] != nd:
+                    raise self.error(node, "inconsistent array dimensionality",
+                                     f"'{arr}' is accessed with {nd} subscripts here and "
+                                     f"{arrays[arr][0]} elsewhere")
+                arrays.setdefault(arr, (nd, node))
+                rel = self._access_map(dom, arr, subs)
+                accs.append(Access(kind, arr, rel, text, f"{raw.name}_r{k}"))
+            body = _text(raw.node)
+            statements.append(Statement(raw.name, dom, raw.iterators, body, tuple(accs),
+                                        raw.node.start_point[0] + 1))
+            relations.append(Relation.build(dom, raw.beta, raw.alphas))
+        schedule = ClaySchedule(tuple(relations)).normalized()
+        decls = self._declarations()
+        arr_objs = []
+        for name, (nd, _) in arrays.items():
+            ctype, ext = decls.get(name, (None, ()))
+            arr_objs.append(Array(name, nd, ctype, tuple(ext) if len(ext) == nd else ()))
+        return Scop(params=params, context=context, statements=tuple(statements),
+                    arrays=tuple(arr_objs), schedule=schedule, source=self.text,
+                    path=self.path, region=(self.char_offset(rs), self.char_offset(re_)),
+                    param_values=dict(self.param_values),
+                    declared_iterators=frozenset(self.declared_outside))
+
+    def _access_map(self, dom: isl.Set, arr: str, subs: list[isl.PwAff]) -> isl.Map:
+        space = dom.get_space()
+        if not subs:
+            rng = isl.Set.universe(isl.Space.create_from_names(
+                self.ctx, set=[], params=list(self.params))).set_tuple_name(arr)
+            m = isl.Map.from_domain_and_range(isl.Set.universe(space), rng)
+        else:
+            m = None
+            for pa in subs:
+                pa = pa.align_params(space)
+                mm = isl.Map.from_pw_aff(pa)
+                m = mm if m is None else m.flat_range_product(mm)
+            m = m.set_tuple_name(isl.dim_type.out, arr)
+            m = m.set_tuple_name(isl.dim_type.in_, dom.get_tuple_name())
+            for k in range(space.dim(isl.dim_type.set)):
+                m = m.set_dim_name(isl.dim_type.in_, k, space.get_dim_name(isl.dim_type.set, k))
+        return m.intersect_domain(dom).coalesce()
+
+    def _declarations(self) -> dict[str, tuple[str, list[str]]]:
+        """Element types and extents of declared arrays/scalars in the file
+        (``double A[N][M]``, ``DATA_TYPE POLYBENCH_2D(A,N,M,n,m)``)."""
+        out: dict[str, tuple[str, list[str]]] = {}
+
+        def from_declarator(ty: str, d: ts.Node) -> None:
+            ext: list[str] = []
+            while d is not None:
+                if d.type == "init_declarator":
+                    d = d.child_by_field_name("declarator")
+                elif d.type == "array_declarator":
+                    sz = d.child_by_field_name("size")
+                    ext.insert(0, _text(sz) if sz is not None else "")
+                    d = d.child_by_field_name("declarator")
+                elif d.type == "parenthesized_declarator":
+                    d = d.named_children[0] if d.named_children else None
+                elif d.type == "function_declarator":
+                    fn = d.child_by_field_name("declarator")
+                    m = re.fullmatch(r"POLYBENCH_(\d)D", _text(fn) if fn is not None else "")
+                    params = d.child_by_field_name("parameters")
+                    if m and params is not None:
+                        names = [_text(p) for p in params.named_children]
+                        k = int(m.group(1))
+                        if len(names) >= 1 + k:
+                            out.setdefault(names[0], (ty, names[1:1 + k]))
+                    return
+                elif d.type == "identifier":
+                    out.setdefault(_text(d), (ty, ext))
+                    return
+                else:
+                    return
+
+        def visit(n: ts.Node) -> None:
+            if n.type in ("declaration", "parameter_declaration", "field_declaration"):
+                ty = n.child_by_field_name("type")
+                tytext = _text(ty) if ty is not None else "int"
+                for d in n.children_by_field_name("declarator"):
+                    from_declarator(tytext, d)
+            for ch in n.children:
+                visit(ch)
+
+        visit(self.tree.root_node)
+        return out
+
+
+def _named(s: isl.Set, its: list[str]) -> isl.Set:
+    """``s`` with its set dimensions named ``its`` (isl drops names when
+    operands disagree)."""
+    for k, name in enumerate(its):
+        s = s.set_dim_name(isl.dim_type.set, k, name)
+    return s
+
+
+def _int_literal(text: str) -> int | None:
+    t = text.strip().rstrip("uUlL")
+    try:
+        if re.fullmatch(r"0[xX][0-9a-fA-F]+", t):
+            return int(t, 16)
+        if re.fullmatch(r"0[0-7]+", t):
+            return int(t, 8)
+        if re.fullmatch(r"\d+", t):
+            return int(t)
+    except ValueError:
+        return None
+    return None

@@ -1,0 +1,213 @@
+"""The static control part: parameters, statements, arrays, schedule, source.
+
+All objects are frozen values; a transformation returns a new :class:`Scop`
+(``dataclasses.replace(scop, schedule=...)``), keeping the same
+``statements`` tuple so analyses cached on it are reused.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import islpy as isl
+
+from ..errors import ModelError
+from .schedule import ClaySchedule
+
+READ, WRITE, MAY_WRITE = "read", "write", "may_write"
+
+
+@dataclass(frozen=True)
+class Array:
+    """An array (or a scalar, ``ndim == 0``) accessed in the SCoP.
+
+    ``ctype`` is the element type when the front end found a declaration
+    (``"double"``, ``"DATA_TYPE"``), else None; ``extents`` the C texts of the
+    declared sizes when known.
+    """
+
+    name: str
+    ndim: int
+    ctype: str | None = None
+    extents: tuple[str, ...] = ()
+
+    @property
+    def is_scalar(self) -> bool:
+        """True for a 0-dimensional array (a scalar variable)."""
+        return self.ndim == 0
+
+
+@dataclass(frozen=True)
+class Access:
+    """One array reference of a statement.
+
+    ``kind`` is ``read``, ``write`` (a must-write) or ``may_write`` (a write
+    that happens only under a data-dependent condition, e.g. inside a
+    ternary).  ``relation`` maps statement instances to array elements:
+    ``[N] -> { S0[i, j] -> A[i, j + 1] }``.  ``text`` is the reference as
+    written (``A[i][j+1]``), ``ref`` a SCoP-unique id (``S0_r2``).
+    """
+
+    kind: str
+    array: str
+    relation: isl.Map
+    text: str = ""
+    ref: str = ""
+
+    @property
+    def is_write(self) -> bool:
+        """True for must- and may-writes."""
+        return self.kind in (WRITE, MAY_WRITE)
+
+
+@dataclass(frozen=True)
+class Statement:
+    """A polyhedral statement.
+
+    ``domain`` is an ``isl.Set`` named after the statement (``S0``) whose set
+    dimensions are named ``iterators`` (the original loop iterators, outermost
+    first).  ``body`` is the C text of the statement (``C[i][j] += A[i][k];``);
+    :func:`substitute_iterators` replaces its iterators by expressions.
+    ``line`` is the 1-based source line (0 if unknown).
+    """
+
+    name: str
+    domain: isl.Set
+    iterators: tuple[str, ...]
+    body: str
+    accesses: tuple[Access, ...] = ()
+    line: int = 0
+
+    @property
+    def dim(self) -> int:
+        """Number of iterators."""
+        return len(self.iterators)
+
+    @property
+    def reads(self) -> tuple[Access, ...]:
+        """The read accesses."""
+        return tuple(a for a in self.accesses if a.kind == READ)
+
+    @property
+    def writes(self) -> tuple[Access, ...]:
+        """The must- and may-write accesses."""
+        return tuple(a for a in self.accesses if a.is_write)
+
+
+@dataclass(frozen=True)
+class Scop:
+    """A SCoP: what the front end extracted, plus the current schedule.
+
+    - ``params``: parameter names, in the order of every isl object's
+      parameter space; ``context`` a parameter-only set of assumptions.
+    - ``statements``, ``arrays``, ``schedule`` (a :class:`ClaySchedule`).
+    - ``source``/``path``: the whole file text when read from C, and
+      ``region``: the (start, end) character offsets of the text *between*
+      the ``#pragma scop`` and ``#pragma endscop`` lines, which code
+      generation replaces (everything else is kept byte for byte).
+    - ``param_values``: default values of parameters defined as integer
+      macros in the file (``#define N 100``), for choosing test sizes.
+    - ``declared_iterators``: loop iterators declared outside their loop
+      (``int i; … for (i = 0; …)``), which generated code must use, not
+      redeclare.
+    - ``extensions``: OpenScop extensions kept verbatim as (tag, text).
+    """
+
+    params: tuple[str, ...]
+    context: isl.Set
+    statements: tuple[Statement, ...]
+    arrays: tuple[Array, ...]
+    schedule: ClaySchedule
+    source: str | None = None
+    path: str | None = None
+    region: tuple[int, int] | None = None
+    param_values: dict[str, int] = field(default_factory=dict, compare=False, hash=False)
+    declared_iterators: frozenset[str] = frozenset()
+    extensions: tuple[tuple[str, str], ...] = ()
+    language: str = "C"
+
+    def statement(self, name: str) -> Statement:
+        """The statement called ``name`` (``ModelError`` if none)."""
+        for s in self.statements:
+            if s.name == name:
+                return s
+        raise ModelError(f"no statement named {name!r}")
+
+    def array(self, name: str) -> Array:
+        """The array called ``name`` (``ModelError`` if none)."""
+        for a in self.arrays:
+            if a.name == name:
+                return a
+        raise ModelError(f"no array named {name!r}")
+
+    def domains(self) -> isl.UnionSet:
+        """Union of all statement domains."""
+        us = isl.UnionSet.empty(self.context.get_space())
+        for s in self.statements:
+            us = us.union(isl.UnionSet.from_set(s.domain))
+        return us
+
+    def accesses(self, *kinds: str) -> isl.UnionMap:
+        """Union of the access relations of the given kinds (all if none)."""
+        um = isl.UnionMap.empty(self.context.get_space())
+        for s in self.statements:
+            for a in s.accesses:
+                if not kinds or a.kind in kinds:
+                    um = um.union(isl.UnionMap.from_map(a.relation))
+        return um
+
+    def scheduled(self) -> isl.UnionMap:
+        """The current schedule as one union map, restricted to the domains."""
+        return self.schedule.union_map().intersect_domain(self.domains())
+
+    def iterator_names(self, beta_prefix: Sequence[int]) -> list[str]:
+        """Original iterator names of the loop at ``beta_prefix`` (one per
+        statement under it, deduplicated): the iterator at that depth."""
+        depth = len(beta_prefix)
+        names: list[str] = []
+        for r in self.schedule.relations_under(tuple(beta_prefix)):
+            st = self.statement(r.stmt)
+            if depth <= st.dim:
+                n = st.iterators[depth - 1]
+                if n not in names:
+                    names.append(n)
+        return names
+
+
+# --- statement bodies --------------------------------------------------------
+
+_TOKEN = re.compile(
+    r"""(?P<str>"(?:\\.|[^"\\])*"|'(?:\\.|[^'\\])*')"""
+    r"""|(?P<member>(?:\.|->)\s*[A-Za-z_]\w*)"""
+    r"""|(?P<num>\b\d[\w.]*(?:[eEpP][+-]\d+)?)"""
+    r"""|(?P<id>[A-Za-z_]\w*)""")
+
+
+def substitute_iterators(body: str, mapping: dict[str, str]) -> str:
+    """Replace identifier tokens of ``body`` by text, C-token aware.
+
+    Identifiers inside string/char literals, after ``.``/``->`` and inside
+    numbers are left alone.  Replacements are parenthesized unless they are a
+    plain identifier or a non-negative integer:
+
+    >>> substitute_iterators("A[i][j] = B[i+1];", {"i": "c1 - 1", "j": "c2"})
+    'A[(c1 - 1)][c2] = B[(c1 - 1)+1];'
+    """
+    def repl(m: re.Match) -> str:
+        name = m.group("id")
+        if name is None or name not in mapping:
+            return m.group(0)
+        text = mapping[name]
+        if re.fullmatch(r"[A-Za-z_]\w*|\d+", text.strip()):
+            return text.strip()
+        return f"({text})"
+
+    return _TOKEN.sub(repl, body)
+
+
+def identifiers(text: str) -> set[str]:
+    """All identifier tokens of a piece of C text (not in literals, not
+    member names)."""
+    return {m.group("id") for m in _TOKEN.finditer(text) if m.group("id")}
