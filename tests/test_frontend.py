@@ -181,3 +181,10 @@ def test_syntax_error_is_reported():
         parse_string(wrap("x = (1 + ;"))
     assert ei.value.construct == "syntax error"
     assert ei.value.line == 5
+
+
+def test_parameter_read_before_its_bound_is_no_access():
+    s = one("x = 1.0 / n;\nfor (int i = 0; i < n; i++)\n  B[i] = x;")
+    assert "n" in s.params
+    assert [a.array for a in s.statements[0].accesses] == ["x"]
+    assert "n" not in {a.name for a in s.arrays}

@@ -860,7 +860,11 @@ class _Extractor:
             dom = raw.domain.align_params(pspace).set_tuple_name(raw.name)
             dom = dom.coalesce()
             accs: list[Access] = []
-            for k, (kind, arr, subs, text, node) in enumerate(raw.accesses):
+            # a parameter read in a body before its first use in a bound was
+            # taken for a scalar while walking: it is no access
+            kept = [a for a in raw.accesses
+                    if not (a[0] == READ and not a[2] and a[1] in self.params)]
+            for k, (kind, arr, subs, text, node) in enumerate(kept):
                 nd = len(subs)
                 if arr in arrays and arrays[arr][0] != nd:
                     raise self.error(node, "inconsistent array dimensionality",

@@ -1,0 +1,1039 @@
+"""OpenScop 1.0 reader and writer (the format of Clan, Candl, Clay, CLooG, Pluto).
+
+:func:`read` turns OpenScop text into a :class:`~clayx.model.Scop`,
+:func:`write` does the reverse; ``read(write(scop)) == scop`` for the data
+OpenScop carries (parameters, context, statements, accesses, schedule,
+extensions).
+
+Layout of a file (``#`` starts a comment, blank lines are ignored)::
+
+    <OpenScop>
+    C                                   language
+    CONTEXT  <relation>                 over the parameters
+    1  <strings> N M </strings>         parameter names (or 0)
+    2                                   number of statements
+    4                                   per statement: number of relations,
+    DOMAIN <relation>                   then DOMAIN, SCATTERING, READ, WRITE,
+    SCATTERING <relation>               MAY_WRITE relations
+    WRITE <relation> ...
+    1 <body> ... </body>                statement extensions
+    <scatnames> ... </scatnames>        global extensions
+    </OpenScop>
+
+A relation is a header ``ROWS COLS OUT IN LOCAL PARAMS`` and ROWS rows of
+``0|1  out…  in…  local…  params…  constant`` (0: ``= 0``, 1: ``>= 0``); a
+union is a part count followed by the parts.  Local columns are
+existentially quantified.
+
+How the model is built:
+
+- statements are ``S0, S1, …``; the domain's dimensions are named after the
+  ``<body>`` iterators (``i0, i1, …`` without a body);
+- a SCATTERING must be in Clay's ``2d+1`` form ``[β0, α1, β1, …]`` (as Clan
+  writes it): its union parts become :class:`~clayx.model.Relation` s, parts
+  with the same β-vector are merged into one relation;
+- an access relation's first output dimension is the array id, fixed by an
+  equality; the name comes from ``<arrays>`` (``A<id>`` without it);
+- ``<arrays>`` and ``<scatnames>`` are rebuilt by :func:`write` from the
+  model, and so is clayx's own ``<clayx_marks>`` (the schedule's loop marks,
+  one ``parallel [0, 1]`` / ``unroll [0] 4`` line each); every other global
+  extension (``<coordinates>``, ``<clay>``, ``<loop>``, unknown ones) is kept
+  verbatim in ``Scop.extensions``.
+
+Not carried by OpenScop (lost on a round trip through it): array element
+types and extents, arrays never accessed, the C source and its region,
+statement lines, unknown *statement* extensions.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import islpy as isl
+
+from ..errors import ModelError, OpenScopError
+from ..model import (MAY_WRITE, READ, WRITE, Access, Array, ClaySchedule,
+                     Mark, Relation, Scop, Statement)
+
+__all__ = ["read", "read_all", "read_file", "write", "write_file",
+           "scop_clay_script", "with_clay_script"]
+
+_KIND_OF = {"READ": READ, "WRITE": WRITE, "MAY_WRITE": MAY_WRITE}
+_TYPE_OF = {v: k for k, v in _KIND_OF.items()}
+_REL_TYPES = ("DOMAIN", "SCATTERING", *_KIND_OF)
+# Global extensions rebuilt from the model by write() (never kept verbatim).
+# <clayx_marks> is clayx's own: the loop marks of the schedule (parallel, …).
+_MARKS = "clayx_marks"
+_REBUILT = ("arrays", "scatnames", "body", _MARKS)
+_MARK_LINE = re.compile(
+    r"([A-Za-z_]\w*)\s+\[\s*(-?\d+(?:\s*,\s*-?\d+)*)?\s*\]\s*([+-]?\d+)?\Z")
+
+_INT = re.compile(r"[+-]?\d+\Z")
+_IDENT = re.compile(r"[A-Za-z_]\w*\Z")
+_NAME = re.compile(r"[A-Za-z_]\S*\Z")  # array names: identifiers, maybe s.x
+_OPEN_TAG = re.compile(r"<([A-Za-z_][\w.-]*)>\Z")
+
+
+# --- public API ----------------------------------------------------------------
+
+def read(text: str, path: str | None = None) -> Scop:
+    """Parse OpenScop ``text`` holding one SCoP (``path`` is for messages).
+
+    Raises :class:`OpenScopError` with the 1-based line on malformed input.
+    """
+    scops = read_all(text, path)
+    if len(scops) != 1:
+        raise OpenScopError(f"the file holds {len(scops)} SCoPs; expected one "
+                            "(use read_all)", line=1, path=path)
+    return scops[0]
+
+
+def read_all(text: str, path: str | None = None) -> list[Scop]:
+    """Parse every ``<OpenScop>`` block of ``text`` (at least one)."""
+    try:
+        return _Reader(text, path).scops()
+    except (isl.Error, ModelError) as e:  # pragma: no cover - defensive
+        raise OpenScopError(f"invalid relation: {e}", path=path) from None
+
+
+def read_file(path: str | Path) -> Scop:
+    """Read an OpenScop file."""
+    try:
+        text = Path(path).read_text()
+    except UnicodeDecodeError as e:
+        raise OpenScopError(f"not a text file ({e.reason})", path=str(path)) from None
+    return read(text, str(path))
+
+
+def write(scop: Scop) -> str:
+    """The OpenScop text of ``scop`` (Clan's layout, with comments)."""
+    try:
+        return _Writer(scop).text()
+    except isl.Error as e:  # pragma: no cover - defensive
+        raise OpenScopError(f"cannot write the SCoP: {e}") from None
+
+
+def write_file(scop: Scop, path: str | Path) -> None:
+    """Write ``scop`` as OpenScop to ``path``."""
+    Path(path).write_text(write(scop))
+
+
+def scop_clay_script(scop: Scop) -> str | None:
+    """The Clay script of the ``<clay>`` extension, or None.
+
+    Comment lines (``#``) and surrounding blank lines are dropped.
+    """
+    for tag, text in scop.extensions:
+        if tag == "clay":
+            lines = [ln for ln in text.splitlines() if not ln.lstrip().startswith("#")]
+            return "\n".join(lines).strip()
+    return None
+
+
+def with_clay_script(scop: Scop, script: str | None) -> Scop:
+    """``scop`` with its ``<clay>`` extension set to ``script`` (removed if
+    None); the extension keeps its place if it existed."""
+    exts = list(scop.extensions)
+    idx = next((k for k, (t, _) in enumerate(exts) if t == "clay"), None)
+    if script is None:
+        if idx is not None:
+            del exts[idx]
+    elif idx is None:
+        exts.append(("clay", script))
+    else:
+        exts[idx] = ("clay", script)
+    return dataclasses.replace(scop, extensions=tuple(exts))
+
+
+# --- reading -------------------------------------------------------------------
+
+@dataclass
+class _Part:
+    """One matrix of a relation (one part of a union)."""
+
+    line: int
+    out: int
+    in_: int
+    local: int
+    params: int
+    rows: list[list[int]]
+
+
+@dataclass
+class _RawStmt:
+    line: int
+    domain: tuple[int, list[_Part]] | None = None
+    scattering: tuple[int, list[_Part]] | None = None
+    accesses: list[tuple[str, int, list[_Part]]] = field(default_factory=list)
+    body: tuple[int, list[str] | None, str] | None = None
+
+
+class _Reader:
+    """A line cursor over the text; every error names its line."""
+
+    def __init__(self, text: str, path: str | None):
+        self.lines = text.splitlines()
+        self.pos = 0
+        self.path = path
+
+    # -- cursor -------------------------------------------------------------------
+    def error(self, message: str, line: int | None) -> OpenScopError:
+        return OpenScopError(message, line=line, path=self.path)
+
+    def _eof_line(self) -> int:
+        return max(len(self.lines), 1)
+
+    def peek(self) -> tuple[int, str] | None:
+        """The next line with content (comment removed), not consumed."""
+        k = self.pos
+        while k < len(self.lines):
+            c = self.lines[k].split("#", 1)[0].strip()
+            if c:
+                return k + 1, c
+            k += 1
+        return None
+
+    def content(self, what: str) -> tuple[int, str]:
+        """Consume the next line with content; ``what`` names what is expected."""
+        nxt = self.peek()
+        if nxt is None:
+            self.pos = len(self.lines)
+            raise self.error(f"unexpected end of file: expected {what}", self._eof_line())
+        self.pos = nxt[0]
+        return nxt
+
+    def ints(self, line: int, content: str, what: str) -> list[int]:
+        out = []
+        for tok in content.split():
+            if not _INT.match(tok):
+                raise self.error(f"bad number {tok!r} in {what}", line)
+            out.append(int(tok))
+        return out
+
+    def one_int(self, what: str) -> tuple[int, int]:
+        line, c = self.content(what)
+        nums = self.ints(line, c, what)
+        if len(nums) != 1:
+            raise self.error(f"expected one number ({what}), found {c!r}", line)
+        return line, nums[0]
+
+    def block(self, tag: str, line: int) -> list[str]:
+        """The raw lines up to ``</tag>`` (consumed) after an opening ``<tag>``."""
+        close = f"</{tag}>"
+        for k in range(self.pos, len(self.lines)):
+            if self.lines[k].split("#", 1)[0].strip() == close:
+                inner = self.lines[self.pos:k]
+                self.pos = k + 1
+                return inner
+        raise self.error(f"<{tag}> is not closed by {close}", line)
+
+    # -- structure ----------------------------------------------------------------
+    def scops(self) -> list[Scop]:
+        out = []
+        while True:
+            nxt = self.peek()
+            if nxt is None:
+                break
+            line, c = self.content("<OpenScop>")
+            if c != "<OpenScop>":
+                raise self.error(f"expected <OpenScop>, found {c!r}", line)
+            out.append(self.scop(line))
+        if not out:
+            raise self.error("no <OpenScop> block", 1)
+        return out
+
+    def scop(self, open_line: int) -> Scop:
+        line, language = self.content("the language")
+        if language == "CONTEXT" or len(language.split()) != 1:
+            raise self.error(f"expected the language (e.g. C), found {language!r}", line)
+        line, kw = self.content("CONTEXT")
+        if kw != "CONTEXT":
+            raise self.error(f"expected CONTEXT, found {kw!r}", line)
+        ctx_parts = self.relation("CONTEXT")
+        n_params = ctx_parts[0].params
+        for p in ctx_parts:
+            if p.out or p.in_:
+                raise self.error(f"the CONTEXT has {p.out} output and {p.in_} input "
+                                 "dimensions; expected 0 and 0", p.line)
+            if p.params != n_params:
+                raise self.error(f"CONTEXT part has {p.params} parameters, another "
+                                 f"{n_params}", p.line)
+        params = self.param_names(n_params)
+        _, n_stmts = self.one_int("the number of statements")
+        if n_stmts < 0:
+            raise self.error("negative number of statements", self.pos)
+        raws = [self.statement(k) for k in range(n_stmts)]
+        exts: list[tuple[str, str, int]] = []
+        while True:
+            line, c = self.content("an extension <tag> or </OpenScop>")
+            if c == "</OpenScop>":
+                break
+            m = _OPEN_TAG.match(c)
+            if not m:
+                raise self.error(f"expected an extension <tag> or </OpenScop>, found {c!r}",
+                                 line)
+            exts.append((m.group(1), "\n".join(self.block(m.group(1), line)), line))
+        return _Builder(self, language, params, ctx_parts, raws, exts).scop()
+
+    def param_names(self, n: int) -> tuple[str, ...]:
+        line, flag = self.one_int("whether parameter names are provided (0 or 1)")
+        if flag not in (0, 1):
+            raise self.error(f"expected 0 or 1 (parameter names provided), found {flag}", line)
+        if flag == 0:
+            return tuple(f"P{k}" for k in range(n))
+        line, c = self.content("<strings>")
+        if c != "<strings>":
+            raise self.error(f"expected <strings> with the parameter names, found {c!r}", line)
+        names = []
+        for ln in self.block("strings", line):
+            names += ln.split("#", 1)[0].split()
+        if len(names) != n:
+            raise self.error(f"{len(names)} parameter names for {n} parameters "
+                             "in the CONTEXT", line)
+        _check_names(self, names, "parameter", line)
+        return tuple(names)
+
+    def relation(self, rtype: str) -> list[_Part]:
+        """The matrices after a type keyword: one, or a count and the parts."""
+        what = f"the {rtype} header 'ROWS COLS OUT IN LOCAL PARAMS'"
+        line, c = self.content(what)
+        nums = self.ints(line, c, what)
+        if len(nums) == 1:
+            count = nums[0]
+            if count < 1:
+                raise self.error(f"a {rtype} union needs at least one part, found {count}",
+                                 line)
+            parts = []
+            for _ in range(count):
+                line, c = self.content(what)
+                if c == rtype:  # tolerate the keyword repeated before each part
+                    line, c = self.content(what)
+                parts.append(self.matrix(rtype, line, self.ints(line, c, what)))
+            return parts
+        return [self.matrix(rtype, line, nums)]
+
+    def matrix(self, rtype: str, line: int, nums: list[int]) -> _Part:
+        if len(nums) != 6:
+            raise self.error(f"expected {rtype} header 'ROWS COLS OUT IN LOCAL PARAMS' "
+                             f"(6 numbers), found {len(nums)} numbers", line)
+        rows, cols, out, in_, local, params = nums
+        if min(nums) < 0:
+            raise self.error(f"negative number in the {rtype} header", line)
+        want = 1 + out + in_ + local + params + 1
+        if cols != want:
+            raise self.error(
+                f"inconsistent {rtype} header: {cols} columns, but 1 + {out} output + "
+                f"{in_} input + {local} local + {params} parameters + 1 = {want}", line)
+        part = _Part(line, out, in_, local, params, [])
+        for r in range(rows):
+            what = f"row {r + 1} of the {rtype} matrix"
+            ln, c = self.content(what)
+            row = self.ints(ln, c, what)
+            if len(row) != cols:
+                raise self.error(f"{what} has {len(row)} numbers, expected {cols}", ln)
+            if row[0] not in (0, 1):
+                raise self.error(f"{what} starts with {row[0]}: expected 0 (equality) "
+                                 "or 1 (inequality)", ln)
+            part.rows.append(row)
+        return part
+
+    def statement(self, k: int) -> _RawStmt:
+        line, n = self.one_int(f"the number of relations of statement {k + 1}")
+        raw = _RawStmt(line)
+        for r in range(n):
+            ln, kw = self.content(f"relation {r + 1} of statement {k + 1}")
+            if kw not in _REL_TYPES:
+                raise self.error(
+                    f"unknown relation type {kw!r} (relation {r + 1} of {n} of statement "
+                    f"{k + 1}; expected DOMAIN, SCATTERING, READ, WRITE or MAY_WRITE)", ln)
+            parts = self.relation(kw)
+            if kw in ("DOMAIN", "SCATTERING"):
+                attr = kw.lower()
+                if getattr(raw, attr) is not None:
+                    raise self.error(f"statement {k + 1} has a second {kw}", ln)
+                setattr(raw, attr, (ln, parts))
+            else:
+                raw.accesses.append((_KIND_OF[kw], ln, parts))
+        if raw.domain is None:
+            raise self.error(f"statement {k + 1} has no DOMAIN", line)
+        if raw.scattering is None:
+            raise self.error(f"statement {k + 1} has no SCATTERING (clayx needs "
+                             "Clay's 2d+1 scattering)", line)
+        _, n_ext = self.one_int(f"the number of extensions of statement {k + 1}")
+        for _ in range(n_ext):
+            ln, c = self.content(f"an extension of statement {k + 1}")
+            m = _OPEN_TAG.match(c)
+            if not m:
+                raise self.error(f"expected a statement extension <tag>, found {c!r}", ln)
+            inner = self.block(m.group(1), ln)
+            if m.group(1) == "body":
+                raw.body = self.body(inner, ln)
+            # other statement extensions (extbody, …) are not kept
+        return raw
+
+    def body(self, inner: list[str], open_line: int) -> tuple[int, list[str] | None, str]:
+        """``<body>``: iterator count, iterator names, statement text."""
+        items = [(open_line + 1 + k, ln) for k, ln in enumerate(inner)]
+        k = 0
+
+        def next_content(what: str) -> tuple[int, str]:
+            nonlocal k
+            while k < len(items):
+                ln, raw = items[k]
+                k += 1
+                c = raw.split("#", 1)[0].strip()
+                if c:
+                    return ln, c
+            raise self.error(f"<body> ends early: expected {what}", open_line)
+
+        ln, c = next_content("the number of original iterators")
+        nums = self.ints(ln, c, "the number of original iterators")
+        if len(nums) != 1 or nums[0] < 0:
+            raise self.error(f"expected the number of original iterators, found {c!r}", ln)
+        iterators: list[str] = []
+        if nums[0]:
+            ln, c = next_content("the original iterators")
+            iterators = c.split()
+            if len(iterators) != nums[0]:
+                raise self.error(f"<body> lists {len(iterators)} iterators, expected "
+                                 f"{nums[0]}", ln)
+            _check_names(self, iterators, "iterator", ln)
+        rest = [raw for _, raw in items[k:]]
+        while rest and (not rest[0].strip() or rest[0].lstrip().startswith("#")):
+            rest.pop(0)
+        while rest and not rest[-1].strip():
+            rest.pop()
+        return open_line, iterators, "\n".join(rest).strip()
+
+    def arrays(self, text: str, open_line: int) -> dict[int, str]:
+        """``<arrays>``: count, then ``id name`` lines."""
+        items = [(open_line + 1 + k, ln.split("#", 1)[0].strip())
+                 for k, ln in enumerate(text.splitlines())]
+        items = [(ln, c) for ln, c in items if c]
+        if not items:
+            raise self.error("<arrays> is empty: expected the number of arrays", open_line)
+        ln, c = items[0]
+        nums = self.ints(ln, c, "the number of arrays")
+        if len(nums) != 1:
+            raise self.error(f"expected the number of arrays, found {c!r}", ln)
+        if len(items) - 1 != nums[0]:
+            raise self.error(f"<arrays> announces {nums[0]} arrays and lists "
+                             f"{len(items) - 1}", ln)
+        out: dict[int, str] = {}
+        for ln, c in items[1:]:
+            toks = c.split()
+            if len(toks) != 2 or not _INT.match(toks[0]) or not _NAME.match(toks[1]):
+                raise self.error(f"expected 'id name' in <arrays>, found {c!r}", ln)
+            out[int(toks[0])] = toks[1]
+        return out
+
+
+    def marks(self, text: str, open_line: int) -> tuple[Mark, ...]:
+        """``<clayx_marks>``: one ``kind [β-prefix] [arg]`` line per mark."""
+        out = []
+        for k, raw in enumerate(text.splitlines()):
+            c = raw.split("#", 1)[0].strip()
+            if not c:
+                continue
+            m = _MARK_LINE.match(c)
+            if not m:
+                raise self.error(f"expected 'kind [loop] [arg]' in <{_MARKS}>, found {c!r}",
+                                 open_line + 1 + k)
+            loop = tuple(int(v) for v in (m.group(2) or "").replace(",", " ").split())
+            arg = int(m.group(3)) if m.group(3) is not None else None
+            out.append(Mark(m.group(1), loop, arg))
+        return tuple(out)
+
+
+def _check_names(reader: _Reader, names: list[str], what: str, line: int) -> None:
+    for n in names:
+        if not _IDENT.match(n):
+            raise reader.error(f"bad {what} name {n!r}", line)
+    if len(set(names)) != len(names):
+        raise reader.error(f"duplicate {what} names in {' '.join(names)}", line)
+
+
+def _val(ctx: isl.Context, n: int):
+    return n if -2**62 < n < 2**62 else isl.Val.read_from_str(ctx, str(n))
+
+
+def _fixed_out(m: isl.Map, pos: int) -> int | None:
+    """The constant value of output ``pos`` of ``m`` (None if not fixed)."""
+    v = m.plain_get_val_if_fixed(isl.dim_type.out, pos)
+    if v.is_nan():
+        v = m.affine_hull().plain_get_val_if_fixed(isl.dim_type.out, pos)
+    if v.is_nan() or not v.is_int():
+        return None
+    return int(v.to_python())
+
+
+class _Builder:
+    """Turns the parsed matrices into model objects (all checks name a line)."""
+
+    def __init__(self, reader: _Reader, language: str, params: tuple[str, ...],
+                 ctx_parts: list[_Part], raws: list[_RawStmt],
+                 exts: list[tuple[str, str, int]]):
+        self.r = reader
+        self.ctx = isl.DEFAULT_CONTEXT
+        self.language = language
+        self.params = params
+        self.ctx_parts = ctx_parts
+        self.raws = raws
+        self.exts = exts
+
+    def check_params(self, p: _Part, rtype: str) -> None:
+        if p.params != len(self.params):
+            raise self.r.error(f"the {rtype} has {p.params} parameters; the CONTEXT has "
+                               f"{len(self.params)}", p.line)
+
+    def basic(self, p: _Part, n_in: int | None) -> isl.BasicMap | isl.BasicSet:
+        """The part as an isl basic map (``n_in`` > 0 or a map wanted) or a
+        basic set, parameters named, local columns projected out."""
+        ctx = self.ctx
+        np_ = len(self.params)
+        if n_in is None:
+            space = isl.Space.set_alloc(ctx, np_, p.out + p.local)
+            t_out = isl.dim_type.set
+        else:
+            space = isl.Space.alloc(ctx, np_, n_in, p.out + p.local)
+            t_out = isl.dim_type.out
+        for k, name in enumerate(self.params):
+            space = space.set_dim_name(isl.dim_type.param, k, name)
+        ls = isl.LocalSpace.from_space(space)
+        obj = (isl.BasicSet if n_in is None else isl.BasicMap).universe(space)
+        for row in p.rows:
+            c = (isl.Constraint.equality_alloc(ls) if row[0] == 0
+                 else isl.Constraint.inequality_alloc(ls))
+            col = 1
+            for k in range(p.out):
+                c = c.set_coefficient_val(t_out, k, _val(ctx, row[col + k]))
+            col += p.out
+            for k in range(p.in_):
+                c = c.set_coefficient_val(isl.dim_type.in_, k, _val(ctx, row[col + k]))
+            col += p.in_
+            for k in range(p.local):
+                c = c.set_coefficient_val(t_out, p.out + k, _val(ctx, row[col + k]))
+            col += p.local
+            for k in range(p.params):
+                c = c.set_coefficient_val(isl.dim_type.param, k, _val(ctx, row[col + k]))
+            c = c.set_constant_val(_val(ctx, row[-1]))
+            obj = obj.add_constraint(c)
+        return obj.project_out(t_out, p.out, p.local)
+
+    def scop(self) -> Scop:
+        r = self.r
+        # context
+        context = None
+        for p in self.ctx_parts:
+            s = isl.Set.from_basic_set(self.basic(p, None)).params()
+            context = s if context is None else context.union(s)
+        # global extensions
+        array_names: dict[int, str] = {}
+        kept: list[tuple[str, str]] = []
+        marks: tuple[Mark, ...] = ()
+        for tag, text, line in self.exts:
+            if tag == "arrays":
+                array_names = r.arrays(text, line)
+            elif tag == _MARKS:
+                marks = r.marks(text, line)
+            elif tag not in _REBUILT:
+                kept.append((tag, text))
+        # statements
+        statements, relations = [], []
+        array_dims: dict[str, int] = {}
+        array_ids: dict[str, int] = {}
+        seen_betas: list[tuple[tuple[int, ...], str]] = []
+        for k, raw in enumerate(self.raws):
+            name = f"S{k}"
+            st, rels = self.statement(name, raw, array_names, array_dims, array_ids)
+            for rel, line in rels:
+                for beta, other in seen_betas:
+                    n = min(len(beta), len(rel.beta))
+                    if beta[:n] == rel.beta[:n]:
+                        how = ("is the β-vector of" if len(beta) == len(rel.beta)
+                               else "is a prefix of, or extends, the β-vector of")
+                        raise r.error(f"the β-vector {list(rel.beta)} of {name} {how} "
+                                      f"{other} ({list(beta)})", line)
+                seen_betas.append((rel.beta, name))
+                relations.append(rel)
+            statements.append(st)
+        arrays = tuple(Array(n, array_dims[n])
+                       for n in sorted(array_dims, key=lambda n: array_ids[n]))
+        try:
+            schedule = ClaySchedule(tuple(relations), marks)
+        except ModelError as e:  # pragma: no cover - checked above
+            raise r.error(str(e), None) from None
+        return Scop(params=self.params, context=context, statements=tuple(statements),
+                    arrays=arrays, schedule=schedule, extensions=tuple(kept),
+                    language=self.language)
+
+    def statement(self, name, raw: _RawStmt, array_names, array_dims, array_ids):
+        r = self.r
+        dline, dparts = raw.domain
+        dim = dparts[0].out
+        for p in dparts:
+            if p.in_:
+                raise r.error(f"the DOMAIN of {name} has {p.in_} input dimensions; "
+                              "expected 0", p.line)
+            if p.out != dim:
+                raise r.error(f"the DOMAIN parts of {name} have {dim} and {p.out} "
+                              "dimensions", p.line)
+            self.check_params(p, "DOMAIN")
+        if raw.body is not None:
+            bline, iterators, body = raw.body
+            if len(iterators) != dim:
+                raise r.error(f"<body> of {name} lists {len(iterators)} iterators; its "
+                              f"DOMAIN has {dim} dimensions", bline)
+        else:
+            iterators, body = [f"i{k}" for k in range(dim)], ""
+
+        def name_in(obj, t):
+            obj = (obj.set_tuple_name(name) if isinstance(obj, isl.Set)
+                   else obj.set_tuple_name(t, name))
+            for k, it in enumerate(iterators):
+                obj = obj.set_dim_name(t, k, it)
+            return obj
+
+        domain = None
+        for p in dparts:
+            s = name_in(isl.Set.from_basic_set(self.basic(p, None)), isl.dim_type.set)
+            domain = s if domain is None else domain.union(s)
+
+        # scattering
+        sline, sparts = raw.scattering
+        by_beta: dict[tuple[int, ...], isl.Map] = {}
+        lines: dict[tuple[int, ...], int] = {}
+        for p in sparts:
+            if p.in_ != dim:
+                raise r.error(f"the SCATTERING of {name} has {p.in_} input dimensions; "
+                              f"its DOMAIN has {dim}", p.line)
+            self.check_params(p, "SCATTERING")
+            if p.out % 2 != 1:
+                raise r.error(
+                    f"the SCATTERING of {name} has {p.out} output dimensions: not Clay's "
+                    "form; clayx needs 2d+1 scattering dimensions [β0, α1, β1, …, αd, βd] "
+                    "as Clan produces", p.line)
+            m = name_in(isl.Map.from_basic_map(self.basic(p, dim)), isl.dim_type.in_)
+            try:
+                rel = Relation.from_map(m, name)
+            except ModelError as e:
+                raise r.error(f"the SCATTERING of {name} is not in Clay's 2d+1 form: {e}",
+                              p.line) from None
+            if rel.beta in by_beta:
+                by_beta[rel.beta] = by_beta[rel.beta].union(m)
+            else:
+                by_beta[rel.beta], lines[rel.beta] = m, p.line
+        rels = [(Relation(name, b, m), lines[b]) for b, m in by_beta.items()]
+
+        # accesses
+        accesses = []
+        for n, (kind, aline, aparts) in enumerate(raw.accesses):
+            rtype = _TYPE_OF[kind]
+            nout = aparts[0].out
+            rel, arr_id = None, None
+            for p in aparts:
+                if p.in_ != dim:
+                    raise r.error(f"the {rtype} relation of {name} has {p.in_} input "
+                                  f"dimensions; its DOMAIN has {dim}", p.line)
+                if p.out < 1:
+                    raise r.error(f"the {rtype} relation of {name} has no output "
+                                  "dimension: the first one must be the array id", p.line)
+                if p.out != nout:
+                    raise r.error(f"the {rtype} parts of {name} have {nout} and {p.out} "
+                                  "output dimensions", p.line)
+                self.check_params(p, rtype)
+                m = name_in(isl.Map.from_basic_map(self.basic(p, dim)), isl.dim_type.in_)
+                pid = _fixed_out(m, 0)
+                if pid is None:
+                    raise r.error(f"the first output dimension of the {rtype} relation of "
+                                  f"{name} must be fixed to the array id (Arr = id)", p.line)
+                if arr_id is not None and pid != arr_id:
+                    raise r.error(f"the {rtype} parts of {name} access arrays {arr_id} and "
+                                  f"{pid}", p.line)
+                arr_id = pid
+                rel = m if rel is None else rel.union(m)
+            arr = array_names.get(arr_id, f"A{arr_id}")
+            rel = rel.project_out(isl.dim_type.out, 0, 1).set_tuple_name(isl.dim_type.out, arr)
+            if array_dims.setdefault(arr, nout - 1) != nout - 1:
+                raise r.error(f"array {arr} is accessed with {nout - 1} subscripts here "
+                              f"and {array_dims[arr]} elsewhere", aline)
+            array_ids.setdefault(arr, arr_id)
+            accesses.append(Access(kind, arr, rel, _access_text(arr, rel, self.params),
+                                   f"{name}_r{n}"))
+        st = Statement(name, domain, tuple(iterators), body, tuple(accesses))
+        return st, rels
+
+
+def _access_text(arr: str, rel: isl.Map, params: tuple[str, ...]) -> str:
+    """``A[i][j + 1]`` when every subscript is an affine function of the
+    iterators and parameters (a single piece), else ``""``."""
+    bms: list = []
+    rel.foreach_basic_map(bms.append)
+    if len(bms) != 1 or bms[0].dim(isl.dim_type.div):
+        return ""
+    bm = bms[0]
+    n_in, n_out = bm.dim(isl.dim_type.in_), bm.dim(isl.dim_type.out)
+    its = [bm.get_dim_name(isl.dim_type.in_, k) for k in range(n_in)]
+    cons: list = []
+    bm.foreach_constraint(cons.append)
+    subs = []
+    for d in range(n_out):
+        for c in cons:
+            if not c.is_equality():
+                continue
+            co = [_int(c.get_coefficient_val(isl.dim_type.out, k)) for k in range(n_out)]
+            if abs(co[d]) != 1 or any(v for k, v in enumerate(co) if k != d):
+                continue
+            s = -co[d]  # out_d = s * (rest)
+            coefs = [s * _int(c.get_coefficient_val(isl.dim_type.in_, k)) for k in range(n_in)]
+            coefs += [s * _int(c.get_coefficient_val(isl.dim_type.param, k))
+                      for k in range(len(params))]
+            subs.append(_affine(coefs, its + list(params), s * _int(c.get_constant_val())))
+            break
+        else:
+            return ""
+    return arr + "".join(f"[{s}]" for s in subs)
+
+
+def _int(v) -> int:
+    return int(v.to_python())
+
+
+def _affine(coefs: list[int], names: list[str], const: int) -> str:
+    """``2*i - N + 1`` from coefficients."""
+    out = ""
+    for c, n in list(zip(coefs, names)) + [(const, "")]:
+        if not c:
+            continue
+        mag = abs(c)
+        term = n if mag == 1 and n else (f"{mag}*{n}" if n else str(mag))
+        if not out:
+            out = ("-" if c < 0 else "") + term
+        else:
+            out += (" - " if c < 0 else " + ") + term
+    return out or "0"
+
+
+# --- writing -------------------------------------------------------------------
+
+# A written part: number of local columns and the rows in OpenScop order.
+_Rows = tuple[int, list[list[int]]]
+
+
+def _flat_rows(bs: isl.BasicSet) -> list[list[int]]:
+    """Constraints of ``bs`` as [flag, set dims…, divs…, params…, const]."""
+    nset, ndiv, npar = (bs.dim(isl.dim_type.set), bs.dim(isl.dim_type.div),
+                        bs.dim(isl.dim_type.param))
+    cons: list = []
+    bs.foreach_constraint(cons.append)
+    rows = []
+    for c in cons:
+        row = [0 if c.is_equality() else 1]
+        row += [_int(c.get_coefficient_val(isl.dim_type.set, k)) for k in range(nset)]
+        row += [_int(c.get_coefficient_val(isl.dim_type.div, k)) for k in range(ndiv)]
+        row += [_int(c.get_coefficient_val(isl.dim_type.param, k)) for k in range(npar)]
+        row.append(_int(c.get_constant_val()))
+        rows.append(row)
+    return rows
+
+
+def _from_flat(bs: isl.BasicSet, rows: list[list[int]]) -> isl.Set:
+    """Rebuild a set in ``bs``'s space from flat rows (divs existential)."""
+    ctx = bs.get_ctx()
+    nset, ndiv, npar = (bs.dim(isl.dim_type.set), bs.dim(isl.dim_type.div),
+                        bs.dim(isl.dim_type.param))
+    space = bs.get_space().add_dims(isl.dim_type.set, ndiv)
+    ls = isl.LocalSpace.from_space(space)
+    obj = isl.BasicSet.universe(space)
+    for row in rows:
+        c = (isl.Constraint.equality_alloc(ls) if row[0] == 0
+             else isl.Constraint.inequality_alloc(ls))
+        for k in range(nset + ndiv):
+            c = c.set_coefficient_val(isl.dim_type.set, k, _val(ctx, row[1 + k]))
+        for k in range(npar):
+            c = c.set_coefficient_val(isl.dim_type.param, k, _val(ctx, row[1 + nset + ndiv + k]))
+        c = c.set_constant_val(_val(ctx, row[-1]))
+        obj = obj.add_constraint(c)
+    obj = obj.project_out(isl.dim_type.set, nset, ndiv)
+    name = bs.get_tuple_name()
+    if name is not None:  # add_dims dropped it
+        obj = obj.set_tuple_name(name)
+    return isl.Set.from_basic_set(obj)
+
+
+def _div_rows(bs: isl.BasicSet) -> list[list[int]]:
+    """Rows bounding each known div ``e = floor(f/d)``: f - d·e >= 0 and
+    d·e - f + d - 1 >= 0."""
+    nset, ndiv, npar = (bs.dim(isl.dim_type.set), bs.dim(isl.dim_type.div),
+                        bs.dim(isl.dim_type.param))
+    rows = []
+    for k in range(ndiv):
+        aff = bs.get_div(k)
+        if aff.is_nan():
+            continue
+        d = _int(aff.get_denominator_val())
+
+        def num(t, j):
+            return _int(aff.get_coefficient_val(t, j).mul(isl.Val.int_from_si(
+                aff.get_ctx(), d)))
+
+        f = [num(isl.dim_type.in_, j) for j in range(nset)]
+        f += [num(isl.dim_type.div, j) for j in range(ndiv)]
+        f += [num(isl.dim_type.param, j) for j in range(npar)]
+        f.append(_int(aff.get_constant_val().mul(isl.Val.int_from_si(aff.get_ctx(), d))))
+        lo = [1] + f[:]
+        lo[1 + nset + k] -= d
+        hi = [1] + [-v for v in f]
+        hi[1 + nset + k] += d
+        hi[-1] += d - 1
+        rows += [lo, hi]
+    return rows
+
+
+def _parts(obj: isl.Set | isl.Map) -> list[tuple[int, int, int, _Rows]]:
+    """The basic pieces of a set or map as (n_out, n_in, n_params, (n_local, rows))
+    with rows in OpenScop column order."""
+    # isl may simplify an object in place (e.g. while testing equality); drop
+    # redundant constraints and sort the rows so the text depends only on
+    # the constraints that matter
+    obj = obj.remove_redundancies()
+    pieces: list = []
+    if isinstance(obj, isl.Map):
+        obj.foreach_basic_map(pieces.append)
+    else:
+        obj.foreach_basic_set(pieces.append)
+    out = []
+    for b in pieces:
+        if isinstance(b, isl.BasicMap):
+            n_in, n_out = b.dim(isl.dim_type.in_), b.dim(isl.dim_type.out)
+            bs = b.wrap().flatten()  # dims: in…, out…
+        else:
+            n_in, n_out = 0, b.dim(isl.dim_type.set)
+            bs = b
+        flat = _flat_rows(bs)
+        ndiv = bs.dim(isl.dim_type.div)
+        if ndiv and not _from_flat(bs, flat).is_equal(isl.Set.from_basic_set(bs)):
+            flat += [r for r in _div_rows(bs) if r not in flat]
+            if not _from_flat(bs, flat).is_equal(isl.Set.from_basic_set(bs)):
+                raise OpenScopError(f"cannot express {b} with local dimensions")
+        npar = bs.dim(isl.dim_type.param)
+        rows = []
+        for r in flat:
+            sets = r[1:1 + n_in + n_out]
+            row = [r[0]] + sets[n_in:] + sets[:n_in] + r[1 + n_in + n_out:]
+            lead = next((v for v in row[1:-1] if v), 0)
+            if row[0] == 0 and lead > 0:  # Clan's sign: -c1 + … = 0
+                row = [0] + [-v for v in row[1:]]
+            rows.append(row)
+        rows.sort(key=_row_key)
+        out.append((n_out, n_in, npar, (ndiv, rows)))
+    # isl may also reorder the parts of a union in place: sort them too
+    return sorted(out, key=lambda p: (p[0], p[3][0], p[3][1]))
+
+
+def _row_key(row: list[int]) -> tuple:
+    """Clan's order: by the first column used, equalities first, lower
+    bounds before upper bounds; then by value (a total order)."""
+    lead = next((k for k, v in enumerate(row[1:-1]) if v), len(row))
+    coef = row[1 + lead] if lead < len(row) - 2 else 0
+    return (lead, row[0], -coef, tuple(row))
+
+
+class _Writer:
+    def __init__(self, scop: Scop):
+        self.scop = scop
+        self.params = list(scop.params)
+        self.out: list[str] = []
+
+    def emit(self, *lines: str) -> None:
+        self.out.extend(lines)
+
+    def aligned(self, obj, what: str):
+        """``obj`` with its parameters in the SCoP's order."""
+        ctx = obj.get_ctx()
+        space = isl.Space.params_alloc(ctx, len(self.params))
+        for k, n in enumerate(self.params):
+            space = space.set_dim_name(isl.dim_type.param, k, n)
+        res = obj.align_params(space)
+        if res.dim(isl.dim_type.param) != len(self.params):
+            extra = [res.get_dim_name(isl.dim_type.param, k)
+                     for k in range(len(self.params), res.dim(isl.dim_type.param))]
+            raise OpenScopError(f"{what} uses parameters {extra} that are not SCoP "
+                                "parameters")
+        return res
+
+    def relation(self, rtype: str, obj, out_names: list[str], in_names: list[str],
+                 extra_first: int | None = None, arr_name: str | None = None) -> None:
+        """Emit ``obj`` (aligned) as a relation; ``extra_first`` prepends an
+        ``Arr == id`` output dimension (access relations)."""
+        parts = _parts(obj)
+        if not parts:  # the empty set: one infeasible row
+            is_map = isinstance(obj, isl.Map)
+            n_out = obj.dim(isl.dim_type.out if is_map else isl.dim_type.set)
+            n_in = obj.dim(isl.dim_type.in_) if is_map else 0
+            npar = len(self.params)
+            parts = [(n_out, n_in, npar, (0, [[1] + [0] * (n_out + n_in + npar) + [-1]]))]
+        if extra_first is not None:
+            ext = []
+            for n_out, n_in, np_, (nloc, rows) in parts:
+                rows = [[r[0], 0] + r[1:] for r in rows]
+                rows.insert(0, [0, -1] + [0] * (n_out + n_in + nloc + np_) + [extra_first])
+                ext.append((n_out + 1, n_in, np_, (nloc, rows)))
+            parts = ext
+        self.emit_parts(rtype, parts, out_names, in_names, arr_name)
+
+    def text(self) -> str:
+        scop = self.scop
+        self.emit("# [File generated by clayx]", "", "<OpenScop>", "",
+                  "# =============================================== Global",
+                  "# Language", scop.language, "", "# Context")
+        self.relation("CONTEXT", self.aligned(scop.context, "the context"), [], [])
+        if self.params:
+            self.emit("# Parameters are provided", "1", "<strings>", " ".join(self.params),
+                      "</strings>", "")
+        else:
+            self.emit("# Parameters are not provided", "0", "")
+        self.emit("# Number of statements", str(len(scop.statements)), "")
+        ids = self.array_ids()
+        for k, st in enumerate(scop.statements):
+            self.statement(k, st, ids)
+        self.emit("# =============================================== Extensions")
+        self.scatnames()
+        if ids:
+            self.emit("<arrays>", "# Number of arrays", str(len(ids)),
+                      "# Mapping array-identifiers/array-names",
+                      *(f"{i} {n}" for n, i in ids.items()), "</arrays>", "")
+        if scop.schedule.marks:
+            self.emit(f"<{_MARKS}>", "# kind [loop β-prefix] [argument]",
+                      *(f"{m.kind} [{', '.join(map(str, m.loop))}]"
+                        + ("" if m.arg is None else f" {m.arg}")
+                        for m in scop.schedule.marks),
+                      f"</{_MARKS}>", "")
+        for tag, text in scop.extensions:
+            if tag not in _REBUILT:
+                self.emit(f"<{tag}>", text, f"</{tag}>", "")
+        self.emit("</OpenScop>", "")
+        return "\n".join(self.out)
+
+    def array_ids(self) -> dict[str, int]:
+        names = [a.name for a in self.scop.arrays]
+        for st in self.scop.statements:
+            for a in st.accesses:
+                if a.array not in names:
+                    names.append(a.array)
+        return {n: k + 1 for k, n in enumerate(names)}
+
+    def statement(self, k: int, st: Statement, ids: dict[str, int]) -> None:
+        rels = self.scop.schedule.of(st.name)
+        if not rels:
+            raise OpenScopError(f"statement {st.name} has no scheduling relation")
+        n = k + 1
+        its = list(st.iterators)
+        self.emit(f"# =============================================== Statement {n}",
+                  "# Number of relations describing the statement:",
+                  str(2 + len(st.accesses)), "",
+                  f"# ----------------------------------------------  {n}.1 Domain")
+        if st.domain.dim(isl.dim_type.set) != len(its):
+            raise OpenScopError(f"the domain of {st.name} has "
+                                f"{st.domain.dim(isl.dim_type.set)} dimensions and "
+                                f"{len(its)} iterators")
+        self.relation("DOMAIN", self.aligned(st.domain, f"the domain of {st.name}"), its, [])
+        self.emit(f"# ----------------------------------------------  {n}.2 Scattering")
+        sched = None
+        for rel in rels:
+            if rel.map.dim(isl.dim_type.in_) != len(its):
+                raise OpenScopError(f"a scheduling relation of {st.name} has "
+                                    f"{rel.map.dim(isl.dim_type.in_)} input dimensions; "
+                                    f"the statement has {len(its)}")
+            m = self.aligned(rel.map, f"the schedule of {st.name}")
+            # keep one basic map per part: a union would merge parts of different β
+            sched = list(_parts(m)) if sched is None else sched + list(_parts(m))
+        if not sched:
+            raise OpenScopError(f"the scheduling relations of {st.name} are empty; "
+                                "OpenScop cannot keep their β-vectors")
+        nmax = max(p[0] for p in sched)
+        self.emit_parts("SCATTERING", sched, [f"c{j + 1}" for j in range(nmax)], its)
+        if st.accesses:
+            self.emit(f"# ----------------------------------------------  {n}.3 Access")
+        for a in st.accesses:
+            m = a.relation
+            if m.dim(isl.dim_type.in_) != len(its):
+                raise OpenScopError(f"access {a.text or a.array} of {st.name} has "
+                                    f"{m.dim(isl.dim_type.in_)} input dimensions; the "
+                                    f"statement has {len(its)}")
+            nsub = m.dim(isl.dim_type.out)
+            self.relation(_TYPE_OF[a.kind], self.aligned(m, f"access {a.array} of {st.name}"),
+                          ["Arr"] + [f"[{j + 1}]" for j in range(nsub)], its,
+                          extra_first=ids[a.array], arr_name=a.array)
+        self.emit(f"# ----------------------------------------------  {n}.4 Statement Extensions",
+                  "# Number of Statement Extensions", "1", "<body>",
+                  "# Number of original iterators", str(len(its)))
+        if its:
+            self.emit("# List of original iterators", " ".join(its))
+        self.emit("# Statement body expression", st.body, "</body>", "")
+
+    def emit_parts(self, rtype, parts, out_names, in_names, arr_name=None) -> None:
+        """Like :meth:`relation` for ready parts (the scattering union)."""
+        self.emit(rtype)
+        if len(parts) > 1:
+            self.emit(f"# Union with {len(parts)} parts", str(len(parts)))
+        for idx, (n_out, n_in, np_, (nloc, rows)) in enumerate(parts):
+            if len(parts) > 1:
+                self.emit(f"# Union part No.{idx + 1}")
+            self.emit(f"{len(rows)} {2 + n_out + n_in + nloc + np_} {n_out} {n_in} {nloc} {np_}")
+            names = (out_names[:n_out] + in_names + [f"l{k + 1}" for k in range(nloc)]
+                     + self.params)
+            self.emit(*_matrix_lines(rows, names, [n_out, n_in, nloc, np_], arr_name))
+        self.emit("")
+
+    def scatnames(self) -> None:
+        rels = self.scop.schedule.relations
+        if not rels:
+            return
+        n = max(r.map.dim(isl.dim_type.out) for r in rels)
+        names: list[str] = []
+        for p in range(n):
+            if p % 2 == 0:
+                names.append(f"b{p // 2}")
+                continue
+            depth = (p + 1) // 2
+            cand = None
+            for r in rels:
+                st = self.scop.statement(r.stmt)
+                if r.depth >= depth and st.dim >= depth:
+                    cand = st.iterators[depth - 1]
+                    break
+            if cand is None or cand in names or cand in self.params:
+                cand = f"c{p + 1}"
+            names.append(cand)
+        self.emit("<scatnames>", " ".join(names), "</scatnames>", "")
+
+
+def _matrix_lines(rows: list[list[int]], names: list[str], groups: list[int],
+                  arr_name: str | None = None) -> list[str]:
+    """Rows aligned in columns, a header comment naming the columns and a
+    trailing comment with each constraint (``c2 == i``, ``-i + N - 1 >= 0``)."""
+    width = max([4] + [len(str(v)) for r in rows for v in r] + [len(n) for n in names]) + 1
+    head, pos = "# e/i|", 0
+    for g in groups:
+        if g:
+            head += "".join(f"{n:>{width}}" for n in names[pos:pos + g]) + " |"
+        pos += g
+    lines = [head + f"{'1':>{width}}"]
+    n_out = groups[0]
+    for r in rows:
+        coefs = r[1:-1]
+        lead = next((k for k, v in enumerate(coefs) if v), None)
+        if r[0] == 0 and lead is not None and lead < n_out and abs(coefs[lead]) == 1:
+            s = -coefs[lead]  # out = s * (rest)
+            rest = [0 if k == lead else s * v for k, v in enumerate(coefs)]
+            rhs = arr_name if (arr_name and lead == 0) else _affine(rest, names, s * r[-1])
+            expr = f"{names[lead]} == {rhs}"
+        else:
+            expr = f"{_affine(coefs, names, r[-1])} {'==' if r[0] == 0 else '>='} 0"
+        nums = f"{r[0]:>4}" + "".join(f"{v:>{width}}" for v in r[1:])
+        lines.append(f"{nums}    ## {expr}")
+    return lines
