@@ -1,0 +1,835 @@
+"""Plain C from a Clay schedule: our printer over the isl AST.
+
+:func:`generate_region` returns the text that replaces a SCoP's region (the
+lines strictly between ``#pragma scop`` and ``#pragma endscop``);
+:func:`generate_file` splices every SCoP of a file.  :class:`CPrinter` walks
+the AST of :func:`~clayx.codegen.build.build_ast`; its ``print_*`` methods
+and the :meth:`CPrinter.before_for` hook are what an OpenMP or CUDA printer
+overrides.  Each ``for`` node is described by a :class:`LoopInfo` (schedule
+dimension, α depth, β-prefix, enclosed relations and statements, marks), so a
+subclass can put ``#pragma omp parallel for`` on the loops that
+``scop.schedule.marks`` names.
+
+Printing choices:
+
+- Statement bodies are the original C text with the iterators replaced by the
+  printed values (:func:`clayx.model.substitute_iterators`), no macros.
+- A loop is named after an original iterator ``x`` when every statement
+  instance below it that depends on the loop gets the loop iterator itself
+  as ``x``'s value, ``x`` is not the name of an enclosing loop and does not
+  occur otherwise in those bodies: the body then reads as written.  When they
+  get its negation (``α = -x``, a reversed loop) and the bound is a single
+  ``c <= e``, the loop is printed counting down over ``x``
+  (``for (i = N - 1; i >= 0; i--)``), so reversed loops of the input come
+  back as written.  Otherwise the loop is ``c<k>`` (``k`` the α depth), made
+  unique against every identifier of the source and the bodies.  A name the
+  function declares outside the SCoP (``scop.declared_iterators``) is
+  assigned, not redeclared.
+- Affine expressions are printed as sums in isl's term order with the
+  constant last (``-N + c1 + 1``), negations distributed.
+- Braces only around several statements, and around an ``if``'s
+  then-branch when it has an ``else`` and is not a plain statement or when
+  it ends in an unbraced ``if`` (no dangling ``else``, no
+  ``-Wdangling-else``); ``c++`` for unit steps; minimal parentheses following
+  C precedence, plus the ones ``gcc -Wparentheses`` asks for.
+- ``floord``/``min``/``max`` are macros ``#define``-d at the top of the region
+  and ``#undef``-ined at its end, renamed ``clayx_…`` when the source already
+  uses the name.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import re
+import selectors
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+import islpy as isl
+
+from ..errors import CodegenError
+from ..model import Beta, Mark, Scop, identifiers, substitute_iterators
+from .build import (DEFAULT_MAX_OPERATIONS, alpha_depth, build_ast,
+                    iterator_dim, user_relation)
+
+_N = isl.ast_node_type
+_E = isl.ast_expr_type
+_O = isl.ast_expr_op_type
+
+#: C precedence levels (smaller binds tighter).
+PRIMARY, UNARY, MUL, ADD, REL, EQ, AND, OR, COND, ANY = 0, 2, 3, 4, 6, 7, 11, 12, 13, 15
+
+_BINARY = {
+    _O.add: ("+", ADD), _O.sub: ("-", ADD),
+    _O.mul: ("*", MUL), _O.div: ("/", MUL), _O.pdiv_q: ("/", MUL),
+    _O.pdiv_r: ("%", MUL), _O.zdiv_r: ("%", MUL),
+    _O.le: ("<=", REL), _O.lt: ("<", REL), _O.ge: (">=", REL), _O.gt: (">", REL),
+    _O.eq: ("==", EQ),
+    _O.and_: ("&&", AND), _O.and_then: ("&&", AND),
+    _O.or_: ("||", OR), _O.or_else: ("||", OR),
+}
+
+#: Macro definitions by role; ``{n}`` is the name used.  ``floord`` is floor
+#: division for a positive divisor, correct for negative dividends.
+MACROS = {
+    "floord": "#define {n}(n, d) (((n) < 0) ? -((-(n) + (d) - 1) / (d)) : (n) / (d))",
+    "ceild": "#define {n}(n, d) (((n) < 0) ? -((-(n)) / (d)) : ((n) + (d) - 1) / (d))",
+    "min": "#define {n}(x, y) ((x) < (y) ? (x) : (y))",
+    "max": "#define {n}(x, y) ((x) > (y) ? (x) : (y))",
+}
+
+#: Expressions more complex than this (op count) are not substituted for the
+#: iterator of a degenerate loop; the loop becomes ``{ int c = init; … }``.
+_SUBSTITUTE_LIMIT = 3
+
+
+@dataclass(frozen=True)
+class LoopInfo:
+    """What a printer knows about one ``for`` node of the AST.
+
+    ``dim`` is the 0-based schedule dimension; ``depth`` the 1-based α depth
+    (None for a dimension isl added for a non-injective schedule); ``beta``
+    the loop's β-prefix (length ``depth``); ``relations`` the indices in
+    ``scop.schedule.relations`` of the relations with instances below, in
+    AST order, and ``statements`` their statement names; ``marks`` the
+    schedule marks on ``beta``.  ``name`` is the printed iterator, ``declared``
+    true when it is a variable declared outside the region (assigned, not
+    declared); ``reversed`` when the printed iterator is the negation of the
+    schedule dimension (a loop with ``α = -x`` printed as ``x`` counting
+    down).  ``degenerate`` loops run once; ``substituted`` ones are printed
+    without a loop, their value put in place of the iterator.
+    """
+
+    dim: int
+    depth: int | None
+    beta: Beta | None
+    relations: tuple[int, ...]
+    statements: tuple[str, ...]
+    marks: tuple[Mark, ...]
+    name: str
+    declared: bool
+    degenerate: bool
+    substituted: bool
+    reversed: bool = False
+
+
+class _Neg:
+    """Scope value of a reversed loop's AST iterator: ``-name``."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str):
+        self.name = name
+
+
+def macro_names(scop: Scop) -> dict[str, str]:
+    """The names used for ``floord``/``ceild``/``min``/``max``: the plain
+    name when no identifier of the source or of a statement body has it,
+    else ``clayx_<name>`` (with ``_`` appended until free)."""
+    taken = identifiers(scop.source or "")
+    for st in scop.statements:
+        taken |= identifiers(st.body)
+    out = {}
+    for role in MACROS:
+        name = role
+        if name in taken:
+            name = f"clayx_{role}"
+            while name in taken:
+                name += "_"
+        out[role] = name
+    return out
+
+
+def detect_indent(region_text: str) -> tuple[str, str]:
+    """(base indentation, one level's indentation) of a region's text: the
+    first non-blank line's leading whitespace, and the shortest extra
+    indentation a deeper line adds (two spaces when none does)."""
+    lines = [ln for ln in region_text.splitlines() if ln.strip()]
+    if not lines:
+        return "", "  "
+    ws = [ln[:len(ln) - len(ln.lstrip())] for ln in lines]
+    base = ws[0]
+    extras = [w[len(base):] for w in ws if w.startswith(base) and len(w) > len(base)]
+    unit = min(extras, key=len) if extras else "  "
+    if unit.strip(" ") and unit != "\t":
+        unit = "  "  # mixed whitespace: fall back
+    if unit != "\t" and len(unit) > 8:
+        unit = "  "
+    return base, unit
+
+
+class CPrinter:
+    """Print an AST of :func:`build_ast` as C.
+
+    ``print_node`` dispatches on the node type to :meth:`print_for`,
+    :meth:`print_if`, :meth:`print_block`, :meth:`print_mark` and
+    :meth:`print_user`, which return lists of lines (already indented);
+    :meth:`expr` prints an expression.  Subclasses override those, or the
+    hooks :meth:`before_for` (lines above a loop, e.g. a pragma) and
+    :meth:`for_header`.  :meth:`loop_info` describes a ``for`` node.
+    """
+
+    def __init__(self, scop: Scop, *, base_indent: str = "", indent: str = "  "):
+        self.scop = scop
+        self.base_indent = base_indent
+        self.indent_unit = indent
+        self.statements = {s.name: s for s in scop.statements}
+        self.max_depth = scop.schedule.max_depth
+        self.macros = macro_names(scop)
+        self.used_macros: set[str] = set()
+        self._body_ids = {s.name: identifiers(s.body) for s in scop.statements}
+        reserved = identifiers(scop.source or "") | set(scop.params)
+        for s in scop.statements:
+            reserved |= self._body_ids[s.name] | set(s.iterators)
+        reserved |= set(self.macros.values())
+        self._reserved = reserved
+        # AST iterator id -> printed name (str), its negation (_Neg, for a
+        # reversed loop) or substituted value (AstExpr, degenerate loop)
+        self._scope: dict[str, str | _Neg | isl.AstExpr] = {}
+        self._enclosing: list[str] = []
+
+    # -- layout ----------------------------------------------------------------
+    def ind(self, level: int) -> str:
+        """The indentation of nesting ``level``."""
+        return self.base_indent + self.indent_unit * level
+
+    def region(self, node: isl.AstNode, original: str | None = None) -> str:
+        """The whole region text for ``node``: macro definitions, ``(void)``
+        uses of outer iterators the new code no longer uses, the code, and
+        the ``#undef`` lines; ends with a newline (empty when no code)."""
+        self.used_macros = set()
+        lines = self.print_node(node, 0)
+        body = "\n".join(lines)
+        used = identifiers(body)
+        # An iterator declared outside the SCoP (``int i, j;`` at the top of
+        # the function) that the generated loops no longer use would make
+        # ``gcc -Wall`` report an unused variable: read it once with a cast
+        # to void, which generates no code.
+        before = identifiers(original) if original is not None else None
+        unused = sorted(x for x in self.scop.declared_iterators
+                        if x not in used and (before is None or x in before))
+        head = [MACROS[r].format(n=self.macros[r]) for r in MACROS if r in self.used_macros]
+        tail = [f"#undef {self.macros[r]}" for r in MACROS if r in self.used_macros]
+        head += [f"{self.ind(0)}(void){x};" for x in unused]
+        out = head + lines + tail
+        return "".join(ln + "\n" for ln in out)
+
+    # -- nodes -----------------------------------------------------------------
+    def print_node(self, node: isl.AstNode, level: int) -> list[str]:
+        """Lines of any node (dispatch on its type)."""
+        t = node.get_type()
+        if t == _N.for_:
+            return self.print_for(node, level)
+        if t == _N.if_:
+            return self.print_if(node, level)
+        if t == _N.block:
+            return self.print_block(node, level)
+        if t == _N.user:
+            return self.print_user(node, level)
+        if t == _N.mark:
+            return self.print_mark(node, level)
+        raise CodegenError(f"unsupported AST node type {t}")
+
+    def print_block(self, node: isl.AstNode, level: int) -> list[str]:
+        """The children of a block, one after the other (no braces)."""
+        out: list[str] = []
+        for child in self._children(node):
+            out += self.print_node(child, level)
+        return out
+
+    def print_mark(self, node: isl.AstNode, level: int) -> list[str]:
+        """A mark node: its child (plain C ignores marks)."""
+        return self.print_node(node.mark_get_node(), level)
+
+    def print_user(self, node: isl.AstNode, level: int) -> list[str]:
+        """A statement instance: its body with the iterators replaced by the
+        values the AST gives them."""
+        rel = self.scop.schedule.relations[user_relation(node)]
+        st = self.statements[rel.stmt]
+        args = self._user_args(node)
+        if len(args) != st.dim:
+            raise CodegenError(f"AST call of {st.name} has {len(args)} arguments, "
+                               f"expected {st.dim}")
+        text = substitute_iterators(
+            st.body, {it: self.expr(a) for it, a in zip(st.iterators, args)})
+        return self._reindent(text.strip(), level)
+
+    def print_if(self, node: isl.AstNode, level: int) -> list[str]:
+        """``if (cond) …`` with an optional ``else`` / ``else if`` chain.
+        The then-branch is braced when it has an ``else`` and is not a plain
+        statement, or when it ends in an unbraced ``if`` (no dangling
+        ``else``, no ``-Wdangling-else``); the ``else`` follows its style."""
+        ind = self.ind(level)
+        out: list[str] = []
+        keyword = "if"
+        while True:
+            then = node.if_get_then_node()
+            els = node.if_get_else_node() if node.if_has_else_node() else None
+            braces = (not self._is_single(then) or self._has_open_if(then)
+                      or (els is not None and then.get_type() != _N.user))
+            head = f"{ind}{keyword} ({self.expr(node.if_get_cond())})"
+            then_lines = self.print_node(then, level + 1)
+            if braces:
+                out += [head + " {"] + then_lines
+            else:
+                out += [head] + then_lines
+            if els is None:
+                if braces:
+                    out.append(f"{ind}}}")
+                return out
+            if els.get_type() == _N.if_:
+                if braces:
+                    keyword = "} else if"
+                else:
+                    keyword = "else if"
+                node = els
+                continue
+            else_lines = self.print_node(els, level + 1)
+            if braces or not self._is_single(els):
+                out += [f"{ind}{'} ' if braces else ''}else {{"] + else_lines + [f"{ind}}}"]
+            else:
+                out += [f"{ind}else"] + else_lines
+            return out
+
+    def print_for(self, node: isl.AstNode, level: int) -> list[str]:
+        """A loop: :meth:`before_for` lines, :meth:`for_header`, the body.
+        A degenerate loop is printed without a loop (its value substituted
+        for its iterator), or as ``{ int c = value; … }`` when the value is
+        too complex to repeat."""
+        info = self.loop_info(node)
+        it = node.for_get_iterator().get_id().get_name()
+        body = node.for_get_body()
+        if info.degenerate:
+            if info.substituted:
+                self._scope[it] = node.for_get_init()
+                try:
+                    return self.print_node(body, level)
+                finally:
+                    del self._scope[it]
+            return self._print_degenerate_block(node, info, level)
+        self._scope[it] = _Neg(info.name) if info.reversed else info.name
+        self._enclosing.append(info.name)
+        try:
+            out = self.before_for(info, level)
+            out += self._compound(self.for_header(node, info), body, level)
+        finally:
+            self._enclosing.pop()
+            del self._scope[it]
+        return out
+
+    def before_for(self, info: LoopInfo, level: int) -> list[str]:
+        """Lines printed right above a loop (a pragma in an OpenMP printer);
+        none in plain C."""
+        return []
+
+    def for_header(self, node: isl.AstNode, info: LoopInfo) -> str:
+        """``for (int c1 = init; cond; c1++)`` (no ``int`` for a variable
+        declared outside the region)."""
+        name = info.name
+        decl = "" if info.declared else "int "
+        inc_e = node.for_get_inc()
+        unit = inc_e.get_type() == _E.int and inc_e.get_val().to_python() == 1
+        if info.reversed:
+            # c = -x runs up to ``c <= e`` / ``c < e``: x runs down to -e
+            c = node.for_get_cond()
+            rel = ">=" if c.get_op_type() == _O.le else ">"
+            init, _ = self.neg_prec(node.for_get_init())
+            bound = self._wrap(self.neg_prec(c.get_op_arg(1)), ADD)
+            inc = f"{name}--" if unit else f"{name} -= {self.expr(inc_e)}"
+            return f"for ({decl}{name} = {init}; {name} {rel} {bound}; {inc})"
+        init = self.expr(node.for_get_init())
+        cond = self.expr(node.for_get_cond())
+        inc = f"{name}++" if unit else f"{name} += {self.expr(inc_e)}"
+        return f"for ({decl}{name} = {init}; {cond}; {inc})"
+
+    def _print_degenerate_block(self, node: isl.AstNode, info: LoopInfo,
+                                level: int) -> list[str]:
+        it = node.for_get_iterator().get_id().get_name()
+        self._scope[it] = info.name
+        self._enclosing.append(info.name)
+        try:
+            inner = self.print_node(node.for_get_body(), level + 1)
+        finally:
+            self._enclosing.pop()
+            del self._scope[it]
+        if info.name not in identifiers("\n".join(inner)):
+            return self.print_node(node.for_get_body(), level)
+        decl = "" if info.declared else "int "
+        ind = self.ind(level)
+        init = self.expr(node.for_get_init())
+        return ([f"{ind}{{", f"{self.ind(level + 1)}{decl}{info.name} = {init};"]
+                + inner + [f"{ind}}}"])
+
+    # -- loop description ---------------------------------------------------------
+    def loop_info(self, node: isl.AstNode) -> LoopInfo:
+        """Describe a ``for`` node (in the current printing scope: the name
+        avoids the names of the loops enclosing it)."""
+        it = node.for_get_iterator().get_id().get_name()
+        dim = iterator_dim(it)
+        depth = alpha_depth(dim, self.max_depth)
+        users = self._users_below(node)
+        rel_ids: list[int] = []
+        for k, _ in users:
+            if k not in rel_ids:
+                rel_ids.append(k)
+        rels = [self.scop.schedule.relations[k] for k in rel_ids]
+        stmts: list[str] = []
+        for r in rels:
+            if r.stmt not in stmts:
+                stmts.append(r.stmt)
+        beta = rels[0].beta[:depth] if depth is not None and rels else None
+        marks = tuple(m for m in self.scop.schedule.marks if m.loop == beta)
+        degenerate = bool(node.for_is_degenerate())
+        substituted = degenerate and _op_count(node.for_get_init()) <= _SUBSTITUTE_LIMIT
+        name, rev = "", False
+        if not substituted:
+            name, rev = self._loop_name(it, depth or dim, users, stmts,
+                                        reversible=not degenerate and self._reversible(node))
+        return LoopInfo(dim=dim, depth=depth, beta=beta, relations=tuple(rel_ids),
+                        statements=tuple(stmts), marks=marks, name=name,
+                        declared=name in self.scop.declared_iterators,
+                        degenerate=degenerate, substituted=substituted, reversed=rev)
+
+    def _loop_name(self, it: str, k: int, users, stmts: list[str], *,
+                   reversible: bool = False) -> tuple[str, bool]:
+        """(name, reversed) of the loop whose AST iterator is ``it``.
+
+        A statement instance below *agrees* with an original iterator ``x``
+        when the AST passes the loop iterator itself as ``x``'s value (or its
+        negation, for a reversed loop); one whose arguments do not mention
+        the loop is neutral.  The loop is named ``x`` when every other
+        instance agrees with ``x``, ``x`` names no enclosing loop, no
+        parameter, and nothing else in those bodies.  Else ``c<k>``.
+        """
+        direct = self._agreeing(it, users, negated=False)
+        for x in direct:
+            if self._free_for(x, stmts):
+                return x, False
+        if reversible:
+            for x in self._agreeing(it, users, negated=True):
+                if self._free_for(x, stmts):
+                    return x, True
+        name = f"c{k}"
+        while name in self._reserved or name in self._enclosing:
+            name += "_"
+        return name, False
+
+    def _agreeing(self, it: str, users, *, negated: bool) -> list[str]:
+        cands: list[str] | None = None
+        for rk, args in users:
+            if not any(_mentions(a, it) for a in args):
+                continue
+            st = self.statements[self.scop.schedule.relations[rk].stmt]
+            names = []
+            for p, a in enumerate(args[:st.dim]):
+                if negated:
+                    if not self._is_op(a, _O.minus):
+                        continue
+                    a = a.get_op_arg(0)
+                if a.get_type() == _E.id and a.get_id().get_name() == it:
+                    names.append(st.iterators[p])
+            cands = names if cands is None else [n for n in cands if n in names]
+            if not cands:
+                return []
+        return cands or []
+
+    def _free_for(self, x: str, stmts: list[str]) -> bool:
+        if x in self._enclosing or x in self.scop.params:
+            return False
+        return not any(x in self._body_ids[s] and x not in self.statements[s].iterators
+                       for s in stmts)
+
+    @staticmethod
+    def _reversible(node: isl.AstNode) -> bool:
+        """Whether a loop's condition is ``c <= e`` or ``c < e`` (so it can be
+        printed counting down over ``-c``)."""
+        it = node.for_get_iterator().get_id().get_name()
+        c = node.for_get_cond()
+        if c.get_type() != _E.op or c.get_op_type() not in (_O.le, _O.lt):
+            return False
+        lhs, rhs = c.get_op_arg(0), c.get_op_arg(1)
+        return (lhs.get_type() == _E.id and lhs.get_id().get_name() == it
+                and not _mentions(rhs, it))
+
+    # -- expressions ----------------------------------------------------------------
+    def expr(self, e: isl.AstExpr, limit: int = ANY) -> str:
+        """C text of an AST expression, parenthesized if its precedence is
+        looser than ``limit``."""
+        text, prec = self.expr_prec(e)
+        return f"({text})" if prec > limit else text
+
+    def expr_prec(self, e: isl.AstExpr) -> tuple[str, int]:
+        """(text, precedence level) of an expression."""
+        t = e.get_type()
+        if t == _E.int:
+            v = str(e.get_val())
+            return v, (UNARY if v.startswith("-") else PRIMARY)
+        if t == _E.id:
+            name = e.get_id().get_name()
+            value = self._scope.get(name, name)
+            if isinstance(value, str):
+                return value, PRIMARY
+            if isinstance(value, _Neg):
+                return f"-{value.name}", UNARY
+            return self.expr_prec(value)
+        if t != _E.op:
+            raise CodegenError(f"unsupported AST expression {e.to_C_str()}")
+        return self.op(e.get_op_type(), [e.get_op_arg(k) for k in range(e.get_op_n_arg())])
+
+    def op(self, op, args: list[isl.AstExpr]) -> tuple[str, int]:
+        """(text, precedence) of an operation (``op`` an
+        ``isl.ast_expr_op_type``)."""
+        if op in _BINARY:
+            sym, prec = _BINARY[op]
+            if len(args) != 2:
+                raise CodegenError(f"operator {sym} with {len(args)} operands")
+            if prec in (REL, EQ):   # no chained comparisons
+                left, right = ADD, ADD
+            elif prec == OR:        # gcc -Wparentheses: (a && b) || c
+                left = OR if self._is_op(args[0], _O.or_, _O.or_else) else AND - 1
+                right = AND - 1
+            else:
+                left, right = prec, prec - 1
+            return f"{self.expr(args[0], left)} {sym} {self.expr(args[1], right)}", prec
+        if op in (_O.add, _O.sub, _O.minus) or (
+                op == _O.mul and any(a.get_type() == _E.int for a in args)):
+            return self.sum_prec(self._terms_of(op, args))
+        if op in (_O.min, _O.max, _O.fdiv_q):
+            role = {_O.min: "min", _O.max: "max", _O.fdiv_q: "floord"}[op]
+            return self.macro_call(role, [self.expr(a) for a in args]), PRIMARY
+        if op in (_O.cond, _O.select):
+            c, a, b = (self.expr(x, COND - 1) for x in args)
+            return f"{c} ? {a} : {b}", COND
+        if op == _O.call:
+            fn = self.expr(args[0], PRIMARY)
+            return f"{fn}({', '.join(self.expr(a) for a in args[1:])})", PRIMARY
+        if op == _O.access:
+            base = self.expr(args[0], PRIMARY)
+            return base + "".join(f"[{self.expr(a)}]" for a in args[1:]), PRIMARY
+        if op == _O.member:
+            return f"{self.expr(args[0], PRIMARY)}.{self.expr(args[1])}", PRIMARY
+        if op == _O.address_of:
+            inner = self.expr(args[0], UNARY)
+            if inner.startswith("&"):
+                inner = f"({inner})"
+            return f"&{inner}", UNARY
+        raise CodegenError(f"unsupported AST operation {op}")
+
+    def neg_prec(self, e: isl.AstExpr) -> tuple[str, int]:
+        """(text, precedence) of ``-e``, simplified: ``-(a - b + 1)`` prints
+        as ``-a + b - 1``, ``-min(a, b)`` as ``max(-a, -b)``, ``--x`` as ``x``."""
+        if self._is_op(e, _O.min, _O.max):
+            role = "max" if e.get_op_type() == _O.min else "min"
+            args = [e.get_op_arg(k) for k in range(e.get_op_n_arg())]
+            return self.macro_call(role, [self._wrap(self.neg_prec(a), ANY) for a in args]), PRIMARY
+        return self.sum_prec(self._terms(e, -1))
+
+    def _terms(self, e: isl.AstExpr, sign: int) -> list[tuple[int, isl.AstExpr | str | None]]:
+        """``sign·e`` as a list of (coefficient, atom) terms: atoms are
+        expressions that are not sums or integer multiples, printed names
+        (str), or None for a constant."""
+        t = e.get_type()
+        if t == _E.int:
+            return [(sign * e.get_val().to_python(), None)]
+        if t == _E.id:
+            value = self._scope.get(e.get_id().get_name(), e.get_id().get_name())
+            if isinstance(value, str):
+                return [(sign, value)]
+            if isinstance(value, _Neg):
+                return [(-sign, value.name)]
+            return self._terms(value, sign)
+        if t == _E.op:
+            op = e.get_op_type()
+            if op in (_O.add, _O.sub):
+                right = sign if op == _O.add else -sign
+                return self._terms(e.get_op_arg(0), sign) + self._terms(e.get_op_arg(1), right)
+            if op == _O.minus:
+                return self._terms(e.get_op_arg(0), -sign)
+            if op == _O.mul:
+                a, b = e.get_op_arg(0), e.get_op_arg(1)
+                if a.get_type() == _E.int:
+                    return self._terms(b, sign * a.get_val().to_python())
+                if b.get_type() == _E.int:
+                    return self._terms(a, sign * b.get_val().to_python())
+        return [(sign, e)]
+
+    def sum_prec(self, terms: list[tuple[int, isl.AstExpr | str | None]]) -> tuple[str, int]:
+        """(text, precedence) of a sum of terms, constants added up and
+        printed last (isl's order otherwise kept): ``-N + c1 + 1``."""
+        const = sum(c for c, a in terms if a is None)
+        terms = [(c, a) for c, a in terms if a is not None and c != 0]
+        if const or not terms:
+            terms.append((const, None))
+        parts: list[str] = []
+        prec = PRIMARY
+        for n, (c, a) in enumerate(terms):
+            mag = abs(c)
+            if a is None:
+                text, prec = str(mag), PRIMARY
+            elif mag == 1:
+                if isinstance(a, str):
+                    text, prec = a, PRIMARY
+                else:
+                    limit = (UNARY if c < 0 else ADD) if n == 0 else ADD - 1
+                    text, prec = self.expr(a, limit), self.expr_prec(a)[1]
+            else:
+                text = f"{mag} * " + (a if isinstance(a, str) else self.expr(a, MUL - 1))
+                prec = MUL
+            if n == 0:
+                if c < 0:
+                    if text.startswith(("-", "+")):
+                        text = f"({text})"
+                    text = "-" + text
+                    prec = max(prec, UNARY)
+                parts.append(text)
+            else:
+                parts.append(f"{'-' if c < 0 else '+'} {text}")
+        return " ".join(parts), (ADD if len(parts) > 1 else prec)
+
+    def _terms_of(self, op, args: list[isl.AstExpr]):
+        if op == _O.minus:
+            return self._terms(args[0], -1)
+        if op == _O.mul:
+            a, b = args
+            if a.get_type() == _E.int:
+                return self._terms(b, a.get_val().to_python())
+            return self._terms(a, b.get_val().to_python())
+        return self._terms(args[0], 1) + self._terms(args[1], 1 if op == _O.add else -1)
+
+    def macro_call(self, role: str, args: list[str]) -> str:
+        """``floord(a, b)`` / nested ``min(min(a, b), c)`` with the macro's
+        name for this file; records that the macro must be defined."""
+        self.used_macros.add(role)
+        name = self.macros[role]
+        text = args[0]
+        for a in args[1:]:
+            text = f"{name}({text}, {a})"
+        return text
+
+    @staticmethod
+    def _wrap(tp: tuple[str, int], limit: int) -> str:
+        text, prec = tp
+        return f"({text})" if prec > limit else text
+
+    # -- helpers ----------------------------------------------------------------------
+    @staticmethod
+    def _is_op(e: isl.AstExpr, *ops) -> bool:
+        return e.get_type() == _E.op and e.get_op_type() in ops
+
+    @staticmethod
+    def _children(node: isl.AstNode) -> list[isl.AstNode]:
+        lst = node.block_get_children()
+        return [lst.get_at(k) for k in range(lst.n_ast_node())]
+
+    @staticmethod
+    def _user_args(node: isl.AstNode) -> list[isl.AstExpr]:
+        e = node.user_get_expr()
+        return [e.get_op_arg(k) for k in range(1, e.get_op_n_arg())]
+
+    def _users_below(self, node: isl.AstNode) -> list[tuple[int, list[isl.AstExpr]]]:
+        """(relation index, call arguments) of every user node below."""
+        out: list[tuple[int, list[isl.AstExpr]]] = []
+        stack = [node]
+        while stack:
+            n = stack.pop()
+            t = n.get_type()
+            if t == _N.user:
+                out.append((user_relation(n), self._user_args(n)))
+            elif t == _N.for_:
+                stack.append(n.for_get_body())
+            elif t == _N.if_:
+                if n.if_has_else_node():
+                    stack.append(n.if_get_else_node())
+                stack.append(n.if_get_then_node())
+            elif t == _N.block:
+                stack.extend(reversed(self._children(n)))
+            elif t == _N.mark:
+                stack.append(n.mark_get_node())
+        return out
+
+    def _has_open_if(self, node: isl.AstNode) -> bool:
+        """Whether ``node`` prints as (or ends, through unbraced loop
+        bodies, in) an ``if`` statement."""
+        t = node.get_type()
+        if t == _N.if_:
+            return True
+        if t == _N.for_:
+            body = node.for_get_body()
+            if node.for_is_degenerate() and _op_count(node.for_get_init()) > _SUBSTITUTE_LIMIT:
+                return False  # printed as a braced block
+            return self._is_single(body) and self._has_open_if(body)
+        if t == _N.mark:
+            return self._has_open_if(node.mark_get_node())
+        if t == _N.block:
+            kids = self._children(node)
+            return len(kids) == 1 and self._has_open_if(kids[0])
+        return False
+
+    def _is_single(self, node: isl.AstNode) -> bool:
+        """Whether ``node`` prints as exactly one C statement."""
+        t = node.get_type()
+        if t == _N.block:
+            kids = self._children(node)
+            return len(kids) == 1 and self._is_single(kids[0])
+        if t == _N.user:
+            st = self.statements[self.scop.schedule.relations[user_relation(node)].stmt]
+            return _single_statement(st.body)
+        if t == _N.for_:
+            if node.for_is_degenerate() and _op_count(node.for_get_init()) <= _SUBSTITUTE_LIMIT:
+                return self._is_single(node.for_get_body())
+            return True
+        if t == _N.mark:
+            return self._is_single(node.mark_get_node())
+        return True
+
+    def _compound(self, header: str, body: isl.AstNode, level: int) -> list[str]:
+        ind = self.ind(level)
+        lines = self.print_node(body, level + 1)
+        if self._is_single(body):
+            return [f"{ind}{header}"] + lines
+        return [f"{ind}{header} {{"] + lines + [f"{ind}}}"]
+
+    def _reindent(self, text: str, level: int) -> list[str]:
+        lines = text.splitlines()
+        first = f"{self.ind(level)}{lines[0].strip()}"
+        rest = [ln for ln in lines[1:]]
+        if not rest:
+            return [first]
+        nonblank = [ln for ln in rest if ln.strip()]
+        cut = min((len(ln) - len(ln.lstrip()) for ln in nonblank), default=0)
+        return [first] + [f"{self.ind(level + 1)}{ln[cut:]}" if ln.strip() else ""
+                          for ln in rest]
+
+
+def _single_statement(body: str) -> bool:
+    """Whether a body is one C statement (so it needs no braces)."""
+    s = re.sub(r'"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'', '""', body.strip())
+    if s.startswith("{"):
+        return True
+    return s.count(";") <= 1 and not re.match(r"(if|for|while|do)\b", s)
+
+
+def _mentions(e: isl.AstExpr, name: str) -> bool:
+    """Whether the id ``name`` occurs in an expression."""
+    t = e.get_type()
+    if t == _E.id:
+        return e.get_id().get_name() == name
+    if t == _E.op:
+        return any(_mentions(e.get_op_arg(k), name) for k in range(e.get_op_n_arg()))
+    return False
+
+
+def _op_count(e: isl.AstExpr) -> int:
+    """Number of operation nodes of an expression, min/max/div/select
+    counted heavier (they repeat text when substituted)."""
+    if e.get_type() != _E.op:
+        return 0
+    op = e.get_op_type()
+    weight = 4 if op in (_O.min, _O.max, _O.fdiv_q, _O.cond, _O.select) else 1
+    return weight + sum(_op_count(e.get_op_arg(k)) for k in range(e.get_op_n_arg()))
+
+
+# -- entry points -------------------------------------------------------------------
+
+def generate_region(scop: Scop, *, max_operations: int | None = DEFAULT_MAX_OPERATIONS,
+                    timeout: float | None = None) -> str:
+    """The C text replacing ``scop.source[scop.region[0]:scop.region[1]]``.
+
+    The text between the ``#pragma scop`` and ``#pragma endscop`` lines
+    (both kept by the caller), indented like the original region, ending with
+    a newline.  ``max_operations`` bounds isl's AST generation (None: no
+    bound); ``timeout`` (seconds), when given, also runs the generation in a
+    fresh worker interpreter that is killed past the limit (its start-up,
+    ~0.3 s, is not counted).  Either limit raises
+    :class:`~clayx.errors.CodegenError`.
+    """
+    if timeout is not None:
+        return _generate_in_worker(scop, max_operations, timeout)
+    original = None
+    if scop.source is not None and scop.region is not None:
+        original = scop.source[scop.region[0]:scop.region[1]]
+    base, unit = detect_indent(original or "")
+    node = build_ast(scop, max_operations=max_operations)
+    try:
+        return CPrinter(scop, base_indent=base, indent=unit).region(node, original)
+    except isl.Error as e:
+        raise CodegenError(f"printing the generated code failed in isl: {e}") from None
+
+
+def generate_file(scops: Sequence[Scop], **kwargs) -> str:
+    """The whole file text (``scops[0].source``) with each SCoP's region
+    replaced by :func:`generate_region` (keyword arguments are passed on).
+    The SCoPs must come from the same source with disjoint regions; all text
+    outside the regions is kept byte for byte."""
+    if not scops:
+        raise CodegenError("no SCoP to generate")
+    source = scops[0].source
+    if source is None:
+        raise CodegenError("the SCoP has no source text to splice into")
+    for s in scops:
+        if s.source != source or s.region is None:
+            raise CodegenError("generate_file needs SCoPs of one source, each with a region")
+    order = sorted(scops, key=lambda s: s.region[0])
+    for a, b in zip(order, order[1:]):
+        if a.region[1] > b.region[0]:
+            raise CodegenError(f"SCoP regions {a.region} and {b.region} overlap")
+    text = source
+    for s in reversed(order):
+        start, end = s.region
+        text = text[:start] + generate_region(s, **kwargs) + text[end:]
+    return text
+
+
+# -- timeout guard: a worker process -------------------------------------------------
+
+#: Seconds allowed for the worker interpreter to start (import islpy, clayx);
+#: not counted in ``timeout``.  Start-up measured here: ~0.3 s.
+WORKER_STARTUP_LIMIT = 60.0
+
+
+def _generate_in_worker(scop: Scop, max_operations: int | None, timeout: float) -> str:
+    """Run :func:`generate_region` in a fresh interpreter
+    (:mod:`clayx.codegen._worker`) and kill it ``timeout`` seconds after it
+    has started: islpy holds the GIL, so a thread could not be stopped."""
+    import clayx
+    root = str(Path(clayx.__file__).resolve().parents[1])
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [root, env.get("PYTHONPATH")]))
+    try:
+        payload = pickle.dumps((scop, max_operations))
+    except Exception as e:  # noqa: BLE001 - unpicklable user data
+        raise CodegenError(f"cannot send the SCoP to a worker process: {e}") from None
+    proc = subprocess.Popen([sys.executable, "-m", "clayx.codegen._worker"],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=env)
+    try:
+        with selectors.DefaultSelector() as sel:
+            sel.register(proc.stdout, selectors.EVENT_READ)
+            ready = sel.select(WORKER_STARTUP_LIMIT)
+        if not ready or proc.stdout.readline() != b"ready\n":
+            raise CodegenError("the code generation worker did not start: "
+                               + proc.stderr.read(2000).decode(errors="replace")
+                               if proc.poll() is not None else
+                               "the code generation worker did not start")
+        try:
+            out, err = proc.communicate(payload, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            raise CodegenError(
+                f"AST generation took longer than {timeout:g} s and was stopped; "
+                "the schedule is probably too complex to scan") from None
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    try:
+        status, value = pickle.loads(out)
+    except Exception:  # noqa: BLE001 - a crashed worker
+        raise CodegenError("the code generation worker died: "
+                           + err.decode(errors="replace")[-2000:]) from None
+    if status == "ok":
+        return value
+    raise CodegenError(value)
