@@ -117,11 +117,12 @@ def run(argv: Sequence[str] | None = None, stdout=None, stderr=None) -> int:
 def _main(args) -> str:
     from clayx.frontend import load
     if args.demo:
-        from clayx.codegen import generate_file
+        from clayx.codegen import generate_region
         path = bundled_example("beamforming")
         scops = load(path)
-        return (f"clayx demo on {path.name}\n\n" + summary(scops)
-                + "\nregenerated code:\n" + _region_text(generate_file(scops), scops))
+        code = "".join(f"#pragma scop\n{generate_region(s)}#pragma endscop\n" for s in scops)
+        return (f"clayx demo on {path.name} ({path})\n\n" + summary(scops)
+                + "\ncode regenerated from the schedule:\n" + code)
     path = Path(args.file)
     if not path.exists():
         raise ClayxError(f"{path}: no such file")
@@ -137,15 +138,6 @@ def _main(args) -> str:
             raise ClayxError(f"{path} has {len(scops)} SCoPs; OpenScop holds one")
         return write(scops[0])
     return summary(scops)
-
-
-def _region_text(text: str, scops) -> str:
-    """The generated SCoP part of a generated file (for display)."""
-    a = text.find("#pragma scop")
-    b = text.find("#pragma endscop")
-    if a < 0 or b < 0:
-        return text
-    return text[a:text.find("\n", b) + 1]
 
 
 def main() -> None:

@@ -188,3 +188,13 @@ def test_parameter_read_before_its_bound_is_no_access():
     assert "n" in s.params
     assert [a.array for a in s.statements[0].accesses] == ["x"]
     assert "n" not in {a.name for a in s.arrays}
+
+
+def test_header_constant_is_no_access():
+    s = one("x = DBL_MIN;\nfor (int i = 0; i < n; i++)\n  B[i] = M_PI * y;")
+    assert {a.name for a in s.arrays} == {"x", "B", "y"}
+
+
+def test_declared_or_written_caps_name_is_an_access():
+    s = one("XS = 1.0;\nx = XS + YS;", decls="double x, XS, YS;")
+    assert {a.name for a in s.arrays} == {"x", "XS", "YS"}

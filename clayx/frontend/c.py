@@ -856,14 +856,20 @@ class _Extractor:
         arrays: dict[str, tuple[int, ts.Node]] = {}
         statements: list[Statement] = []
         relations: list[Relation] = []
+        decls = self._declarations()
         for raw in self.stmts:
             dom = raw.domain.align_params(pspace).set_tuple_name(raw.name)
             dom = dom.coalesce()
             accs: list[Access] = []
             # a parameter read in a body before its first use in a bound was
             # taken for a scalar while walking: it is no access
+            # a read-only, undeclared, all-caps name (DBL_MIN, M_PI) is a
+            # constant from a header: no access either (no dependence is lost)
             kept = [a for a in raw.accesses
-                    if not (a[0] == READ and not a[2] and a[1] in self.params)]
+                    if not (a[0] == READ and not a[2] and (
+                        a[1] in self.params
+                        or (a[1] not in self.written and a[1] not in decls
+                            and re.fullmatch(r"[A-Z][A-Z0-9_]*", a[1]))))]
             for k, (kind, arr, subs, text, node) in enumerate(kept):
                 nd = len(subs)
                 if arr in arrays and arrays[arr][0] != nd:
@@ -878,7 +884,6 @@ class _Extractor:
                                         raw.node.start_point[0] + 1))
             relations.append(Relation.build(dom, raw.beta, raw.alphas))
         schedule = ClaySchedule(tuple(relations)).normalized()
-        decls = self._declarations()
         arr_objs = []
         for name, (nd, _) in arrays.items():
             ctype, ext = decls.get(name, (None, ()))
