@@ -198,3 +198,35 @@ def test_header_constant_is_no_access():
 def test_declared_or_written_caps_name_is_an_access():
     s = one("XS = 1.0;\nx = XS + YS;", decls="double x, XS, YS;")
     assert {a.name for a in s.arrays} == {"x", "XS", "YS"}
+
+
+@pytest.mark.parametrize("src", [
+    "void f(void){\n# pragma scop\nfor (int i=0;i<N;i++) a[i]=0;\n# pragma endscop\n}\n",
+    "void f(void){\n  #pragma scop // region\nfor (int i=0;i<N;i++) a[i]=0;\n  #pragma endscop /* end */\n}\n",
+    "void f(void){\r\n#pragma scop\r\nfor (int i=0;i<N;i++)\r\n  a[i]=0;\r\n#pragma endscop\r\n}\r\n",
+], ids=["space-after-hash", "trailing-comments", "crlf"])
+def test_pragma_spellings_and_line_endings(src):
+    from clayx.codegen import generate_file
+    [s] = parse_string(src)
+    assert len(s.statements) == 1
+    out = generate_file([s])
+    a, b = s.region
+    assert out[:a] == src[:a] and out.endswith(src[b:])
+    if "\r\n" in src:  # the generated region keeps the file's line endings
+        assert "\n" not in out.replace("\r\n", "")
+
+
+def test_clay_style_top_level_region():
+    """Clay's test inputs put the SCoP at file level, outside any function,
+    with the script in a comment before it."""
+    src = ("/* Clay\n   fuse([0]);\n */\n#pragma scop\nfor (i = 0 ; i < N ; i++)\n  a[i] = 0;\n"
+           "for (i = 0 ; i < N ; i++) {\n  b[i] = a[i];\n  if (i > 2) c[i] = b[i-1];\n}\n"
+           "#pragma endscop\n")
+    from clayx.codegen import generate_file
+    [s] = parse_string(src)
+    assert [r.beta for r in s.schedule] == [(0, 0), (1, 0), (1, 1)]
+    assert s.declared_iterators == {"i"}
+    out = generate_file([s])
+    assert out.startswith(src[:s.region[0]]) and "for (i = 0; i < N; i++)" in out
+    [again] = parse_string(out)
+    assert len(again.statements) == 3

@@ -755,9 +755,12 @@ def generate_region(scop: Scop, *, max_operations: int | None = DEFAULT_MAX_OPER
     base, unit = detect_indent(original or "")
     node = build_ast(scop, max_operations=max_operations)
     try:
-        return CPrinter(scop, base_indent=base, indent=unit).region(node, original)
+        text = CPrinter(scop, base_indent=base, indent=unit).region(node, original)
     except isl.Error as e:
         raise CodegenError(f"printing the generated code failed in isl: {e}") from None
+    if original is not None and "\r\n" in original:  # keep the file's line endings
+        text = text.replace("\r\n", "\n").replace("\n", "\r\n")
+    return text
 
 
 def generate_file(scops: Sequence[Scop], **kwargs) -> str:

@@ -49,6 +49,7 @@ _MIN = {"min", "MIN", "clayx_min", "fmin", "__min"}
 _MAX = {"max", "MAX", "clayx_max", "fmax", "__max"}
 _FLOORD = {"floord", "clayx_floord", "FLOORD"}
 _CEILD = {"ceild", "clayx_ceild", "CEILD"}
+_PRAGMA = re.compile(r"\s*#\s*pragma\s+(scop|endscop)\s*(?:(?://|/\*).*)?$", re.S)
 _INT_TYPES = re.compile(r"^(unsigned|signed|int|long|short|char|size_t|ptrdiff_t|"
                         r"int\d+_t|uint\d+_t|\s)+$")
 
@@ -218,14 +219,12 @@ class _Extractor:
         return [self._region(parent, a, b) for parent, a, b in regions]
 
     def _pragma(self, node: ts.Node) -> str | None:
+        """``scop``/``endscop`` for those pragma lines (``# pragma scop``,
+        trailing comments allowed), else None."""
         if node.type != "preproc_call":
             return None
-        d = node.child_by_field_name("directive")
-        a = node.child_by_field_name("argument")
-        if d is None or _text(d) != "#pragma" or a is None:
-            return None
-        arg = _text(a).strip()
-        return arg if arg in ("scop", "endscop") else None
+        m = _PRAGMA.match(_text(node))
+        return m.group(1) if m else None
 
     def _find_regions(self) -> list[tuple[ts.Node, int, int]]:
         regions: list[tuple[ts.Node, int, int]] = []
