@@ -114,3 +114,8 @@ def test_body_substitution_is_token_aware():
     assert out == 'A[(c1 - 1)][c2] = B[(c1 - 1)+1] + s.i + p->j + f("i") + 1e5 + ij;'
     assert identifiers(body) >= {"A", "i", "j", "B", "s", "p", "f", "ij"}
     assert "e5" not in identifiers(body)
+
+
+def test_substitution_skips_comments():
+    out = substitute_iterators("A[i] = 1; /* i\n i */ // i\nB[i] = 0;", {"i": "c + 1"})
+    assert out == "A[(c + 1)] = 1; /* i\n i */ // i\nB[(c + 1)] = 0;"

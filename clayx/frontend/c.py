@@ -965,7 +965,18 @@ def _named(s: isl.Set, its: list[str]) -> isl.Set:
 
 
 def _int_literal(text: str) -> int | None:
+    """The value of a C integer literal (decimal, hex, octal, suffixes, and
+    the sign tree-sitter sometimes folds into the literal), else None."""
     t = text.strip().rstrip("uUlL")
+    sign = 1
+    while t[:1] in ("-", "+"):
+        sign = -sign if t[0] == "-" else sign
+        t = t[1:].strip()
+    v = _unsigned_literal(t)
+    return None if v is None else sign * v
+
+
+def _unsigned_literal(t: str) -> int | None:
     try:
         if re.fullmatch(r"0[xX][0-9a-fA-F]+", t):
             return int(t, 16)

@@ -179,17 +179,18 @@ class Scop:
 # --- statement bodies --------------------------------------------------------
 
 _TOKEN = re.compile(
-    r"""(?P<str>"(?:\\.|[^"\\])*"|'(?:\\.|[^'\\])*')"""
+    r"""(?P<comment>//[^\n]*|/\*.*?\*/)"""
+    r"""|(?P<str>"(?:\\.|[^"\\])*"|'(?:\\.|[^'\\])*')"""
     r"""|(?P<member>(?:\.|->)\s*[A-Za-z_]\w*)"""
     r"""|(?P<num>\b\d[\w.]*(?:[eEpP][+-]\d+)?)"""
-    r"""|(?P<id>[A-Za-z_]\w*)""")
+    r"""|(?P<id>[A-Za-z_]\w*)""", re.S)
 
 
 def substitute_iterators(body: str, mapping: dict[str, str]) -> str:
     """Replace identifier tokens of ``body`` by text, C-token aware.
 
-    Identifiers inside string/char literals, after ``.``/``->`` and inside
-    numbers are left alone.  Replacements are parenthesized unless they are a
+    Identifiers inside comments, string/char literals, after ``.``/``->``
+    and inside numbers are left alone.  Replacements are parenthesized unless they are a
     plain identifier or a non-negative integer:
 
     >>> substitute_iterators("A[i][j] = B[i+1];", {"i": "c1 - 1", "j": "c2"})
