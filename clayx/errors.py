@@ -62,3 +62,52 @@ class VerifyError(ClayxError):
 
 class MismatchError(VerifyError):
     """Original and generated programs printed different results."""
+
+
+class ScriptSyntaxError(ClayxError):
+    """A Clay script does not parse; ``line``/``column`` are 1-based."""
+
+    def __init__(self, message: str, *, line: int, column: int,
+                 source_line: str | None = None, path: str | None = None):
+        self.line = line
+        self.column = column
+        self.message = message
+        self.source_line = source_line
+        self.path = path
+        caret = ""
+        if source_line is not None:
+            caret = f"\n  {source_line}\n  {' ' * (column - 1)}^"
+        super().__init__(f"{path or '<script>'}:{line}:{column}: {message}{caret}")
+
+
+class DirectiveError(ClayxError):
+    """A directive's arguments are wrong or its target does not exist
+    (Clay's catalogue: "the beta vector was not found", "depth overflow",
+    "the beta is not a loop", ...).  ``directive`` names the step."""
+
+    def __init__(self, message: str, *, directive: str | None = None,
+                 argument: int | None = None, line: int | None = None,
+                 column: int | None = None):
+        self.directive = directive
+        self.argument = argument
+        self.message = message
+        self.line = line
+        self.column = column
+        where = f"{line}:{column}: " if line is not None else ""
+        arg = f"argument {argument}: " if argument is not None else ""
+        step = f"error in {directive}: " if directive else ""
+        super().__init__(f"{where}{step}{arg}{message}")
+
+
+class LegalityError(ClayxError):
+    """A step would break dependences.  ``violations`` holds the violated
+    dependences (each with a witness pair of instances), ``total`` their
+    number."""
+
+    def __init__(self, message: str, *, violations=(), total: int = 0,
+                 directive: str | None = None):
+        self.violations = tuple(violations)
+        self.total = total
+        self.directive = directive
+        self.message = message
+        super().__init__(message)
