@@ -6,3 +6,5 @@ from .registry import (REGISTRY, Beta, Bool, Directive, Int, Ints, List, Param,
 
 __all__ = ["REGISTRY", "Beta", "Bool", "Directive", "Int", "Ints", "List", "Param",
            "String", "apply", "directive", "listing", "lookup", "names"]
+
+from . import affine, marks, structure, tiling  # noqa: E402,F401  (registration)

@@ -1,0 +1,1 @@
+"""Clay directives: affine (see the package docstring)."""

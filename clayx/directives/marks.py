@@ -1,0 +1,1 @@
+"""Clay directives: marks (see the package docstring)."""

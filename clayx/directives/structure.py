@@ -1,0 +1,1 @@
+"""Clay directives: structure (see the package docstring)."""

@@ -1,0 +1,1 @@
+"""Clay directives: tiling (see the package docstring)."""
