@@ -272,7 +272,6 @@ class _Extractor:
         self.declared_outside: set[str] = set()
         self.stmts: list[_RawStmt] = []
         self.written: dict[str, ts.Node] = {}
-        self.affine_ids: dict[str, ts.Node] = {}
         self.expanding: list[str] = []
 
         self._prescan(kids)
@@ -584,7 +583,6 @@ class _Extractor:
                 finally:
                     self.expanding.pop()
             self._add_param(name)
-            self.affine_ids.setdefault(name, node)
             v = self.macro_int(name)
             if v is not None:
                 self.param_values[name] = v
