@@ -9,10 +9,16 @@ Forms (kept stable as later features are added):
   ``clayx FILE.c --emit scop`` writes the SCoP of a C file as OpenScop;
 - ``clayx FILE`` (no ``--emit``): a summary of the SCoP(s): statements, the
   β-tree with the original iterator names, parameters, dependences by kind;
+- ``clayx FILE --script S.clay [--emit c|scop] [-o OUT]``: apply a Clay
+  script in batch (each step checked against the exact dependences); without
+  ``--script``, directives are read from standard input when it is not a
+  terminal, else a script embedded in the file (a ``/* Clay … */`` comment
+  in a C file, the ``<clay>`` extension of an OpenScop file) is applied;
+- ``clayx --list``: every directive with its signature and aliases;
 - ``clayx --demo``: the summary and regenerated code of a bundled example.
 
 Exit status: 0 success, 1 a clayx error (message on stderr, nothing
-written), 2 a usage error.
+written), 2 a usage error, 3 a legality refusal.
 """
 
 from __future__ import annotations
@@ -23,9 +29,9 @@ from importlib import resources
 from pathlib import Path
 from typing import Sequence
 
-from clayx.errors import ClayxError
+from clayx.errors import ClayxError, LegalityError
 
-EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
+EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_ILLEGAL = 0, 1, 2, 3
 
 
 def bundled_example(name: str) -> Path:
@@ -45,6 +51,10 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--emit", choices=["c", "scop"],
                     help="write the regenerated C file, or the OpenScop form")
     ap.add_argument("-o", "--output", help="output file (default: standard output)")
+    ap.add_argument("--script", metavar="S.clay", help="apply this Clay script")
+    ap.add_argument("--unchecked", action="store_true",
+                    help="generate code even if a step was applied without the legality check")
+    ap.add_argument("--list", action="store_true", help="list every directive and exit")
     ap.add_argument("--demo", action="store_true", help="run on a bundled example")
     return ap
 
@@ -82,15 +92,20 @@ def summary(scops) -> str:
     return "\n".join(lines) + "\n"
 
 
-def run(argv: Sequence[str] | None = None, stdout=None, stderr=None) -> int:
+def run(argv: Sequence[str] | None = None, stdout=None, stderr=None, stdin=None) -> int:
     """Run the command line; returns the exit status."""
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
+    stdin = stdin if stdin is not None else sys.stdin
     ap = _parser()
     try:
         args = ap.parse_args(argv)
     except SystemExit as e:  # argparse already printed the message
         return EXIT_USAGE if e.code else EXIT_OK
+    if args.list:
+        from clayx.directives import listing
+        stdout.write(listing() + "\n")
+        return EXIT_OK
     if args.demo and args.file:
         print("clayx: error: --demo takes no FILE", file=stderr)
         return EXIT_USAGE
@@ -99,7 +114,10 @@ def run(argv: Sequence[str] | None = None, stdout=None, stderr=None) -> int:
         print("clayx: error: a FILE (or --demo) is required", file=stderr)
         return EXIT_USAGE
     try:
-        out = _main(args)
+        out = _main(args, stdin)
+    except LegalityError as e:
+        print(f"clayx: refused: {e}", file=stderr)
+        return EXIT_ILLEGAL
     except ClayxError as e:
         print(f"clayx: error: {e}", file=stderr)
         return EXIT_ERROR
@@ -114,7 +132,38 @@ def run(argv: Sequence[str] | None = None, stdout=None, stderr=None) -> int:
     return EXIT_OK
 
 
-def _main(args) -> str:
+def _script_text(args, stdin, path: Path, scop) -> tuple[str | None, str | None]:
+    """The script to apply and its name: --script, else standard input when
+    it is not a terminal, else the script embedded in the file."""
+    if args.script:
+        try:
+            return Path(args.script).read_text(), args.script
+        except OSError as e:
+            raise ClayxError(f"cannot read script {args.script}: {e}") from None
+    if stdin is not None and not _isatty(stdin):
+        try:
+            text = stdin.read()
+        except (OSError, ValueError):   # closed or unreadable: no script there
+            text = ""
+        if text.strip():
+            return text, "<stdin>"
+    if path.suffix == ".scop":
+        from clayx.frontend.openscop import scop_clay_script
+        return scop_clay_script(scop), f"{path} <clay>"
+    if scop.source is not None:
+        from clayx.script import extract_embedded
+        return extract_embedded(scop.source), f"{path} /* Clay */"
+    return None, None
+
+
+def _isatty(f) -> bool:
+    try:
+        return f.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def _main(args, stdin=None) -> str:
     from clayx.frontend import load
     if args.demo:
         from clayx.codegen import generate_region
@@ -126,18 +175,20 @@ def _main(args) -> str:
     path = Path(args.file)
     if not path.exists():
         raise ClayxError(f"{path}: no such file")
+    from clayx.session import Session
     scops = load(path)
+    text, name = _script_text(args, stdin, path, scops[0])
+    session = Session(scops[0], others=tuple(scops[1:]))
+    if text:
+        session.apply(text, path=name)
     if args.emit == "c":
-        from clayx.codegen import generate_file, generate_region
-        if scops[0].source is None:
-            return "".join(generate_region(s) for s in scops)
-        return generate_file(scops)
+        return session.code("c", unchecked=args.unchecked)
     if args.emit == "scop":
         from clayx.frontend.openscop import write
         if len(scops) != 1:
             raise ClayxError(f"{path} has {len(scops)} SCoPs; OpenScop holds one")
-        return write(scops[0])
-    return summary(scops)
+        return write(session.current)
+    return summary([session.current, *session.others])
 
 
 def main() -> None:

@@ -17,9 +17,9 @@ ROOT = Path(__file__).resolve().parent.parent
 GEMM = ROOT / "examples" / "gemm.c"
 
 
-def call(*argv):
+def call(*argv, stdin=""):
     out, err = io.StringIO(), io.StringIO()
-    rc = run(list(argv), stdout=out, stderr=err)
+    rc = run(list(argv), stdout=out, stderr=err, stdin=io.StringIO(stdin))
     return rc, out.getvalue(), err.getvalue()
 
 

@@ -1,1 +1,490 @@
-"""Clay directives: structure (see the package docstring)."""
+"""Clay directives that change the β-tree (seed 004 §5, Fig. 8): reorder,
+fuse, split/distribute, iss, collapse, peel, embed/unembed; ``context`` on
+the parameters; and the queries ``get_beta_loop``, ``get_beta_stmt``,
+``get_beta_loop_by_name``.
+
+Every directive validates its arguments against the schedule first (Clay's
+messages, :mod:`.common`), then returns a new SCoP whose β-vectors are
+normalized.  Marks follow the statements they applied to.  Legality is the
+caller's job: the session checks every dependence after the step.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import islpy as isl
+
+from ..model import Relation, Scop
+from .common import (DEPTH_OVERFLOW, Inequality, add_inequality, alpha_out, check_beta,
+                     check_depth, fail, nonempty, parse_inequality, query, rebuild)
+from .registry import Beta, Int, Ints, List, String, directive
+
+_dt = isl.dim_type
+
+
+def _moved(r: Relation, pos: int, value: int) -> Relation:
+    """``r`` with β[pos] set to ``value``."""
+    b = list(r.beta)
+    b[pos] = value
+    return r.with_beta(tuple(b))
+
+
+# --- reorder ----------------------------------------------------------------------
+
+@directive("reorder", Beta("loop"), Ints("order"))
+def reorder(scop: Scop, loop, order) -> Scop:
+    """Permute the children (statements and loops) of a loop or of the root.
+
+    Arguments: ``loop`` a loop β-prefix or ``[]`` (the root); ``order`` the
+    new position of each child, in program order: child k moves to position
+    ``order[k]`` (Clay: β at depth ``len(loop)+1`` becomes ``order[β]``).
+    ``order`` must be a permutation of ``0..n-1``, n the number of children.
+
+        for i: { S0; S1; S2 }      reorder([0], [2, 0, 1])
+        ->  for i: { S1; S2; S0 }
+
+    Legality: checked against all dependences after the step.
+    """
+    name = "reorder"
+    loop = check_beta(scop, loop, directive=name, argument=1, kind="loop_or_root")
+    kids = scop.schedule.children(loop)
+    order = tuple(order)
+    if len(order) != len(kids) or sorted(order) != list(range(len(kids))):
+        raise fail(name, f"the order is incorrect: expected a permutation of "
+                   f"0..{len(kids) - 1} ({len(kids)} children), got {list(order)}", 2)
+    d = len(loop)
+    index = {k: n for n, k in enumerate(kids)}
+    pairs = []
+    for r in scop.schedule:
+        new = r
+        if r.beta[:d] == loop and len(r.beta) > d:
+            new = _moved(r, d, order[index[r.beta[:d + 1]]])
+        pairs.append((r, new))
+    return rebuild(scop, pairs)
+
+
+# --- fuse ------------------------------------------------------------------------------
+
+@directive("fuse", Beta("loop", loop=True), aliases=("fusenext", "fuse_next", "merge"))
+def fuse(scop: Scop, loop) -> Scop:
+    """Fuse a loop with the loop right after it (its next sibling).
+
+    Arguments: ``loop`` a loop β-prefix; its next sibling must be a loop.
+    The children of the next loop come after those of the first; α
+    dimensions are untouched (the fused loop runs over the union of both
+    ranges; each statement keeps its own bounds).
+
+        for i: S0             fuse([0])
+        for i: S1        ->   for i: { S0; S1 }
+
+    Legality: checked against all dependences after the step.
+    Aliases: fusenext, fuse_next, merge (Clay's FUSENEXT).
+    """
+    name = "fuse"
+    loop = check_beta(scop, loop, directive=name, argument=1, kind="loop")
+    sched = scop.schedule
+    sibs = sched.children(loop[:-1])
+    k = sibs.index(loop)
+    if k + 1 >= len(sibs):
+        raise fail(name, "the loop has no next sibling to fuse with", 1)
+    nxt = sibs[k + 1]
+    if not sched.is_loop(nxt):
+        raise fail(name, "the loop has no next sibling to fuse with: "
+                   f"the next sibling {list(nxt)} is a statement", 1)
+    d = len(loop)
+    shift = max(r.beta[d] for r in sched.relations_under(loop)) + 1
+    pairs = []
+    for r in sched:
+        new = r
+        if r.beta[:d] == nxt:
+            new = r.with_beta(loop + (r.beta[d] + shift,) + r.beta[d + 1:])
+        pairs.append((r, new))
+    return rebuild(scop, pairs)
+
+
+# --- split / distribute ----------------------------------------------------------------------
+
+def _split(scop: Scop, beta, depth: int, name: str, arg: int = 1) -> Scop:
+    sched = scop.schedule
+    n = len(beta)
+    pre = beta[:depth - 1]
+    moved = [r for r in sched.relations_under(beta[:depth])
+             if r.beta[depth:n] > beta[depth:]]
+    if not moved:
+        raise fail(name, f"nothing to split: {list(beta)} is the last one in the "
+                   f"loop at depth {depth}", arg)
+    moved_ids = {id(r) for r in moved}
+    pairs = []
+    for r in sched:
+        new = r
+        if id(r) in moved_ids or (r.beta[:depth - 1] == pre and len(r.beta) >= depth
+                                  and r.beta[depth - 1] > beta[depth - 1]):
+            new = _moved(r, depth - 1, r.beta[depth - 1] + 1)
+        pairs.append((r, new))
+    return rebuild(scop, pairs)
+
+
+@directive("split", Beta("beta"), Int("depth"), aliases=("fission",))
+def split(scop: Scop, beta, depth) -> Scop:
+    """Distribute the loop at ``depth`` around ``beta`` into two loops.
+
+    Arguments: ``beta`` a statement (or loop) β-vector; ``depth`` with
+    ``1 <= depth < len(beta)``, the loop ``beta[:depth]`` to split.  Everything
+    in that loop up to and including ``beta`` (in program order) stays in the
+    first loop; everything after it goes to a new loop right after (every
+    loop between ``depth`` and ``beta`` is split the same way).  Exactly:
+    relations with ``β[:depth] == beta[:depth]`` and ``β[depth:] > beta[depth:]``,
+    and the later siblings of the loop, get ``β[depth-1] += 1``; then
+    β-vectors are normalized.  Refused when nothing follows ``beta``.
+
+        for i: { S0; S1; S2 }      split([0, 1], 1)
+        ->  for i: { S0; S1 }
+            for i: { S2 }
+
+    Legality: checked against all dependences after the step.
+    Aliases: fission.  Clay's ``distribute(loop, n)`` is ``split(loop + [n-1], len(loop))``.
+    """
+    name = "split"
+    beta = check_beta(scop, beta, directive=name, argument=1, kind="any")
+    check_depth(depth, 1, len(beta) - 1, directive=name, argument=2)
+    return _split(scop, beta, depth, name)
+
+
+@directive("distribute", Beta("loop", loop=True), Int("n"))
+def distribute(scop: Scop, loop, n) -> Scop:
+    """Distribute a loop in two: its first ``n`` children stay, the rest go to
+    a new loop right after it (Clay paper's DISTRIBUTE, Fig. 4 and 9).
+
+    Arguments: ``loop`` a loop β-prefix; ``n`` with ``1 <= n < number of
+    children``: the children with β at depth ``len(loop)+1`` below ``n`` stay.
+
+        for i: { S0; S1; S2 }      distribute([0], 2)
+        ->  for i: { S0; S1 }
+            for i: { S2 }
+
+    Legality: checked against all dependences after the step.
+    Same as ``split(loop + [n-1], len(loop))``.
+    """
+    name = "distribute"
+    loop = check_beta(scop, loop, directive=name, argument=1, kind="loop")
+    kids = scop.schedule.children(loop)
+    if not 1 <= n < len(kids):
+        raise fail(name, f"{DEPTH_OVERFLOW}: n must be in 1..{len(kids) - 1} "
+                   f"(the loop has {len(kids)} children), got {n}", 2)
+    return _split(scop, kids[n - 1], len(loop), name, 2)
+
+
+# --- index-set splitting ----------------------------------------------------------------------
+
+def _halves(scop: Scop, loop, ineq: Inequality):
+    """For each relation under ``loop``: (old, T ∩ c, T ∩ ¬c), empty halves as
+    None (a relation with both empty keeps its first half)."""
+    out = []
+    for r in scop.schedule.relations_under(loop):
+        m1 = add_inequality(r.map, ineq, scop.params)
+        m2 = add_inequality(r.map, ineq.negated(), scop.params)
+        h1 = m1 if nonempty(scop, m1, r.stmt) else None
+        h2 = m2 if nonempty(scop, m2, r.stmt) else None
+        if h1 is None and h2 is None:
+            h1 = m1
+        out.append((r, h1, h2))
+    return out
+
+
+@directive("iss", Beta("loop", loop=True), List("inequality"),
+           aliases=("indexsetsplit", "index_set_split", "cut_loop"))
+def iss(scop: Scop, loop, inequality) -> Scop:
+    """Index-set split: every relation under a loop becomes two, one with the
+    inequality and one with its complement (Clay's INDEXSETSPLIT).
+
+    Arguments: ``loop`` a loop β-prefix; ``inequality`` ``c ≥ 0`` in one of
+    Clay's list forms (:func:`.common.parse_inequality`): ``{u… | w… | C}``
+    flat (α coefficients, one per parameter, constant),
+    ``{[u…] | [w…] | C}`` or ``{[u…] | [v…] | [w…] | C}`` (v: the original
+    iterators).  Each relation T under ``loop`` keeps its β with ``c ≥ 0``
+    added; its copy with ``c < 0`` (``-c-1 ≥ 0``) gets ``β[len(loop)] +=
+    max + 1``, i.e. all the copies follow all the originals, in the same
+    order.  A half that schedules no instance (domain and context) is dropped.
+
+        for i: S0(i)            iss([0], {-1 | 0 | 4})       (4 - i >= 0, one parameter)
+        ->  for i: { if (i <= 4) S0(i); if (i >= 5) S0(i) }
+
+    Legality: checked against all dependences after the step.
+    Aliases: indexsetsplit, index_set_split, cut_loop.  Inverse: collapse.
+    """
+    name = "iss"
+    loop = check_beta(scop, loop, directive=name, argument=1, kind="loop")
+    rels = scop.schedule.relations_under(loop)
+    ineq = parse_inequality(scop, rels, inequality, directive=name, argument=2)
+    d = len(loop)
+    shift = max(r.beta[d] for r in rels) + 1
+    halves = {id(r): (h1, h2) for r, h1, h2 in _halves(scop, loop, ineq)}
+    pairs = []
+    for r in scop.schedule:
+        if id(r) not in halves:
+            pairs.append((r, r))
+            continue
+        h1, h2 = halves[id(r)]
+        if h1 is not None:
+            pairs.append((r, Relation(r.stmt, r.beta, h1)))
+        if h2 is not None:
+            pairs.append((r, _moved(Relation(r.stmt, r.beta, h2), d, r.beta[d] + shift)))
+    return rebuild(scop, pairs)
+
+
+@directive("peel", Beta("loop", loop=True), List("inequality"))
+def peel(scop: Scop, loop, inequality) -> Scop:
+    """Peel a loop into two consecutive loops: first the iterations that
+    satisfy the inequality, then the others.
+
+    Arguments as for :func:`iss`.  Each relation T under ``loop`` keeps its β
+    with ``c ≥ 0`` added; its copy with ``c < 0`` goes, in the same nest
+    shape, into a new loop right after ``loop`` (= ``iss`` followed by a split
+    of ``loop`` after its last original child).  Peel the front with
+    ``{-1 | … | k-1}`` (i ≤ k-1), the back with ``{-1 | … | N-2}`` forms.
+    Empty halves are dropped.
+
+        for i in 0..N-1: S0(i)        peel([0], {-1 | 0 | 1})        (i <= 1)
+        ->  for i in 0..1:   S0(i)
+            for i in 2..N-1: S0(i)
+
+    Legality: checked against all dependences after the step (the second
+    loop runs after the whole first one).
+    """
+    name = "peel"
+    loop = check_beta(scop, loop, directive=name, argument=1, kind="loop")
+    rels = scop.schedule.relations_under(loop)
+    ineq = parse_inequality(scop, rels, inequality, directive=name, argument=2)
+    d = len(loop)
+    halves = {id(r): (h1, h2) for r, h1, h2 in _halves(scop, loop, ineq)}
+    pairs = []
+    for r in scop.schedule:
+        if id(r) not in halves:
+            new = r
+            if (r.beta[:d - 1] == loop[:-1] and len(r.beta) >= d
+                    and r.beta[d - 1] > loop[-1]):
+                new = _moved(r, d - 1, r.beta[d - 1] + 1)
+            pairs.append((r, new))
+            continue
+        h1, h2 = halves[id(r)]
+        if h1 is not None:
+            pairs.append((r, Relation(r.stmt, r.beta, h1)))
+        if h2 is not None:
+            pairs.append((r, _moved(Relation(r.stmt, r.beta, h2), d - 1, loop[-1] + 1)))
+    return rebuild(scop, pairs)
+
+
+def _complementary(a: isl.Map, b: isl.Map) -> isl.Map | None:
+    """``a ∪ b`` when they are disjoint and their union is one convex
+    relation (``T ∩ c`` and ``T ∩ ¬c``), else None."""
+    if not a.intersect(b).is_empty():
+        return None
+    u = a.union(b).coalesce()
+    if u.n_basic_map() == 1:
+        return u
+    hull = isl.Map.from_basic_map(u.convex_hull())
+    if hull.is_equal(u):
+        return hull
+    return None
+
+
+@directive("collapse", Beta("loop", loop=True))
+def collapse(scop: Scop, loop) -> Scop:
+    """Merge back relations split by ``iss`` (Clay's COLLAPSE).
+
+    Arguments: ``loop`` a loop β-prefix.  Two consecutive children of
+    ``loop`` (statements, or loops holding the same statements at the same
+    relative β-vectors) whose relations are pairwise the same statement
+    scheduled by disjoint relations with a convex union (``T ∩ c`` and
+    ``T ∩ ¬c``) become one child with the unions, at the first one's place;
+    repeated along the children, so chains of splits collapse too.  When the
+    loop has 2m children (m ≥ 2) and child k pairs with child k+m for every
+    k -- the layout ``iss`` leaves -- those pairs are merged instead, so
+    collapse undoes iss on any loop.  Refused when no pair qualifies.
+
+        for i: { if (i <= 4) S0(i); if (i >= 5) S0(i) }     collapse([0])
+        ->  for i: S0(i)
+
+    Legality: checked against all dependences after the step.
+    Inverse of iss.
+    """
+    name = "collapse"
+    loop = check_beta(scop, loop, directive=name, argument=1, kind="loop")
+    sched = scop.schedule
+    d = len(loop)
+    # each child of the loop: list of [relation, the old relations it merges]
+    kids = [[[r, [r]] for r in sched.relations_under(k)] for k in sched.children(loop)]
+    half = len(kids) // 2
+    merged: list[list[list]] = []
+    if len(kids) >= 4 and len(kids) % 2 == 0:      # iss's layout: k and k + n/2
+        pairs_ = [_merge_child(kids[k], kids[k + half], d) for k in range(half)]
+        if all(m is not None for m in pairs_):
+            merged = pairs_
+    if not merged:                                # Clay's: consecutive children
+        any_merge = False
+        for g in kids:
+            m = _merge_child(merged[-1], g, d) if merged else None
+            if m is not None:
+                merged[-1] = m
+                any_merge = True
+            else:
+                merged.append(g)
+        if not any_merge:
+            raise fail(name, "the statements are not identical: no two consecutive "
+                       "children of the loop are the same statements split by "
+                       "complementary constraints", 1)
+    pairs = [(r, r) for r in sched if r.beta[:d] != loop]
+    for grp in merged:
+        for new, olds in grp:
+            pairs += [(o, new) for o in olds]
+    return rebuild(scop, pairs)
+
+
+def _merge_child(a: list[list], b: list[list], d: int) -> list[list] | None:
+    """Children ``a`` and ``b`` of a loop at depth ``d`` merged relation by
+    relation, or None when they are not complementary halves."""
+    if len(a) != len(b) or not all(
+            p.stmt == r.stmt and p.beta[d + 1:] == r.beta[d + 1:]
+            for (p, _), (r, _) in zip(a, b)):
+        return None
+    out = []
+    for (p, olds), (r, rolds) in zip(a, b):
+        u = _complementary(p.map, r.with_beta(p.beta).map)
+        if u is None:
+            return None
+        out.append([Relation(p.stmt, p.beta, u), olds + rolds])
+    return out
+
+
+# --- embed / unembed ------------------------------------------------------------------------------------
+
+@directive("embed", Beta("stmt", statement=True))
+def embed(scop: Scop, stmt) -> Scop:
+    """Wrap a statement in a new loop of one iteration.
+
+    Arguments: ``stmt`` a statement β-vector.  The relation gets a new α
+    dimension fixed to 0 and a β dimension 0 at its end: the statement is
+    the only child of a new loop that takes its place.
+
+        for i: { S0; S1 }      embed([0, 1])
+        ->  for i: { S0; for (c = 0; c <= 0; c++) S1 }
+
+    Legality: changes no order (checked after the step anyway).
+    Inverse: unembed.
+    """
+    name = "embed"
+    stmt = check_beta(scop, stmt, directive=name, argument=1, kind="statement")
+    pairs = []
+    for r in scop.schedule:
+        if r.beta == stmt:
+            n = r.map.dim(_dt.out)
+            m = r.map.add_dims(_dt.out, 2)
+            m = m.fix_val(_dt.out, n, 0).fix_val(_dt.out, n + 1, 0)
+            pairs.append((r, Relation(r.stmt, r.beta + (0,), m)))
+        else:
+            pairs.append((r, r))
+    return rebuild(scop, pairs)
+
+
+@directive("unembed", Beta("stmt", statement=True))
+def unembed(scop: Scop, stmt) -> Scop:
+    """Remove the innermost loop around a statement when it is the loop's
+    only child and runs one iteration for each iteration of the outer loops
+    (on the statement's domain and the context).
+
+    Arguments: ``stmt`` a statement β-vector of length ≥ 2.  Its last α and
+    β dimensions are projected out: the statement takes the loop's place.
+
+        for i: { S0; for (c = 0; c <= 0; c++) S1 }      unembed([0, 1, 0])
+        ->  for i: { S0; S1 }
+
+    Legality: changes no order (checked after the step anyway).
+    Inverse: embed.
+    """
+    name = "unembed"
+    stmt = check_beta(scop, stmt, directive=name, argument=1, kind="statement")
+    sched = scop.schedule
+    if len(stmt) < 2:
+        raise fail(name, f"{DEPTH_OVERFLOW}: the statement is in no loop", 1)
+    if len(sched.children(stmt[:-1])) != 1:
+        raise fail(name, "the loop around the statement contains other statements", 1)
+    r = sched.relation(stmt)
+    n = r.depth
+    m = r.map.intersect_domain(scop.statement(r.stmt).domain).intersect_params(scop.context)
+    alphas = m.range().project_out(_dt.set, 2 * n, 1)   # drop β_n
+    for k in range(n - 1, -1, -1):                      # drop β_{k} for k < n
+        alphas = alphas.project_out(_dt.set, 2 * k, 1)
+    # alphas: (α1..αn); αn must be a function of α1..α(n-1)
+    as_map = isl.Map.from_domain(alphas).move_dims(_dt.out, 0, _dt.in_, n - 1, 1)
+    if not as_map.is_single_valued():
+        raise fail(name, "the loop around the statement runs more than one "
+                   "iteration for it", 1)
+    new_map = r.map.project_out(_dt.out, alpha_out(n), 2)
+    pairs = [(x, Relation(x.stmt, x.beta[:-1], new_map) if x is r else x) for x in sched]
+    return rebuild(scop, pairs, depth_map=lambda d, old: None if old is r and d == n else d)
+
+
+# --- context ---------------------------------------------------------------------------------------------
+
+@directive("context", Ints("vector"))
+def context(scop: Scop, vector) -> Scop:
+    """Add an assumption on the parameters to the SCoP's context.
+
+    Arguments: ``vector`` one coefficient per parameter (in the SCoP's
+    order), then a constant: ``Σ v_k·p_k + c ≥ 0``.
+
+        [N] -> { : }      context([1, -10])      (N - 10 >= 0)
+        ->  [N] -> { : N >= 10 }
+
+    Legality: the schedule is unchanged; fewer parameter values can only
+    remove dependences (checked after the step anyway).
+    """
+    name = "context"
+    n = len(scop.params)
+    if len(vector) != n + 1:
+        raise fail(name, f"wrong coefficient: expected {n} parameter coefficients "
+                   f"and a constant ({n + 1} values), got {len(vector)}", 1)
+    ctx = scop.context
+    c = isl.Constraint.inequality_alloc(isl.LocalSpace.from_space(ctx.get_space()))
+    for p, v in zip(scop.params, vector):
+        if v:
+            c = c.set_coefficient_val(_dt.param, ctx.find_dim_by_name(_dt.param, p), v)
+    c = c.set_constant_val(vector[-1])
+    new = ctx.add_constraint(c).coalesce()
+    if new.is_empty():
+        raise fail(name, "the context becomes empty (contradictory assumptions)", 1)
+    return replace(scop, context=new)
+
+
+# --- queries -----------------------------------------------------------------------------------------------
+
+@query("get_beta_loop", Int("n", positive=True), aliases=("getbetaloop",))
+def get_beta_loop(scop: Scop, n):
+    """The β-prefix of the n-th loop (1-based, program order: outer loops
+    before the loops they contain)."""
+    loops = scop.schedule.loops()
+    if n > len(loops):
+        raise fail("get_beta_loop", f"the loop was not found: there are "
+                   f"{len(loops)} loops (counted from 1)", 1)
+    return list(loops[n - 1])
+
+
+@query("get_beta_stmt", Int("n", positive=True), aliases=("getbetastmt",))
+def get_beta_stmt(scop: Scop, n):
+    """The β-vector of the n-th statement relation (1-based, program order)."""
+    rels = scop.schedule.relations
+    if n > len(rels):
+        raise fail("get_beta_stmt", f"the statement was not found: there are "
+                   f"{len(rels)} statement relations (counted from 1)", 1)
+    return list(rels[n - 1].beta)
+
+
+@query("get_beta_loop_by_name", String("name"), aliases=("getbetaloopbyname",))
+def get_beta_loop_by_name(scop: Scop, name):
+    """The β-prefix of the first loop (program order) whose original
+    iterator at its depth is called ``name`` (for some statement in it)."""
+    for loop in scop.schedule.loops():
+        if name in scop.iterator_names(loop):
+            return list(loop)
+    raise fail("get_beta_loop_by_name", f"no loop iterates over {name!r}", 1)

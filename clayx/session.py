@@ -1,0 +1,227 @@
+"""A transformation session: the original SCoP, the applied steps, undo/redo.
+
+::
+
+    s = clayx.load("examples/gemm.c")
+    s.apply("interchange([0, 1], 2, 3);")   # all-or-nothing; checked
+    s.undo(); s.redo()
+    print(s.script)                         # the applied steps, as a Clay script
+    print(s.code("c"))
+
+Every step is checked against the exact dependences of the original program
+right away; an illegal step raises :class:`~clayx.errors.LegalityError` and
+the session is unchanged.  A step prefixed with ``unchecked`` skips the
+check (recorded in the script as such); code generation of a session that
+holds such a step is then refused unless ``unchecked=True`` is passed.
+``parallelize``/``vectorize`` marks are re-checked after every later step,
+so a step that makes a marked loop carry a dependence is refused.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .errors import ClayxError, DirectiveError, LegalityError
+from .model import Scop
+
+__all__ = ["Entry", "Session", "load"]
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One applied step: the script step, the SCoP after it, the variables
+    defined so far, and any text the step printed (``print(x)``)."""
+
+    step: Any
+    scop: Scop
+    env: dict = field(default_factory=dict, compare=False)
+    output: str = ""
+
+
+class Session:
+    """The original :class:`Scop`, the applied steps with their results, and
+    a position for undo/redo."""
+
+    def __init__(self, original: Scop, *, others: tuple[Scop, ...] = ()):
+        self.original = original
+        self.others = others            # further SCoPs of the same file, untouched
+        self._entries: list[Entry] = []
+        self._pos = 0
+        from .analysis import dependences
+        self.deps = dependences(original, original.schedule)
+
+    # -- state ----------------------------------------------------------------
+    @property
+    def current(self) -> Scop:
+        """The SCoP after the applied steps."""
+        return self._entries[self._pos - 1].scop if self._pos else self.original
+
+    @property
+    def entries(self) -> tuple[Entry, ...]:
+        """The applied steps (not the undone ones)."""
+        return tuple(self._entries[:self._pos])
+
+    @property
+    def env(self) -> dict:
+        """The script variables defined by the applied steps."""
+        return dict(self._entries[self._pos - 1].env) if self._pos else {}
+
+    @property
+    def script(self):
+        """The applied steps as a :class:`~clayx.script.Script`."""
+        from .script import Script
+        return Script(tuple(e.step for e in self.entries))
+
+    @property
+    def has_unchecked(self) -> bool:
+        """True when an applied step skipped the legality check."""
+        return any(getattr(e.step, "unchecked", False) for e in self.entries)
+
+    @property
+    def legal(self) -> bool:
+        """True when the current schedule respects every dependence."""
+        from .analysis.legality import is_legal
+        return is_legal(self.current, self.deps)
+
+    # -- steps ----------------------------------------------------------------
+    def apply(self, text: str, *, path: str | None = None) -> list[Entry]:
+        """Parse ``text`` (one or more directives) and apply every step.
+
+        All-or-nothing: if any step fails (syntax, arguments, legality), the
+        session is unchanged and the error is raised.  Returns the new
+        entries.  Redo history past the current position is dropped.
+        """
+        from .script import Script
+        script = text if not isinstance(text, str) else Script.parse(text, path=path)
+        scop, env = self.current, self.env
+        new: list[Entry] = []
+        for step in script.steps:
+            entry = self._step(step, scop, env)
+            if entry is None:           # break(): stop the script here
+                break
+            new.append(entry)
+            scop, env = entry.scop, entry.env
+        del self._entries[self._pos:]
+        self._entries.extend(new)
+        self._pos = len(self._entries)
+        return new
+
+    def check(self, text: str) -> Scop:
+        """Dry run: the SCoP ``text`` would produce; the session is unchanged."""
+        saved = (list(self._entries), self._pos)
+        try:
+            self.apply(text)
+            return self.current
+        finally:
+            self._entries, self._pos = saved
+
+    def _step(self, step, scop: Scop, env: dict) -> Entry | None:
+        from .directives import lookup
+        from .directives.common import QUERIES
+        call = step.call
+        name = call.name
+        where = dict(line=getattr(call, "line", None), column=getattr(call, "column", None))
+        try:
+            if name == "break":
+                return None
+            if name == "print":
+                vals = [self._value(a, scop, env) for a in call.args]
+                return Entry(step, scop, dict(env), " ".join(_show(v) for v in vals))
+            if name in QUERIES:
+                value = self._query(name, call.args, scop, env)
+                env = dict(env)
+                if step.target:
+                    env[step.target] = value
+                return Entry(step, scop, env, _show(value))
+            d = lookup(name)
+            args = [self._value(a, scop, env) for a in call.args]
+            new = d(scop, *args)
+        except DirectiveError as e:
+            if e.line is None and where["line"] is not None:
+                e = DirectiveError(e.message, directive=e.directive or name,
+                                   argument=e.argument, **where)
+            raise e from None
+        if not step.unchecked:
+            self._check(d, new, args)
+        env = dict(env)
+        if step.target:
+            env[step.target] = None
+        return Entry(step, new, env)
+
+    def _check(self, d, new: Scop, args) -> None:
+        from .analysis.legality import check, check_parallel
+        if not d.marks_only:
+            check(new, self.deps, directive=d.name)
+        # every parallel/vectorize mark must still hold (and the new one)
+        for m in new.schedule.marks:
+            if m.kind in ("parallel", "vectorize"):
+                check_parallel(new, m.loop, len(m.loop), self.deps,
+                               directive=d.name if d.marks_only else
+                               f"{d.name} (it makes the loop marked {m.kind} "
+                               f"at {list(m.loop)} carry a dependence)")
+
+    def _query(self, name: str, args, scop: Scop, env: dict):
+        from .directives.common import QUERIES
+        q = QUERIES[name]
+        vals = [self._value(a, scop, env) for a in args]
+        return q(scop, *vals)
+
+    def _value(self, arg, scop: Scop, env: dict):
+        from .script import Call, to_python
+        if isinstance(arg, Call):
+            return self._query(arg.name, arg.args, scop, env)
+        return to_python(arg, env)
+
+    def undo(self, n: int = 1) -> None:
+        """Undo the last ``n`` steps (``ClayxError`` if fewer exist)."""
+        if n < 0 or n > self._pos:
+            raise ClayxError(f"cannot undo {n} step(s): {self._pos} applied")
+        self._pos -= n
+
+    def redo(self, n: int = 1) -> None:
+        """Redo ``n`` undone steps (``ClayxError`` if fewer exist)."""
+        if n < 0 or self._pos + n > len(self._entries):
+            raise ClayxError(f"cannot redo {n} step(s): "
+                             f"{len(self._entries) - self._pos} undone")
+        self._pos += n
+
+    def reset(self) -> None:
+        """Back to the original schedule (redo still possible)."""
+        self._pos = 0
+
+    # -- output ---------------------------------------------------------------
+    def code(self, target: str = "c", *, unchecked: bool = False) -> str:
+        """The whole file with the SCoP regenerated for ``target`` (``c``).
+
+        Refused while an applied step skipped the legality check, unless
+        ``unchecked`` is given."""
+        if self.has_unchecked and not unchecked:
+            raise LegalityError(
+                "the session holds a step applied without the legality check; "
+                "pass unchecked=True (--unchecked) to generate code anyway")
+        if target != "c":
+            raise ClayxError(f"unknown target {target!r} (available: c)")
+        from .codegen import generate_file, generate_region
+        scops = sorted((self.current, *self.others), key=lambda s: (s.region or (0, 0))[0])
+        if self.current.source is None:
+            return generate_region(self.current)
+        return generate_file(scops)
+
+
+def _show(v: Any) -> str:
+    if isinstance(v, tuple):
+        return "[" + ", ".join(_show(x) for x in v) + "]"
+    return str(v)
+
+
+def load(path: str | Path, *, scop: int = 0) -> Session:
+    """Open a C or OpenScop file as a :class:`Session` on its ``scop``-th
+    SCoP (0-based)."""
+    from .frontend import load as load_scops
+    scops = load_scops(path)
+    if not 0 <= scop < len(scops):
+        raise ClayxError(f"{path} has {len(scops)} SCoP(s); no SCoP {scop}")
+    others = tuple(s for k, s in enumerate(scops) if k != scop)
+    return Session(scops[scop], others=others)

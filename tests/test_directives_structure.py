@@ -1,0 +1,444 @@
+"""Structural directives (reorder, fuse, split/distribute, iss, peel,
+collapse, embed/unembed, context) and the β queries: golden code, β-vectors,
+a must-fail table with Clay's messages, marks, and differential runs on
+examples (legal by every dependence, equal outputs bit for bit)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from clayx.analysis import RAW, WAR, WAW, dependences, violated
+from clayx.codegen import generate_file, generate_region
+from clayx.directives import apply, lookup
+from clayx.directives.common import QUERIES, call_query, lookup_query
+from clayx.errors import DirectiveError
+from clayx.frontend.c import parse_file, parse_string
+from clayx.model import ClaySchedule, Mark
+from clayx.verify import SMALL_SIZES, verify
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+SRC = """
+void f(int N, double A[100], double B[100], double C[100][100]) {
+  int i, j;
+#pragma scop
+  for (i = 0; i < N; i++) {
+    A[i] = i;
+    B[i] = A[i] * 2;
+    for (j = 0; j < N; j++)
+      C[i][j] = B[i] + j;
+  }
+  for (i = 0; i < N; i++)
+    A[i] = A[i] + 1;
+#pragma endscop
+}
+"""
+
+ORIGINAL = """\
+  for (i = 0; i < N; i++) {
+    A[i] = i;
+    B[i] = A[i] * 2;
+    for (j = 0; j < N; j++)
+      C[i][j] = B[i] + j;
+  }
+  for (i = 0; i < N; i++)
+    A[i] = A[i] + 1;
+"""
+
+
+@pytest.fixture(scope="module")
+def small():
+    [s] = parse_string(SRC)
+    return s
+
+
+def _betas(scop):
+    return [list(b) for b in scop.schedule.betas]
+
+
+# --- goldens ----------------------------------------------------------------------------
+
+GOLDEN = [
+    ("reorder", [[0], [2, 0, 1]], [[0, 0], [0, 1, 0], [0, 2], [1, 0]], """\
+  for (i = 0; i < N; i++) {
+    B[i] = A[i] * 2;
+    for (j = 0; j < N; j++)
+      C[i][j] = B[i] + j;
+    A[i] = i;
+  }
+  for (i = 0; i < N; i++)
+    A[i] = A[i] + 1;
+"""),
+    ("reorder", [[], [1, 0]], [[0, 0], [1, 0], [1, 1], [1, 2, 0]], """\
+  for (i = 0; i < N; i++)
+    A[i] = A[i] + 1;
+  for (i = 0; i < N; i++) {
+    A[i] = i;
+    B[i] = A[i] * 2;
+    for (j = 0; j < N; j++)
+      C[i][j] = B[i] + j;
+  }
+"""),
+    ("fuse", [[0]], [[0, 0], [0, 1], [0, 2, 0], [0, 3]], """\
+  for (i = 0; i < N; i++) {
+    A[i] = i;
+    B[i] = A[i] * 2;
+    for (j = 0; j < N; j++)
+      C[i][j] = B[i] + j;
+    A[i] = A[i] + 1;
+  }
+"""),
+    ("split", [[0, 0], 1], [[0, 0], [1, 0], [1, 1, 0], [2, 0]], """\
+  for (i = 0; i < N; i++)
+    A[i] = i;
+  for (i = 0; i < N; i++) {
+    B[i] = A[i] * 2;
+    for (j = 0; j < N; j++)
+      C[i][j] = B[i] + j;
+  }
+  for (i = 0; i < N; i++)
+    A[i] = A[i] + 1;
+"""),
+    ("split", [[0, 1], 1], [[0, 0], [0, 1], [1, 0, 0], [2, 0]], """\
+  for (i = 0; i < N; i++) {
+    A[i] = i;
+    B[i] = A[i] * 2;
+  }
+  for (i = 0; i < N; i++)
+    for (j = 0; j < N; j++)
+      C[i][j] = B[i] + j;
+  for (i = 0; i < N; i++)
+    A[i] = A[i] + 1;
+"""),
+    ("iss", [[0], [-1, 0, 4]],
+     [[0, 0], [0, 1], [0, 2, 0], [0, 3], [0, 4], [0, 5, 0], [1, 0]], """\
+#define min(x, y) ((x) < (y) ? (x) : (y))
+  for (i = 0; i <= min(4, N - 1); i++) {
+    A[i] = i;
+    B[i] = A[i] * 2;
+    for (j = 0; j < N; j++)
+      C[i][j] = B[i] + j;
+  }
+  for (i = 5; i < N; i++) {
+    A[i] = i;
+    B[i] = A[i] * 2;
+    for (j = 0; j < N; j++)
+      C[i][j] = B[i] + j;
+  }
+  for (i = 0; i < N; i++)
+    A[i] = A[i] + 1;
+#undef min
+"""),
+    ("peel", [[1], [[-1], [1], -2]], [[0, 0], [0, 1], [0, 2, 0], [1, 0], [2, 0]], """\
+  for (i = 0; i < N; i++) {
+    A[i] = i;
+    B[i] = A[i] * 2;
+    for (j = 0; j < N; j++)
+      C[i][j] = B[i] + j;
+  }
+  for (i = 0; i < N - 1; i++)
+    A[i] = A[i] + 1;
+  if (N >= 1)
+    A[(N - 1)] = A[(N - 1)] + 1;
+"""),
+    ("embed", [[0, 1]], [[0, 0], [0, 1, 0], [0, 2, 0], [1, 0]], ORIGINAL),
+    ("context", [[1, -10]], [[0, 0], [0, 1], [0, 2, 0], [1, 0]], ORIGINAL),
+]
+
+
+def test_original_code(small):
+    assert generate_region(small) == ORIGINAL
+
+
+@pytest.mark.parametrize("name,args,betas,code", GOLDEN,
+                         ids=[f"{g[0]}{g[1]}" for g in GOLDEN])
+def test_golden(small, name, args, betas, code):
+    new = apply(small, name, args)
+    assert _betas(new) == betas
+    assert generate_region(new) == code
+    assert _betas(small) == [[0, 0], [0, 1], [0, 2, 0], [1, 0]]   # input untouched
+
+
+def test_distribute_is_split_of_the_nth_child(small):
+    a = apply(small, "distribute", [[0], 2])
+    b = apply(small, "split", [[0, 1], 1])
+    assert _betas(a) == _betas(b) == [[0, 0], [0, 1], [1, 0, 0], [2, 0]]
+
+
+def test_split_deep_beta_splits_every_enclosing_loop():
+    [s] = parse_file(EXAMPLES / "beamforming.c")
+    # S4 is [2, 2, 0]: at depth 1, S5 (inside the same j loop), S6 and S7 move
+    t = apply(s, "split", [[2, 2, 0], 1])
+    assert _betas(t) == [[0], [1], [2, 0], [2, 1], [2, 2, 0], [3, 0, 0], [3, 1], [3, 2]]
+    # a loop β works too: split after the j loop
+    u = apply(s, "split", [[2, 2], 1])
+    assert _betas(u) == [[0], [1], [2, 0], [2, 1], [2, 2, 0], [2, 2, 1], [3, 0], [3, 1]]
+
+
+def test_split_inner_depth_keeps_outer_loop():
+    [s] = parse_file(EXAMPLES / "beamforming.c")
+    t = apply(s, "split", [[2, 2, 0], 2])
+    assert _betas(t) == [[0], [1], [2, 0], [2, 1], [2, 2, 0], [2, 3, 0], [2, 4], [2, 5]]
+
+
+def test_fuse_loops_with_different_bounds_runs_union():
+    [s] = parse_file(EXAMPLES / "atax.c")
+    t = apply(s, "fuse", [[0]])
+    assert _betas(t) == [[0, 0], [0, 1], [0, 2, 0], [0, 3, 0]]
+    code = generate_region(t)       # y[i] = 0 runs over i < N, tmp over i < M
+    assert "for (i = M; i < N; i++)" in code and "if (N >= i + 1)" in code
+
+
+def test_iss_four_part_form_with_iterators(small):
+    # {[α] | [iterators] | [params] | C}: i - 3 >= 0 through the iterator
+    t = apply(small, "iss", [[0], [[0], [1], [0], -3]])
+    r = t.schedule.relation((0, 0))
+    assert "i >= 3" in str(r.map)
+    assert "i <= 2" in str(t.schedule.relation((0, 3)).map)
+
+
+def test_iss_drops_empty_halves(small):
+    t = apply(small, "context", [[1, -10]])
+    # N - 1 - i >= 0 always holds on the domain: the complement is empty
+    u = apply(t, "iss", [[1], [-1, 1, -1]])
+    assert _betas(u) == _betas(small)
+    # a false constraint keeps only the complement (same order, normalized)
+    v = apply(t, "iss", [[1], [0, 0, -1]])
+    assert _betas(v) == _betas(small)
+
+
+def test_collapse_undoes_iss(small):
+    t = apply(apply(small, "iss", [[0], [-1, 0, 4]]), "collapse", [[0]])
+    assert _betas(t) == _betas(small)
+    for a, b in zip(t.schedule, small.schedule):
+        assert a.map.is_equal(b.map)
+    assert generate_region(t) == ORIGINAL
+
+
+def test_collapse_consecutive_pair_and_chain(small):
+    t = apply(small, "iss", [[1], [-1, 0, 4]])
+    t = apply(t, "iss", [[1], [-1, 0, 2]])     # three pieces of S3 now
+    assert _betas(t)[-3:] == [[1, 0], [1, 1], [1, 2]]
+    u = apply(t, "collapse", [[1]])
+    assert _betas(u) == _betas(small)
+    assert u.schedule.relation((1, 0)).map.is_equal(small.schedule.relation((1, 0)).map)
+
+
+def test_embed_unembed_roundtrip(small):
+    t = apply(small, "embed", [[0, 1]])
+    import islpy as isl
+    m = t.schedule.relation((0, 1, 0)).map
+    assert m.dim(isl.dim_type.out) == 5
+    assert m.plain_get_val_if_fixed(isl.dim_type.out, 3).to_python() == 0
+    u = apply(t, "unembed", [[0, 1, 0]])
+    assert _betas(u) == _betas(small)
+    assert u.schedule.relation((0, 1)).map.is_equal(small.schedule.relation((0, 1)).map)
+
+
+def test_context_adds_constraint(small):
+    t = apply(small, "context", [[1, -10]])
+    assert "N >= 10" in str(t.context)
+    assert t.schedule is small.schedule
+
+
+# --- queries ---------------------------------------------------------------------------------
+
+def test_queries(small):
+    assert call_query(small, "get_beta_loop", [1]) == [0]
+    assert call_query(small, "get_beta_loop", [2]) == [0, 2]
+    assert call_query(small, "get_beta_loop", [3]) == [1]
+    assert call_query(small, "get_beta_stmt", [3]) == [0, 2, 0]
+    assert call_query(small, "get_beta_loop_by_name", ["j"]) == [0, 2]
+    assert call_query(small, "get_beta_loop_by_name", ["i"]) == [0]
+    assert QUERIES["getbetaloop"] is lookup_query("get_beta_loop")
+    assert QUERIES["get_beta_stmt"](small, 1) == [0, 0]
+
+
+def test_registry_names():
+    assert lookup("fusenext").name == lookup("merge").name == "fuse"
+    assert lookup("fission").name == "split"
+    assert lookup("indexsetsplit").name == lookup("cut_loop").name == "iss"
+    for n in ("reorder", "fuse", "split", "distribute", "iss", "peel", "collapse",
+              "embed", "unembed", "context"):
+        d = lookup(n)
+        assert "Legality" in d.doc and "->" in d.doc, n
+    assert not set(QUERIES) & {"fuse", "split"}
+
+
+# --- must fail -----------------------------------------------------------------------------------
+
+MUST_FAIL = [
+    ("reorder", [[9], [0]], "the beta vector was not found", 1),
+    ("reorder", [[0, 0], [0]], "the beta is not a loop", 1),
+    ("reorder", [[0], [0, 1]], "the order is incorrect", 2),
+    ("reorder", [[0], [0, 0, 1]], "the order is incorrect", 2),
+    ("reorder", [[0], [0, 1, 3]], "the order is incorrect", 2),
+    ("fuse", [[5]], "the beta vector was not found", 1),
+    ("fuse", [[]], "the beta is not a loop", 1),
+    ("fuse", [[0, 0]], "the beta is not a loop", 1),
+    ("fuse", [[1]], "the loop has no next sibling to fuse with", 1),
+    ("fuse", [[0, 2]], "the loop has no next sibling to fuse with", 1),
+    ("split", [[], 1], "the beta vector was not found", 1),
+    ("split", [[7, 0], 1], "the beta vector was not found", 1),
+    ("split", [[0, 0], 0], "depth overflow", 2),
+    ("split", [[0, 0], 2], "depth overflow", 2),
+    ("split", [[0, 2, 0], 3], "depth overflow", 2),
+    ("split", [[1, 0], 1], "nothing to split", 1),
+    ("distribute", [[0], 0], "depth overflow", 2),
+    ("distribute", [[0], 3], "depth overflow", 2),
+    ("distribute", [[0, 0], 1], "the beta is not a loop", 1),
+    ("iss", [[0, 0], [1, 0, 0]], "the beta is not a loop", 1),
+    ("iss", [[4], [1, 0, 0]], "the beta vector was not found", 1),
+    ("iss", [[0], [1, 1, 1, 1]], "wrong coefficient", 2),
+    ("iss", [[0], [[1], [0, 0], 0]], "wrong coefficient", 2),
+    ("iss", [[0], [[1, 0], [0], 0]], "wrong coefficient", 2),
+    ("iss", [[0], [[0], [1, 1], [0], 0]], "wrong coefficient", 2),
+    ("iss", [[0], []], "the inequality is incorrect", 2),
+    ("iss", [[0], [[1], 0]], "the inequality is incorrect", 2),
+    ("iss", [[0], [[1], [0], [0], [0], 0]], "the inequality is incorrect", 2),
+    ("iss", [[0], [[1], [0], [0]]], "the inequality is incorrect", 2),
+    ("peel", [[0, 1], [1, 0, 0]], "the beta is not a loop", 1),
+    ("peel", [[0], [1, 1, 1, 1]], "wrong coefficient", 2),
+    ("collapse", [[0]], "the statements are not identical", 1),
+    ("collapse", [[0, 0]], "the beta is not a loop", 1),
+    ("embed", [[0]], "the beta is not a statement", 1),
+    ("embed", [[9, 9]], "the beta vector was not found", 1),
+    ("unembed", [[0]], "the beta is not a statement", 1),
+    ("unembed", [[0, 0]], "contains other statements", 1),
+    ("unembed", [[1, 0]], "more than one iteration", 1),
+    ("context", [[1]], "wrong coefficient", 1),
+    ("context", [[1, 2, 3]], "wrong coefficient", 1),
+]
+
+
+@pytest.mark.parametrize("name,args,message,argument", MUST_FAIL,
+                         ids=[f"{m[0]}{m[1]}" for m in MUST_FAIL])
+def test_must_fail(small, name, args, message, argument):
+    with pytest.raises(DirectiveError) as e:
+        apply(small, name, args)
+    assert message in e.value.message
+    assert e.value.directive == name
+    assert e.value.argument == argument
+
+
+def test_must_fail_beamforming():
+    [s] = parse_file(EXAMPLES / "beamforming.c")
+    with pytest.raises(DirectiveError, match="next sibling .* is a statement"):
+        apply(s, "fuse", [[2, 2]])
+    with pytest.raises(DirectiveError, match="depth overflow"):
+        apply(s, "unembed", [[0]])
+
+
+def test_context_contradiction_fails(small):
+    t = apply(small, "context", [[1, -10]])
+    with pytest.raises(DirectiveError, match="context becomes empty"):
+        apply(t, "context", [[-1, 5]])
+
+
+@pytest.mark.parametrize("name,args,message", [
+    ("get_beta_loop", [0], "positive integer"),
+    ("get_beta_loop", [4], "the loop was not found"),
+    ("get_beta_stmt", [5], "the statement was not found"),
+    ("get_beta_loop_by_name", ["zz"], "no loop iterates over 'zz'"),
+    ("get_beta_loop_by_name", [3], "expected a string"),
+])
+def test_queries_must_fail(small, name, args, message):
+    with pytest.raises(DirectiveError, match=message):
+        call_query(small, name, args)
+
+
+# --- marks follow statements ----------------------------------------------------------------------
+
+def _marked(scop, *loops):
+    from dataclasses import replace
+    return replace(scop, schedule=ClaySchedule(scop.schedule.relations,
+                                               tuple(Mark("parallel", l) for l in loops)))
+
+
+def test_marks_follow(small):
+    s = _marked(small, (0,), (0, 2))
+    t = apply(s, "split", [[0, 0], 1])
+    assert {m.loop for m in t.schedule.marks} == {(0,), (1,), (1, 1)}
+    t = apply(s, "reorder", [[], [1, 0]])
+    assert {m.loop for m in t.schedule.marks} == {(1,), (1, 2)}
+    t = apply(s, "iss", [[0], [-1, 0, 4]])
+    assert {m.loop for m in t.schedule.marks} == {(0,), (0, 2), (0, 5)}
+    t = apply(t, "collapse", [[0]])
+    assert {m.loop for m in t.schedule.marks} == {(0,), (0, 2)}
+    t = apply(s, "embed", [[0, 1]])
+    u = apply(_marked(t, (0, 1)), "unembed", [[0, 1, 0]])
+    assert u.schedule.marks == ()
+
+
+# --- differential: legal on real examples, same outputs ----------------------------------------------
+
+needs_gcc = pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc is not installed")
+
+
+def _transform(name: str, steps):
+    [s] = parse_file(EXAMPLES / f"{name}.c")
+    deps = dependences(s)
+    t = s
+    for d, args in steps:
+        t = apply(t, d, args)
+    for dep in deps.of_kind(RAW, WAR, WAW):
+        assert violated(dep, t.schedule).is_empty(), f"{name}: {steps} breaks {dep}"
+    return s, t
+
+
+DIFFERENTIAL = [
+    # the Clay paper, Fig. 9 right: the manual optimization of beamforming
+    ("beamforming", [("distribute", [[2], 3]), ("reorder", [[], [1, 2, 0, 3]]),
+                     ("reorder", [[0], [1, 0, 2]])]),
+    # the Clay paper, Fig. 4: the distribution Pluto made, recovered by Chlore
+    ("beamforming", [("distribute", [[2], 3]), ("distribute", [[2], 2]),
+                     ("distribute", [[2], 1]), ("distribute", [[4, 0], 1]),
+                     ("distribute", [[4], 1]), ("reorder", [[], [4, 5, 2, 0, 1, 3, 6]])]),
+    ("atax", [("split", [[1, 0], 1]), ("split", [[2, 0, 0], 1]),
+              ("reorder", [[], [1, 0, 2, 3]]), ("fuse", [[0]])]),
+    ("2mm", [("fuse", [[0]])]),
+    ("gemm", [("split", [[0, 0, 0], 1]), ("fuse", [[0]])]),
+    ("gemm", [("iss", [[0], [-1, 0, 0, 0, 3]])]),
+    ("gemm", [("iss", [[0], [-1, 0, 0, 0, 3]]), ("collapse", [[0]])]),
+    ("gemm", [("peel", [[0, 1], [[0, -1], [0, 0, 0], 2]])]),
+    ("jacobi-1d", [("peel", [[0], [[-1], [1, 0], -3]])]),
+    ("jacobi-1d", [("embed", [[0, 1, 0]])]),
+    ("jacobi-1d", [("embed", [[0, 1, 0]]), ("unembed", [[0, 1, 0, 0]])]),
+    ("gemm", [("context", [[1, 0, 0, -1]])]),
+]
+
+
+@pytest.mark.parametrize("name,steps", DIFFERENTIAL,
+                         ids=[f"{n}-{'-'.join(s[0] for s in st)}" for n, st in DIFFERENTIAL])
+def test_legal_on_examples(name, steps):
+    _transform(name, steps)
+
+
+@pytest.mark.slow
+@needs_gcc
+@pytest.mark.parametrize("name,steps", DIFFERENTIAL,
+                         ids=[f"{n}-{'-'.join(s[0] for s in st)}" for n, st in DIFFERENTIAL])
+def test_differential_on_examples(name, steps, tmp_path):
+    _, t = _transform(name, steps)
+    out = tmp_path / f"{name}.c"
+    out.write_text(generate_file([t]))
+    verify(EXAMPLES / f"{name}.c", out, SMALL_SIZES[name])
+
+
+def test_fig9_right_code():
+    _, t = _transform("beamforming", DIFFERENTIAL[0][1])
+    code = generate_region(t)
+    assert code.index("a_r[i] = 0;") < code.index("a_i[i] = 0;") < code.index("t = 0;")
+    assert code.index("t_val = DBL_MIN;") < code.index("val = a_r[i]")
+
+
+def test_session_script_with_queries():
+    import clayx
+    s = clayx.load(EXAMPLES / "beamforming.c")
+    s.apply("l = get_beta_loop(1); distribute(l, 3); reorder([], [1, 2, 0, 3]);"
+            "reorder(get_beta_loop(1), [1, 0, 2]);")
+    assert _betas(s.current) == [[0, 0], [0, 1], [0, 2, 0], [0, 2, 1], [1], [2],
+                                 [3, 0], [3, 1]]
