@@ -1,1 +1,101 @@
-"""Clay directives: marks (see the package docstring)."""
+"""Clay's pseudo-transformations: semantic marks on loops (seed 004 §5.1,
+PARALLELIZE; "other semantic information may allow code generator to unroll
+loops or introduce vector operations").
+
+A mark changes no date: it is a :class:`~clayx.model.Mark` ``(kind, loop,
+arg)`` added to ``scop.schedule.marks``, naming the loop by its β-prefix.
+Marks stay on their β-prefix when α dimensions are rewritten (interchange,
+skew: Clay attaches the information to the output dimension) and follow
+their loop when β-vectors move (normalization, stripmine, linearize).
+Whether a ``parallel``/``vectorize`` mark is legal (no dependence carried at
+that depth) is checked by the session; ``unroll`` is legal by construction.
+Marking a loop again with the same kind replaces the earlier mark.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from ..errors import DirectiveError
+from ..model import ClaySchedule, Mark, Scop
+from .affine import check_depth, targets
+from .registry import Beta, Int, directive
+
+
+def _marked(scop: Scop, mark: Mark) -> Scop:
+    sched = scop.schedule
+    marks = tuple(m for m in sched.marks if (m.kind, m.loop) != (mark.kind, mark.loop))
+    return replace(scop, schedule=ClaySchedule(sched.relations, marks + (mark,)))
+
+
+def _loop(scop: Scop, name: str, beta, depth: int | None) -> tuple[int, ...]:
+    """The loop ``beta[:depth]`` (``depth`` defaults to ``len(beta)``), checked."""
+    targets(scop, name, beta, loop=True)
+    beta = tuple(beta)
+    if depth is None:
+        depth = len(beta)
+    check_depth(name, depth, len(beta), 2)
+    return beta[:depth]
+
+
+@directive("parallelize", Beta("beta", loop=True), Int("depth", optional=True),
+           marks_only=True)
+def parallelize(scop: Scop, beta, depth: int | None = None) -> Scop:
+    """Mark the loop ``beta[:depth]`` parallel (Clay's PARALLELIZE; an
+    OpenMP ``parallel for`` in generated code).
+
+    Arguments: ``beta`` a loop; ``depth`` (default ``len(beta)``) which
+    enclosing level of it to mark::
+
+        for (i = 0; i < n; i++)          parallelize([0])
+          S(i);                    =>    #pragma omp parallel for
+                                         for (i = 0; i < n; i++) S(i);
+
+    Legality: no dependence may be carried at that depth among the
+    statements of the loop (checked by the session).  Dates are unchanged.
+    """
+    loop = _loop(scop, "parallelize", beta, depth)
+    return _marked(scop, Mark("parallel", loop, None))
+
+
+@directive("vectorize", Beta("beta", loop=True), Int("depth", optional=True),
+           marks_only=True)
+def vectorize(scop: Scop, beta, depth: int | None = None) -> Scop:
+    """Mark the innermost loop ``beta[:depth]`` for vectorization
+    (``#pragma omp simd`` in generated code).
+
+    Arguments: ``beta`` a loop; ``depth`` (default ``len(beta)``).  The loop
+    must be innermost (no loop inside it), else "the loop is not
+    innermost"::
+
+        for (i …)                        vectorize([0, 0])
+          for (j …) S(i, j);       =>    for (i …)
+                                           #pragma omp simd
+                                           for (j …) S(i, j);
+
+    Legality: no dependence carried at that depth (checked by the session).
+    """
+    loop = _loop(scop, "vectorize", beta, depth)
+    if any(r.depth > len(loop) for r in scop.schedule.relations_under(loop)):
+        raise DirectiveError("the loop is not innermost", directive="vectorize",
+                             argument=2 if depth is not None else 1)
+    return _marked(scop, Mark("vectorize", loop, None))
+
+
+@directive("unroll", Beta("beta", loop=True), Int("factor", positive=True),
+           aliases=("unroll_loop",), marks_only=True)
+def unroll(scop: Scop, beta, factor: int) -> Scop:
+    """Ask code generation to unroll the loop ``beta`` by ``factor``.
+
+    Arguments: ``beta`` a loop; ``factor`` > 0 (1: no unrolling)::
+
+        for (i = 0; i < n; i++)          unroll([0], 4)
+          S(i);                    =>    the same loop, marked unroll 4
+                                         (plain C ignores it; a printer may honor it)
+
+    Legality: always legal (dates are unchanged).  Alias: ``unroll_loop``.
+    """
+    targets(scop, "unroll", beta, loop=True)
+    if factor < 1:
+        raise DirectiveError("wrong factor", directive="unroll", argument=2)
+    return _marked(scop, Mark("unroll", tuple(beta), factor))
