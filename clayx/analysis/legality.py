@@ -30,7 +30,6 @@ to a common length).
 
 from __future__ import annotations
 
-import functools
 import threading
 import weakref
 from collections import OrderedDict
@@ -42,7 +41,7 @@ import islpy as isl
 from ..errors import DirectiveError, LegalityError, ModelError
 from ..model.schedule import ClaySchedule, Relation
 from ..model.scop import Scop, Statement
-from .dependences import VALIDITY_KINDS, Dependence, Dependences, dependences
+from .dependences import VALIDITY_KINDS, Dependence, Dependences, _wrap_isl, dependences
 
 _dt = isl.dim_type
 
@@ -247,17 +246,6 @@ def _validity(deps: Dependences):
     with _lock:
         _validity_cache[deps] = hit
     return hit
-
-
-def _wrap_isl(fn):
-    """Turn a raw ``isl.Error`` into a :class:`ModelError`."""
-    @functools.wraps(fn)
-    def wrapper(*args, **kw):
-        try:
-            return fn(*args, **kw)
-        except isl.Error as e:
-            raise ModelError(f"{fn.__name__}: isl failed: {e}") from e
-    return wrapper
 
 
 # --- helpers ---------------------------------------------------------------------------
