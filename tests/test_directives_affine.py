@@ -10,47 +10,13 @@ original and the generated program and compare all outputs.
 
 from __future__ import annotations
 
-import shutil
-from pathlib import Path
-
 import pytest
 
 from clayx import directives as D
-from clayx.analysis import RAW, WAR, WAW, dependences, violated
-from clayx.codegen import generate_file, generate_region
+from clayx.codegen import generate_region
 from clayx.errors import DirectiveError
-from clayx.frontend.c import parse_file, parse_string
-from clayx.verify import SMALL_SIZES, verify
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
-needs_gcc = pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc not available")
-
-NEST = """
-void f(int n, int m, double A[100][100]) {
-  int i, j;
-#pragma scop
-  for (i = 0; i < n; i++)
-    for (j = 0; j < m; j++)
-      A[i][j] = A[i][j] + 1;
-#pragma endscop
-}
-"""
-
-# two statements in one loop, a second loop after it
-TWO = """
-void f(int n, double a[100], double b[100]) {
-  int i, j;
-#pragma scop
-  for (i = 0; i < n; i++) {
-    a[i] = 1;
-    for (j = 0; j < n; j++)
-      b[j] = b[j] + a[i];
-  }
-  for (i = 0; i < n; i++)
-    a[i] = a[i] * 2;
-#pragma endscop
-}
-"""
+from directive_cases import NEST, TWO, apply, broken, needs_gcc, run_example, scop_of
 
 CHAIN = """
 void f(int n, double a[100]) {
@@ -63,16 +29,8 @@ void f(int n, double a[100]) {
 """
 
 
-def scop_of(src: str):
-    return parse_string(src)[0]
-
-
 def code(scop) -> str:
     return generate_region(scop)
-
-
-def apply(scop, name, *args):
-    return D.apply(scop, name, list(args))
 
 
 # ---------------------------------------------------------------------------
@@ -303,12 +261,6 @@ def test_wrong_argument_kinds_come_from_the_registry():
 # legality (the session's check, done by hand here) and differential runs
 # ---------------------------------------------------------------------------
 
-def broken(original, new) -> list:
-    """The RAW/WAR/WAW dependences of ``original`` that ``new`` violates."""
-    deps = dependences(original).of_kind(RAW, WAR, WAW)
-    return [d for d in deps if not violated(d, new.schedule).is_empty()]
-
-
 def test_reverse_of_a_carried_loop_is_illegal():
     scop = scop_of(CHAIN)
     assert broken(scop, apply(scop, "reverse", (0,), 1))
@@ -324,22 +276,6 @@ def test_illegal_interchange_detected():
     # skewing first makes it legal: j' = j + i, distance (1, 0)
     sk = apply(scop, "skew", (0,), 2, 1, -1)
     assert not broken(scop, apply(sk, "interchange", (0,), 1, 2))
-
-
-def run_example(tmp_path, stem: str, steps) -> None:
-    """Apply ``steps`` to ``examples/<stem>.c``, check legality, and verify
-    the generated program against the original."""
-    path = EXAMPLES / f"{stem}.c"
-    original = parse_file(path)
-    scop = original[0]
-    new = scop
-    for name, *args in steps:
-        new = apply(new, name, *args)
-    assert not broken(scop, new), [str(d) for d in broken(scop, new)]
-    out = tmp_path / f"{stem}_gen.c"
-    out.write_text(generate_file([new, *original[1:]]))
-    res = verify(path, out, SMALL_SIZES[stem], workdir=tmp_path / "build")
-    assert res.ok and res.values > 0
 
 
 DIFFERENTIAL = {

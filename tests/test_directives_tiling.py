@@ -8,65 +8,16 @@ checked against every RAW/WAR/WAW dependence, then compile, run, compare).
 
 from __future__ import annotations
 
-import shutil
-from pathlib import Path
-
 import pytest
 
 from clayx import directives as D
-from clayx.analysis import RAW, WAR, WAW, dependences, violated
-from clayx.codegen import generate_file, generate_region
+from clayx.codegen import generate_region
 from clayx.errors import DirectiveError
-from clayx.frontend.c import parse_file, parse_string
+from clayx.frontend.c import parse_file
 from clayx.model import Mark
-from clayx.verify import SMALL_SIZES, verify
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
-needs_gcc = pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc not available")
-
-NEST = """
-void f(int n, int m, double A[100][100]) {
-  int i, j;
-#pragma scop
-  for (i = 0; i < n; i++)
-    for (j = 0; j < m; j++)
-      A[i][j] = A[i][j] + 1;
-#pragma endscop
-}
-"""
-
-TWO = """
-void f(int n, double a[100], double b[100]) {
-  int i, j;
-#pragma scop
-  for (i = 0; i < n; i++) {
-    a[i] = 1;
-    for (j = 0; j < n; j++)
-      b[j] = b[j] + a[i];
-  }
-  for (i = 0; i < n; i++)
-    a[i] = a[i] * 2;
-#pragma endscop
-}
-"""
-
-
-def scop_of(src: str):
-    return parse_string(src)[0]
-
-
-def apply(scop, name, *args):
-    return D.apply(scop, name, list(args))
-
-
-def maps(scop):
-    return [r.map for r in scop.schedule.relations]
-
-
-def same_maps(a, b) -> bool:
-    return (a.schedule.betas == b.schedule.betas
-            and all(x.is_equal(y) for x, y in zip(maps(a), maps(b))))
-
+from directive_cases import (EXAMPLES, NEST, TWO, apply, broken, maps,
+                             needs_gcc, run_example, same_maps, scop_of, steps_apply)
 
 # ---------------------------------------------------------------------------
 # golden code
@@ -246,19 +197,8 @@ def test_linearize_refuses_a_chunk_loop_with_two_children():
 # legality and differential runs
 # ---------------------------------------------------------------------------
 
-def broken(original, new) -> list:
-    deps = dependences(original).of_kind(RAW, WAR, WAW)
-    return [d for d in deps if not violated(d, new.schedule).is_empty()]
-
-
 SEIDEL_SKEW = [("skew", (0, 0), 2, 1, -1), ("skew", (0, 0, 0), 3, 1, -1),
                ("skew", (0, 0, 0), 3, 2, -1)]
-
-
-def steps_apply(scop, steps):
-    for name, *args in steps:
-        scop = apply(scop, name, *args)
-    return scop
 
 
 def test_tiling_a_stencil_without_skewing_is_illegal():
@@ -281,18 +221,6 @@ def test_tiling_gemm_outer_loop_of_one_statement_is_illegal():
     assert part.schedule.betas == [(0, 0, 0), (0, 0, 1, 0, 0)]
     assert broken(scop, part)
     assert not broken(scop, apply(scop, "stripmine", (0,), 1, 2))
-
-
-def run_example(tmp_path, stem: str, steps) -> None:
-    path = EXAMPLES / f"{stem}.c"
-    original = parse_file(path)
-    scop = original[0]
-    new = steps_apply(scop, steps)
-    assert not broken(scop, new), [str(d) for d in broken(scop, new)]
-    out = tmp_path / f"{stem}_gen.c"
-    out.write_text(generate_file([new, *original[1:]], timeout=120))
-    res = verify(path, out, SMALL_SIZES[stem], workdir=tmp_path / "build")
-    assert res.ok and res.values > 0
 
 
 DIFFERENTIAL = {
@@ -318,7 +246,7 @@ DIFFERENTIAL = {
 @pytest.mark.parametrize("case", list(DIFFERENTIAL))
 def test_differential(tmp_path, case):
     stem, steps = DIFFERENTIAL[case]
-    run_example(tmp_path, stem, steps)
+    run_example(tmp_path, stem, steps, timeout=120)
 
 
 def test_linearize_stripmine_identity_on_examples():
