@@ -30,6 +30,7 @@ from typing import Callable, Iterable, Sequence
 import islpy as isl
 
 from ..errors import DirectiveError, ModelError
+from .common import check_depth as common_check_depth
 from ..model import ClaySchedule, Mark, Relation, Scop
 from .registry import Beta, Bool, Int, List, directive
 
@@ -85,11 +86,9 @@ def depth_limit(rels: Iterable[Relation]) -> int:
 
 
 def check_depth(name: str, depth: int, limit: int, argument: int) -> None:
-    """Clay's "depth overflow" unless ``1 <= depth <= limit``."""
-    if not 1 <= depth <= limit:
-        raise DirectiveError(f"depth overflow (depth {depth}, the target has "
-                             f"{limit} loop{'s' if limit != 1 else ''})",
-                             directive=name, argument=argument)
+    """Clay's "depth overflow" unless ``1 <= depth <= limit`` (the message is
+    :func:`.common.check_depth`'s)."""
+    common_check_depth(depth, 1, limit, directive=name, argument=argument)
 
 
 def transform(rel: Relation, outputs: Sequence[str],
