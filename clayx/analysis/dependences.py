@@ -512,24 +512,36 @@ def clear_cache() -> None:
 
 # --- under a schedule ----------------------------------------------------------------
 
-_padded_cache: "OrderedDict[int, tuple[ClaySchedule, isl.UnionMap]]" = OrderedDict()
+class IdentityCache:
+    """A small thread-safe LRU of values computed from an object, keyed by
+    the object's identity (schedules are immutable values, so one computed
+    view serves every later question about the same schedule).  The cache
+    keeps the object alive so its id is not reused while cached."""
+
+    def __init__(self, build, size: int = 8):
+        self._build = build
+        self._size = size
+        self._items: "OrderedDict[int, tuple[object, object]]" = OrderedDict()
+        self._lock = threading.Lock()
+
+    def __call__(self, obj):
+        key = id(obj)
+        with self._lock:
+            hit = self._items.get(key)
+            if hit is not None and hit[0] is obj:
+                self._items.move_to_end(key)
+                return hit[1]
+        value = self._build(obj)
+        with self._lock:
+            self._items[key] = (obj, value)
+            while len(self._items) > self._size:
+                self._items.popitem(last=False)
+        return value
 
 
-def _padded(schedule: ClaySchedule) -> isl.UnionMap:
-    """``schedule.union_map()``, remembered for the last few schedules (a
-    legality check asks for it once per dependence)."""
-    key = id(schedule)
-    with _lock:
-        hit = _padded_cache.get(key)
-        if hit is not None and hit[0] is schedule:
-            _padded_cache.move_to_end(key)
-            return hit[1]
-    um = schedule.union_map()
-    with _lock:
-        _padded_cache[key] = (schedule, um)
-        while len(_padded_cache) > 8:
-            _padded_cache.popitem(last=False)
-    return um
+#: ``schedule.union_map()``, remembered for the last few schedules (a
+#: legality check asks for it once per dependence).
+_padded = IdentityCache(lambda schedule: schedule.union_map())
 
 
 def _wrap_isl(fn):

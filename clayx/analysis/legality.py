@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import threading
 import weakref
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
@@ -41,7 +40,8 @@ import islpy as isl
 from ..errors import DirectiveError, LegalityError, ModelError
 from ..model.schedule import ClaySchedule, Relation
 from ..model.scop import Scop, Statement
-from .dependences import VALIDITY_KINDS, Dependence, Dependences, _wrap_isl, dependences
+from .dependences import (VALIDITY_KINDS, Dependence, Dependences, IdentityCache,
+                           _wrap_isl, dependences)
 
 _dt = isl.dim_type
 
@@ -138,7 +138,6 @@ class Violation:
 
 _lock = threading.Lock()
 _validity_cache: "weakref.WeakKeyDictionary[Dependences, tuple]" = weakref.WeakKeyDictionary()
-_sched_cache: "OrderedDict[int, tuple[ClaySchedule, _Sched]]" = OrderedDict()
 
 
 class _Sched:
@@ -212,19 +211,8 @@ def _all_pairs(ms: isl.Map, mt: isl.Map) -> isl.Map:
     return isl.Map.from_domain_and_range(ms.domain(), mt.domain())
 
 
-def _sched(schedule: ClaySchedule) -> _Sched:
-    key = id(schedule)
-    with _lock:
-        hit = _sched_cache.get(key)
-        if hit is not None and hit[0] is schedule:
-            _sched_cache.move_to_end(key)
-            return hit[1]
-    s = _Sched(schedule)
-    with _lock:
-        _sched_cache[key] = (schedule, s)
-        while len(_sched_cache) > 8:
-            _sched_cache.popitem(last=False)
-    return s
+#: The per-schedule views the checks share, for the last few schedules.
+_sched = IdentityCache(_Sched)
 
 
 def _validity(deps: Dependences):
