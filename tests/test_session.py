@@ -147,3 +147,34 @@ def test_list_names_every_directive():
                  "stripmine", "tile", "parallelize", "unroll", "collapse", "linearize"):
         assert f"\n{name}(" in "\n" + out
     assert "divide_loop" in out and "fission" in out
+
+
+def test_cli_unchecked_flag(src, tmp_path):
+    script = tmp_path / "u.clay"
+    script.write_text("unchecked reverse([0], 1);\n")
+    rc, out, err = _cli(str(src), "--script", str(script), "--emit", "c")
+    assert rc == 3 and "unchecked" in err
+    rc, out, err = _cli(str(src), "--script", str(script), "--emit", "c", "--unchecked")
+    assert rc == 0 and "for (i = N - 1; i > 0; i--)" in out
+
+
+def test_openscop_embedded_clay_script_is_applied(tmp_path):
+    from clayx.frontend.c import parse_file
+    from clayx.frontend.openscop import read, with_clay_script, write
+    [scop] = parse_file(_write(tmp_path))
+    f = tmp_path / "k.scop"
+    f.write_text(write(with_clay_script(scop, "reorder([], [1, 0]);\n")))
+    rc, out, err = _cli(str(f), "--emit", "scop")
+    assert rc == 0, err
+    betas = {r.stmt: r.beta for r in read(out).schedule}
+    assert betas["S0"][0] == 1 and betas["S1"][0] == 0
+    # an illegal embedded script is refused like any other
+    f.write_text(write(with_clay_script(scop, "reverse([0], 1);\n")))
+    rc, out, err = _cli(str(f), "--emit", "scop")
+    assert rc == 3 and out == ""
+
+
+def _write(tmp_path):
+    p = tmp_path / "k.c"
+    p.write_text(SRC)
+    return p
