@@ -193,7 +193,11 @@ class Session:
 
     # -- output ---------------------------------------------------------------
     def code(self, target: str = "c", *, unchecked: bool = False) -> str:
-        """The whole file with the SCoP regenerated for ``target`` (``c``).
+        """The whole file with the SCoP regenerated for ``target``: ``c``
+        (plain C; ``unroll`` marks as ``#pragma GCC unroll``) or ``omp``
+        (plus ``#pragma omp parallel for`` with its ``private`` clause on the
+        loops marked parallel, ``#pragma omp simd`` on those marked
+        vectorize).  Other SCoPs of the file are regenerated unchanged.
 
         Refused while an applied step skipped the legality check, unless
         ``unchecked`` is given."""
@@ -201,13 +205,12 @@ class Session:
             raise LegalityError(
                 "the session holds a step applied without the legality check; "
                 "pass unchecked=True (--unchecked) to generate code anyway")
-        if target != "c":
-            raise ClayxError(f"unknown target {target!r} (available: c)")
-        from .codegen import generate_file, generate_region
+        from .codegen import generate_file, generate_region, printer_class
+        printer_class(target)           # an unknown target fails before any work
         scops = sorted((self.current, *self.others), key=lambda s: (s.region or (0, 0))[0])
         if self.current.source is None:
-            return generate_region(self.current)
-        return generate_file(scops)
+            return generate_region(self.current, target=target)
+        return generate_file(scops, target=target)
 
 
 def _show(v: Any) -> str:

@@ -9,7 +9,7 @@ Forms (kept stable as later features are added):
   ``clayx FILE.c --emit scop`` writes the SCoP of a C file as OpenScop;
 - ``clayx FILE`` (no ``--emit``): a summary of the SCoP(s): statements, the
   β-tree with the original iterator names, parameters, dependences by kind;
-- ``clayx FILE --script S.clay [--emit c|scop] [-o OUT]``: apply a Clay
+- ``clayx FILE --script S.clay [--emit c|omp|scop] [-o OUT]``: apply a Clay
   script in batch (each step checked against the exact dependences); without
   ``--script``, directives are read from standard input when it is not a
   terminal, else a script embedded in the file (a ``/* Clay … */`` comment
@@ -48,8 +48,9 @@ def _parser() -> argparse.ArgumentParser:
         prog="clayx",
         description="Interactive polyhedral loop-transformation workbench (Clay directives on isl).")
     ap.add_argument("file", nargs="?", help="C file with a '#pragma scop' region, or an OpenScop .scop file")
-    ap.add_argument("--emit", choices=["c", "scop"],
-                    help="write the regenerated C file, or the OpenScop form")
+    ap.add_argument("--emit", choices=["c", "omp", "scop"],
+                    help="write the regenerated C file (omp: with OpenMP pragmas on the "
+                         "parallelized loops), or the OpenScop form")
     ap.add_argument("-o", "--output", help="output file (default: standard output)")
     ap.add_argument("--script", metavar="S.clay", help="apply this Clay script")
     ap.add_argument("--unchecked", action="store_true",
@@ -181,8 +182,8 @@ def _main(args, stdin=None) -> str:
     session = Session(scops[0], others=tuple(scops[1:]))
     if text:
         session.apply(text, path=name)
-    if args.emit == "c":
-        return session.code("c", unchecked=args.unchecked)
+    if args.emit in ("c", "omp"):
+        return session.code(args.emit, unchecked=args.unchecked)
     if args.emit == "scop":
         from clayx.frontend.openscop import write
         if len(scops) != 1:

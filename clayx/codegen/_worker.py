@@ -1,7 +1,7 @@
 """Worker process of :func:`clayx.codegen.generate_region`'s ``timeout``.
 
 Run as ``python -m clayx.codegen._worker``: writes ``ready`` once imported,
-reads a pickled ``(scop, max_operations)`` from stdin, writes a pickled
+reads a pickled ``(scop, target, max_operations)`` from stdin, writes a pickled
 ``("ok", text)`` or ``("error", message)`` to stdout.  A separate
 interpreter (not ``multiprocessing``) so the caller's ``__main__`` is never
 re-imported, and so the parent can kill it: islpy holds the GIL.
@@ -21,9 +21,10 @@ def main() -> None:
     out = sys.stdout.buffer
     out.write(b"ready\n")
     out.flush()
-    scop, max_operations = pickle.load(sys.stdin.buffer)
+    scop, target, max_operations = pickle.load(sys.stdin.buffer)
     try:
-        result = ("ok", generate_region(scop, max_operations=max_operations))
+        result = ("ok", generate_region(scop, target=target,
+                                        max_operations=max_operations))
     except ClayxError as e:
         result = ("error", str(e))
     except BaseException as e:  # noqa: BLE001 - reported to the parent

@@ -735,27 +735,47 @@ def _op_count(e: isl.AstExpr) -> int:
 
 # -- entry points -------------------------------------------------------------------
 
-def generate_region(scop: Scop, *, max_operations: int | None = DEFAULT_MAX_OPERATIONS,
+#: Code generation targets: name -> (module, printer class).  ``c`` honours
+#: only the ``unroll`` marks; ``omp`` adds the OpenMP pragmas.
+TARGETS = {"c": ("clayx.codegen.omp", "MarkPrinter"),
+           "omp": ("clayx.codegen.omp", "OmpPrinter")}
+
+
+def printer_class(target: str) -> type[CPrinter]:
+    """The printer class of a code generation ``target`` (``c``, ``omp``);
+    :class:`~clayx.errors.CodegenError` for an unknown one."""
+    if target not in TARGETS:
+        raise CodegenError(f"unknown target {target!r} (available: {', '.join(TARGETS)})")
+    import importlib
+    module, name = TARGETS[target]
+    return getattr(importlib.import_module(module), name)
+
+
+def generate_region(scop: Scop, *, target: str = "c",
+                    max_operations: int | None = DEFAULT_MAX_OPERATIONS,
                     timeout: float | None = None) -> str:
     """The C text replacing ``scop.source[scop.region[0]:scop.region[1]]``.
 
     The text between the ``#pragma scop`` and ``#pragma endscop`` lines
     (both kept by the caller), indented like the original region, ending with
-    a newline.  ``max_operations`` bounds isl's AST generation (None: no
+    a newline.  ``target`` picks the printer (:data:`TARGETS`: ``c``, or
+    ``omp`` for OpenMP pragmas on the loops marked parallel or vectorize).
+    ``max_operations`` bounds isl's AST generation (None: no
     bound); ``timeout`` (seconds), when given, also runs the generation in a
     fresh worker interpreter that is killed past the limit (its start-up,
     ~0.3 s, is not counted).  Either limit raises
     :class:`~clayx.errors.CodegenError`.
     """
+    printer = printer_class(target)
     if timeout is not None:
-        return _generate_in_worker(scop, max_operations, timeout)
+        return _generate_in_worker(scop, target, max_operations, timeout)
     original = None
     if scop.source is not None and scop.region is not None:
         original = scop.source[scop.region[0]:scop.region[1]]
     base, unit = detect_indent(original or "")
     node = build_ast(scop, max_operations=max_operations)
     try:
-        text = CPrinter(scop, base_indent=base, indent=unit).region(node, original)
+        text = printer(scop, base_indent=base, indent=unit).region(node, original)
     except isl.Error as e:
         raise CodegenError(f"printing the generated code failed in isl: {e}") from None
     if original is not None and "\r\n" in original:  # keep the file's line endings
@@ -794,7 +814,8 @@ def generate_file(scops: Sequence[Scop], **kwargs) -> str:
 WORKER_STARTUP_LIMIT = 60.0
 
 
-def _generate_in_worker(scop: Scop, max_operations: int | None, timeout: float) -> str:
+def _generate_in_worker(scop: Scop, target: str, max_operations: int | None,
+                        timeout: float) -> str:
     """Run :func:`generate_region` in a fresh interpreter
     (:mod:`clayx.codegen._worker`) and kill it ``timeout`` seconds after it
     has started: islpy holds the GIL, so a thread could not be stopped."""
@@ -803,7 +824,7 @@ def _generate_in_worker(scop: Scop, max_operations: int | None, timeout: float) 
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [root, env.get("PYTHONPATH")]))
     try:
-        payload = pickle.dumps((scop, max_operations))
+        payload = pickle.dumps((scop, target, max_operations))
     except Exception as e:  # noqa: BLE001 - unpicklable user data
         raise CodegenError(f"cannot send the SCoP to a worker process: {e}") from None
     proc = subprocess.Popen([sys.executable, "-m", "clayx.codegen._worker"],

@@ -1,0 +1,130 @@
+"""C with OpenMP: the plain C printer plus pragmas on the marked loops.
+
+:class:`OmpPrinter` is a :class:`~clayx.codegen.c.CPrinter` whose
+:meth:`~clayx.codegen.c.CPrinter.before_for` hook puts, above each loop the
+schedule marks (``scop.schedule.marks``, see :mod:`clayx.directives.marks`):
+
+- ``parallel``: ``#pragma omp parallel for``, with ``private(…)`` naming
+  every loop iterator the function declares outside the region
+  (``int i, j;`` at its top, ``scop.declared_iterators``) that the loop's body
+  assigns (inner loops, ``{ j = …; … }`` blocks): such a variable would
+  otherwise be shared by the threads.  The loop's own iterator is private by
+  OpenMP's rules; iterators of the enclosing loops are only read inside and
+  stay shared.  Iterators the generated code declares itself (``for (int
+  c2 = …``) are private by scope.
+- ``vectorize``: ``#pragma omp simd`` (``#pragma omp parallel for simd``
+  when the loop is also parallel);
+- ``unroll`` (any target, also plain C): ``#pragma GCC unroll N``, a request
+  gcc honours (``N`` is the factor; 1 disables unrolling).
+
+A loop with pragmas is always braced when it is the body of another
+statement, so the pragma can never be mistaken for part of an unbraced
+``if``/``for``.  Marks sit on β-prefixes: when isl prints one β-loop as
+several ``for`` statements (after an index-set split, or separated
+bounds), each gets the pragma; a loop that runs once and is printed without
+``for`` gets none.
+
+Before/after (``parallelize([0]); unroll([0,0], 4)`` on a 2-deep nest
+whose iterators are declared at the top of the function)::
+
+    for (i = 0; i < n; i++)              #pragma omp parallel for private(j)
+      for (j = 0; j < m; j++)            for (i = 0; i < n; i++) {
+        S(i, j);                   =>      #pragma GCC unroll 4
+                                           for (j = 0; j < m; j++)
+                                             S(i, j);
+                                         }
+
+The pragmas are only as legal as the marks: the session refuses a
+``parallelize``/``vectorize`` mark whose loop carries a dependence, and
+re-checks the marks after every later step.
+"""
+
+from __future__ import annotations
+
+import islpy as isl
+
+from ..model import identifiers
+from .c import CPrinter, LoopInfo
+
+_N = isl.ast_node_type
+
+
+def mark_pragmas(info: LoopInfo, *, openmp: bool) -> list[str]:
+    """The pragma texts (without indentation) for a loop's marks:
+    ``omp parallel for`` / ``omp simd`` when ``openmp``, ``GCC unroll`` always.
+    The ``private`` clause is added by :class:`OmpPrinter`."""
+    kinds = {m.kind: m for m in info.marks}
+    out: list[str] = []
+    if openmp:
+        if "parallel" in kinds and "vectorize" in kinds:
+            out.append("#pragma omp parallel for simd")
+        elif "parallel" in kinds:
+            out.append("#pragma omp parallel for")
+        elif "vectorize" in kinds:
+            out.append("#pragma omp simd")
+    if "unroll" in kinds:
+        out.append(f"#pragma GCC unroll {int(kinds['unroll'].arg)}")
+    return out
+
+
+class MarkPrinter(CPrinter):
+    """Plain C that honours the ``unroll`` marks (``#pragma GCC unroll N``)
+    and ignores the OpenMP-only ones; :class:`OmpPrinter` adds those."""
+
+    openmp = False
+
+    def before_for(self, info: LoopInfo, level: int) -> list[str]:
+        """The mark pragmas of the loop, indented like it."""
+        return [self.ind(level) + p for p in mark_pragmas(info, openmp=self.openmp)]
+
+    def _is_single(self, node: isl.AstNode) -> bool:
+        # a loop preceded by pragmas is not a plain single statement: brace it
+        if node.get_type() == _N.for_ and not (
+                node.for_is_degenerate() and self.loop_info(node).substituted):
+            if mark_pragmas(self.loop_info(node), openmp=self.openmp):
+                return False
+        return super()._is_single(node)
+
+
+class OmpPrinter(MarkPrinter):
+    """C with ``#pragma omp`` on the loops marked ``parallel``/``vectorize``,
+    with the ``private`` clauses the shared outer-declared iterators need."""
+
+    openmp = True
+
+    def print_for(self, node: isl.AstNode, level: int) -> list[str]:
+        """The loop as in C; a ``parallel`` pragma above it gets a
+        ``private(…)`` clause for the outer-declared iterators its body
+        assigns (known only once the body is printed)."""
+        enclosing = set(self._enclosing)
+        lines = super().print_for(node, level)
+        if not self.scop.declared_iterators:
+            return lines
+        for k, line in enumerate(lines):
+            text = line.strip()
+            if not text.startswith("#pragma omp parallel for"):
+                if text.startswith("#pragma"):
+                    continue
+                break
+            # this loop's own line: the first non-pragma line after the pragmas
+            header = next(ln for ln in lines[k:] if not ln.strip().startswith("#pragma"))
+            own = _loop_variable(header)
+            body = lines[k + 1:]
+            used = identifiers("\n".join(ln for ln in body if ln is not header))
+            private = sorted(x for x in self.scop.declared_iterators
+                             if x in used and x not in enclosing and x != own
+                             and x not in self.scop.params)
+            if private:
+                lines = list(lines)
+                lines[k] = f"{line} private({', '.join(private)})"
+            break
+        return lines
+
+
+def _loop_variable(header: str) -> str | None:
+    """The variable a printed ``for`` header assigns (``for (i = 0; …``)."""
+    text = header.strip()
+    if not text.startswith("for ("):
+        return None
+    init = text[len("for ("):].split("=", 1)[0].split()
+    return init[-1] if init else None
