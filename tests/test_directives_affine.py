@@ -303,3 +303,50 @@ DIFFERENTIAL = {
 def test_differential(tmp_path, case):
     stem, steps = DIFFERENTIAL[case]
     run_example(tmp_path, stem, steps)
+
+
+STRIDED = r"""
+#include <stdio.h>
+#pragma GCC diagnostic ignored "-Wunknown-pragmas"
+#ifndef N
+# define N 20
+#endif
+double A[N];
+int main(void) {
+  int i;
+  for (i = 0; i < N; i++) A[i] = i;
+#pragma scop
+  for (i = 1; i < N; i += 3)
+    A[i] = A[i] * 2 + 1;
+#pragma endscop
+  printf("begin dump: A\n");
+  for (i = 0; i < N; i++) printf("%.17g ", A[i]);
+  printf("\nend   dump: A\n");
+  return 0;
+}
+"""
+
+
+def test_densify_a_strided_source_loop(tmp_path):
+    """The stride of a source loop is in the domain, not in the schedule
+    map: densify looks at the dates of the instances.  As in the paper,
+    every date must be a multiple of g, so the offset 1 is shifted away
+    first (new date = old - 1)."""
+    import clayx
+    from clayx.verify import verify
+    src = tmp_path / "strided.c"
+    src.write_text(STRIDED)
+    s = clayx.load(src)
+    with pytest.raises(DirectiveError, match="cannot densify"):
+        s.apply("densify([0], 1);")
+    s.apply("shift([0], 1, [], 1); densify([0], 1);")
+    code = s.code("c")
+    region = code[code.index("#pragma scop"):code.index("#pragma endscop")]
+    assert "for (int c1 = 0; c1 < floord(N + 1, 3); c1++)\n" \
+           "    A[(3 * c1 + 1)] = A[(3 * c1 + 1)] * 2 + 1;" in region
+    if needs_gcc.args[0]:     # no gcc: the golden above is the test
+        return
+    gen = tmp_path / "gen.c"
+    gen.write_text(code)
+    for n in (1, 2, 11, 20):
+        assert verify(src, gen, {"N": n}, workdir=tmp_path / f"b{n}").ok

@@ -442,3 +442,23 @@ def test_session_script_with_queries():
             "reorder(get_beta_loop(1), [1, 0, 2]);")
     assert _betas(s.current) == [[0, 0], [0, 1], [0, 2, 0], [0, 2, 1], [1], [2],
                                  [3, 0], [3, 1]]
+
+
+# the inverse pairs: each second step gives the original code back
+INVERSES = [
+    ("iss-collapse", [("iss", [[0], [[1], [0], -5]]), ("collapse", [[0]])]),
+    ("embed-unembed", [("embed", [[0, 1]]), ("unembed", [[0, 1, 0]])]),
+    ("distribute-fuse", [("distribute", [[0], 2]), ("fuse", [[0]])]),
+    ("split-fuse", [("split", [[0, 0], 1]), ("fuse", [[0]])]),
+    ("reorder-reorder", [("reorder", [[0], [2, 0, 1]]), ("reorder", [[0], [1, 2, 0]])]),
+]
+
+
+@pytest.mark.parametrize("steps", [s for _, s in INVERSES], ids=[n for n, _ in INVERSES])
+def test_inverse_pairs_give_the_original_code(small, steps):
+    first = apply(small, *steps[0])
+    # the first step changes something (embed only the β-vectors: a loop of one iteration)
+    assert generate_region(first) != ORIGINAL or _betas(first) != _betas(small)
+    back = apply(first, *steps[1])
+    assert generate_region(back) == ORIGINAL
+    assert _betas(back) == _betas(small)

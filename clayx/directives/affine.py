@@ -376,8 +376,14 @@ def grain(scop: Scop, beta, depth: int, factor: int) -> Scop:
                    name="grain")
 
 
-def _divisible(rel: Relation, depth: int, g: int) -> bool:
-    rng = rel.map.range()
+def _dates(scop: Scop, rel: Relation) -> isl.Set:
+    """The dates ``rel`` gives the statement's instances (domain-restricted:
+    a strided loop of the source has strided dates)."""
+    return rel.map.intersect_domain(scop.statement(rel.stmt).domain).range()
+
+
+def _divisible(scop: Scop, rel: Relation, depth: int, g: int) -> bool:
+    rng = _dates(scop, rel)
     n_out = rng.dim(isl.dim_type.set)
     params = [rng.get_dim_name(isl.dim_type.param, k) for k in range(rng.dim(isl.dim_type.param))]
     names = [f"o{k}" for k in range(n_out)]
@@ -397,11 +403,16 @@ def densify(scop: Scop, beta, depth: int) -> Scop:
     dimension is divided by the largest ``g > 1`` dividing all of them, for
     all statements under ``beta``.
 
-    Arguments: ``beta`` a loop or statement; ``depth``.  Fails with "cannot
-    densify" when no such ``g`` exists::
+    Arguments: ``beta`` a loop or statement; ``depth``.  Only the dates of
+    the statements' instances count, so a strided loop of the source is
+    densified too.  Fails with "cannot densify" when no such ``g`` exists::
 
         for (c = 0; c < 2*n - 1; c += 2)       densify([0], 1)
           S(c / 2);                       =>   for (i = 0; i < n; i++) S(i);
+
+        for (i = 0; i < n; i += 3)             densify([0], 1)
+          A[i] = …;                       =>   for (c1 = 0; c1 <= floord(n - 1, 3); c1++)
+                                                 A[(3 * c1)] = …;
 
     Legality: order-preserving, never breaks a dependence.
     """
@@ -410,12 +421,12 @@ def densify(scop: Scop, beta, depth: int) -> Scop:
     g = 0
     for r in rels:
         try:
-            s = int(r.map.range().get_stride(2 * depth - 1).to_python())
+            s = int(_dates(scop, r).get_stride(2 * depth - 1).to_python())
         except (isl.Error, ValueError):
             s = 1
         g = gcd(g, s)
     for cand in _divisors_desc(g):
-        if all(_divisible(r, depth, cand) for r in rels):
+        if all(_divisible(scop, r, depth, cand) for r in rels):
             return rewrite(scop, rels,
                            lambda r: substituted(r, depth, f"floor({alpha(depth)}/{cand})"),
                            name="densify")
