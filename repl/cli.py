@@ -14,6 +14,8 @@ Forms (kept stable as later features are added):
   ``--script``, directives are read from standard input when it is not a
   terminal, else a script embedded in the file (a ``/* Clay … */`` comment
   in a C file, the ``<clay>`` extension of an OpenScop file) is applied;
+  an applied ``<clay>`` extension is left out of the written OpenScop (as
+  Clay does), so the output can be read again without applying it twice;
 - ``clayx --list``: every directive with its signature and aliases;
 - ``clayx --demo``: the summary and regenerated code of a bundled example.
 
@@ -188,7 +190,12 @@ def _main(args, stdin=None) -> str:
         from clayx.frontend.openscop import write
         if len(scops) != 1:
             raise ClayxError(f"{path} has {len(scops)} SCoPs; OpenScop holds one")
-        return write(session.current)
+        result = session.current
+        if name is not None and name.endswith("<clay>"):
+            # applied: drop it, as Clay does, so a second run does not apply it again
+            from clayx.frontend.openscop import with_clay_script
+            result = with_clay_script(result, None)
+        return write(result)
     return summary([session.current, *session.others])
 
 
