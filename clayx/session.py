@@ -15,11 +15,24 @@ check (recorded in the script as such); code generation of a session that
 holds such a step is then refused unless ``unchecked=True`` is passed.
 ``parallelize``/``vectorize`` marks are re-checked after every later step,
 so a step that makes a marked loop carry a dependence is refused.
+
+Data-layout steps (:mod:`clayx.directives.layout`: ``dimreorder``,
+``dimprivatize``, ``datacopy``, …) change the program rather than its
+schedule.  They are checked with the exact equivalence check
+(:func:`clayx.analysis.equivalence.check`: the new program, in the current
+order, computes the same values as the one before), and consecutive layout
+steps of one :meth:`Session.apply` are checked *together*, as one change
+(privatizing an array takes one step per access, and the program is only
+whole again after the last one).  The steps inside such a group are no
+resting points: :meth:`Session.undo`/:meth:`Session.redo` refuse to stop
+there.  After a layout group the dependences of the *new* program (in the
+order of that point) are in force for the later steps (:attr:`Session.deps`
+follows undo/redo).  ``a = add_array("B");`` binds ``a`` to the new id.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +51,11 @@ class Entry:
     scop: Scop
     env: dict = field(default_factory=dict, compare=False)
     output: str = ""
+    #: the dependences in force from this step on (set after a layout step:
+    #: those of the new program), None when unchanged
+    deps: Any = field(default=None, compare=False)
+    #: inside a group of layout steps checked together (no resting point)
+    pending: bool = False
 
 
 class Session:
@@ -50,13 +68,23 @@ class Session:
         self._entries: list[Entry] = []
         self._pos = 0
         from .analysis import dependences
-        self.deps = dependences(original, original.schedule)
+        self._deps0 = dependences(original, original.schedule)
 
     # -- state ----------------------------------------------------------------
     @property
     def current(self) -> Scop:
         """The SCoP after the applied steps."""
         return self._entries[self._pos - 1].scop if self._pos else self.original
+
+    @property
+    def deps(self):
+        """The dependences in force at the current position: the original
+        program's, or after a layout step those of the program it made (in
+        the schedule's order at that point)."""
+        for e in reversed(self._entries[:self._pos]):
+            if e.deps is not None:
+                return e.deps
+        return self._deps0
 
     @property
     def entries(self) -> tuple[Entry, ...]:
@@ -95,14 +123,30 @@ class Session:
         """
         from .script import Script
         script = text if not isinstance(text, str) else Script.parse(text, path=path)
-        scop, env = self.current, self.env
+        scop, env, deps = self.current, self.env, self.deps
         new: list[Entry] = []
+        group: int | None = None        # index in ``new`` of an open layout group
         for step in script.steps:
-            entry = self._step(step, scop, env)
+            kind = self._kind(step)
+            if group is not None and kind not in ("layout", "query"):
+                new[-1] = self._close_layout(new, group)
+                deps, group = new[-1].deps, None
+            entry = self._step(step, scop, env, deps)
             if entry is None:           # break(): stop the script here
                 break
+            if kind == "layout":
+                group = len(new) if group is None else group
+                entry = replace(entry, pending=True)
+            elif kind == "query" and group is not None:
+                entry = replace(entry, pending=True)
+            elif kind == "unchecked_layout":
+                from .analysis import dependences
+                entry = replace(entry, deps=dependences(entry.scop, entry.scop.schedule))
             new.append(entry)
             scop, env = entry.scop, entry.env
+            deps = entry.deps if entry.deps is not None else deps
+        if group is not None:
+            new[-1] = self._close_layout(new, group)
         del self._entries[self._pos:]
         self._entries.extend(new)
         self._pos = len(self._entries)
@@ -117,7 +161,49 @@ class Session:
         finally:
             self._entries, self._pos = saved
 
-    def _step(self, step, scop: Scop, env: dict) -> Entry | None:
+    @staticmethod
+    def _kind(step) -> str:
+        """``layout`` (a checked layout directive), ``unchecked_layout``,
+        ``query`` (print and queries), ``break`` or ``directive``."""
+        from .directives import lookup
+        from .directives.common import QUERIES
+        name = step.call.name
+        if name == "break":
+            return "break"
+        if name == "print" or name in QUERIES:
+            return "query"
+        try:
+            d = lookup(name)
+        except DirectiveError:
+            return "directive"              # _step reports the unknown name
+        if getattr(d.func, "layout", False):
+            return "unchecked_layout" if step.unchecked else "layout"
+        return "directive"
+
+    def _close_layout(self, new: list[Entry], group: int) -> Entry:
+        """Check the layout steps ``new[group:]`` as one change (the program
+        before them against the last one's); the last entry, no longer
+        pending, with the new program's dependences.  Parallel and vectorize
+        marks must hold under them."""
+        from .analysis import check_parallel, dependences
+        from .analysis.equivalence import check as check_equivalent
+        before = new[group - 1].scop if group else self.current
+        last = new[-1]
+        after = last.scop
+        names = [e.step.call.name for e in new[group:] if self._kind(e.step) == "layout"]
+        counts = {n: names.count(n) for n in names}
+        label = names[0] if len(names) == 1 else "the layout steps " + ", ".join(
+            n if c == 1 else f"{n} ×{c}" for n, c in counts.items()) + " (checked together)"
+        check_equivalent(before, after, directive=label)
+        deps = dependences(after, after.schedule)
+        for m in after.schedule.marks:
+            if m.kind in ("parallel", "vectorize"):
+                check_parallel(after, m.loop, len(m.loop), deps,
+                               directive=f"{label} (it makes the loop marked {m.kind} "
+                                         f"at {list(m.loop)} carry a dependence)")
+        return replace(last, deps=deps, pending=False)
+
+    def _step(self, step, scop: Scop, env: dict, deps=None) -> Entry | None:
         from .directives import lookup
         from .directives.common import QUERIES
         call = step.call
@@ -138,26 +224,28 @@ class Session:
             d = lookup(name)
             args = [self._value(a, scop, env) for a in call.args]
             new = d(scop, *args)
+            result = getattr(d.func, "result", None)
+            value = result(new, *args) if result is not None else None
         except DirectiveError as e:
             if e.line is None and where["line"] is not None:
                 e = DirectiveError(e.message, directive=e.directive or name,
                                    argument=e.argument, **where)
             raise e from None
-        if not step.unchecked:
-            self._check(d, new, args)
+        if not step.unchecked and not getattr(d.func, "layout", False):
+            self._check(d, new, args, self.deps if deps is None else deps)
         env = dict(env)
         if step.target:
-            env[step.target] = None
-        return Entry(step, new, env)
+            env[step.target] = value
+        return Entry(step, new, env, "" if value is None else _show(value))
 
-    def _check(self, d, new: Scop, args) -> None:
+    def _check(self, d, new: Scop, args, deps) -> None:
         from .analysis.legality import check, check_parallel
         if not d.marks_only:
-            check(new, self.deps, directive=d.name)
+            check(new, deps, directive=d.name)
         # every parallel/vectorize mark must still hold (and the new one)
         for m in new.schedule.marks:
             if m.kind in ("parallel", "vectorize"):
-                check_parallel(new, m.loop, len(m.loop), self.deps,
+                check_parallel(new, m.loop, len(m.loop), deps,
                                directive=d.name if d.marks_only else
                                f"{d.name} (it makes the loop marked {m.kind} "
                                f"at {list(m.loop)} carry a dependence)")
@@ -175,17 +263,37 @@ class Session:
         return to_python(arg, env)
 
     def undo(self, n: int = 1) -> None:
-        """Undo the last ``n`` steps (``ClayxError`` if fewer exist)."""
+        """Undo the last ``n`` steps (``ClayxError`` if fewer exist, or if
+        that stops inside a group of layout steps checked together)."""
         if n < 0 or n > self._pos:
             raise ClayxError(f"cannot undo {n} step(s): {self._pos} applied")
+        self._rest_at(self._pos - n, "undo", n)
         self._pos -= n
 
     def redo(self, n: int = 1) -> None:
-        """Redo ``n`` undone steps (``ClayxError`` if fewer exist)."""
+        """Redo ``n`` undone steps (``ClayxError`` if fewer exist, or if that
+        stops inside a group of layout steps checked together)."""
         if n < 0 or self._pos + n > len(self._entries):
             raise ClayxError(f"cannot redo {n} step(s): "
                              f"{len(self._entries) - self._pos} undone")
+        self._rest_at(self._pos + n, "redo", n)
         self._pos += n
+
+    def _rest_at(self, pos: int, what: str, n: int) -> None:
+        """Refuse a position inside a layout group (its program was never
+        checked), naming the nearest step counts that are allowed."""
+        if pos == 0 or not self._entries[pos - 1].pending:
+            return
+        lo = pos
+        while lo > 0 and self._entries[lo - 1].pending:
+            lo -= 1
+        hi = pos
+        while hi < len(self._entries) and self._entries[hi - 1].pending:
+            hi += 1
+        options = sorted({abs(self._pos - lo), abs(self._pos - hi)} - {0})
+        raise ClayxError(f"cannot {what} {n} step(s): that stops inside a group of layout "
+                         f"steps checked together ({what} "
+                         f"{' or '.join(map(str, options))} instead)")
 
     def reset(self) -> None:
         """Back to the original schedule (redo still possible)."""

@@ -200,9 +200,17 @@ class CPrinter:
     def region(self, node: isl.AstNode, original: str | None = None) -> str:
         """The whole region text for ``node``: macro definitions, ``(void)``
         uses of outer iterators the new code no longer uses, the code, and
-        the ``#undef`` lines; ends with a newline (empty when no code)."""
+        the ``#undef`` lines; ends with a newline (empty when no code).
+        Arrays a layout change gave a new shape are declared at the top of
+        the code, wrapped in ``{ … }`` (:mod:`clayx.codegen.arrays`)."""
+        from .arrays import declarations
         self.used_macros = set()
-        lines = self.print_node(node, 0)
+        decls = declarations(self.scop, self)
+        wrap = bool(decls.lines)
+        lines = self.print_node(node, 1 if wrap else 0)
+        if wrap:
+            lines = ([f"{self.ind(0)}{{"] + [self.ind(1) + d for d in decls.lines] + lines
+                     + [self.ind(1) + f for f in decls.frees] + [f"{self.ind(0)}}}"])
         body = "\n".join(lines)
         used = identifiers(body)
         # An iterator declared outside the SCoP (``int i, j;`` at the top of
@@ -215,6 +223,7 @@ class CPrinter:
         head = [MACROS[r].format(n=self.macros[r]) for r in MACROS if r in self.used_macros]
         tail = [f"#undef {self.macros[r]}" for r in MACROS if r in self.used_macros]
         head += [f"{self.ind(0)}(void){x};" for x in unused]
+        head += [f"{self.ind(0)}(void){x};" for x in decls.voids]
         out = head + lines + tail
         return "".join(ln + "\n" for ln in out)
 

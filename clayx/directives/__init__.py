@@ -7,4 +7,4 @@ from .registry import (REGISTRY, Beta, Bool, Directive, Int, Ints, List, Param,
 __all__ = ["REGISTRY", "Beta", "Bool", "Directive", "Int", "Ints", "List", "Param",
            "String", "apply", "directive", "listing", "lookup", "names"]
 
-from . import affine, marks, structure, tiling  # noqa: E402,F401  (registration)
+from . import affine, layout, marks, structure, tiling  # noqa: E402,F401  (registration)

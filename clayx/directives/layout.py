@@ -1,0 +1,757 @@
+"""Clay's data-layout directives: change which memory cells the statements
+use, not when they run.
+
+- ``dimreorder(stmt, access, order)``: permute an access's subscripts;
+- ``dimprivatize(stmt, access, depth)``: expand an access by an iterator;
+- ``dimcontract(stmt, access, depth)``: drop one subscript of an access;
+- ``add_array(name)``: declare a new array (returns its id);
+- ``replace_array(last_id, new_id)``: every access to one array uses another;
+- ``datacopy(id_copy, id_orig, beta_insert, insert_before, beta_get_domain)``:
+  insert a statement ``copy[f] = orig[f];``;
+- ``block(stmt1, stmt2)``: merge two adjacent statements into one;
+- the query ``get_array_id(name)``.
+
+Numbers are Clay's: ``access`` is the 1-based position of the access in the
+statement's ``accesses`` (the order OpenScop writes them: in a C statement,
+the reads from left to right, then the write); array ids are 1-based, the
+ids OpenScop's ``<arrays>`` extension gives (:func:`array_ids`).  A β
+argument names a statement by one of its relations; the access change
+applies to the statement (all its relations, when ``iss`` split it).
+
+**References.**  The accesses of a statement that have the same text and the
+same relation are one reference written once or several times in the body
+(``C[i][j] += …`` is a read and a write of ``C[i][j]``; ``s = s + 1``):
+changing one access changes that whole reference, every occurrence of its
+text in the body (token-aware: not inside comments, strings, longer
+identifiers, or as the head of a longer subscript chain).  Accesses with the
+same text but different relations cannot be told apart in the body and are
+refused.  New subscripts are written from the old ones' text (reordered,
+dropped, or with the iterator appended), or printed from the relation when
+the text cannot be split.
+
+**Meaning.**  The session checks that a layout step keeps the program's
+meaning with :func:`clayx.analysis.equivalence.check` (same value sources
+for every read, same final values of live arrays); several consecutive
+layout steps applied together are checked as one change, since privatizing
+or transposing an array usually needs several accesses changed before the
+program is whole again.  What the check and code generation need to know
+(copy statements, merged statements' parts, new and reshaped arrays) is
+recorded in the SCoP (:class:`~clayx.analysis.equivalence.LayoutInfo`).
+Layout steps give the SCoP a new ``statements`` tuple, so dependences are
+recomputed for the new program.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from typing import Sequence
+
+import islpy as isl
+
+from ..analysis.equivalence import layout_info, with_layout
+from ..model import (READ, WRITE, Access, Array, Relation, Scop, Statement, identifiers,
+                     substitute_iterators)
+from .common import DEPTH_OVERFLOW, check_beta, fail, query, rebuild
+from .registry import Beta, Bool, Int, Ints, String, directive
+
+_dt = isl.dim_type
+
+# Clay's messages (clay/errors.h wording) for layout directives.
+ACCESS_NOT_FOUND = "access not found"
+ARRAY_NOT_FOUND = "array not found"
+ID_EXISTS = "the id already exists"
+REORDER_TOO_SMALL = "the reorder array is too small"
+REORDER_OVERFLOW = "overflow value in the reorder array"
+
+#: The layout directives (the session checks them with the equivalence check).
+LAYOUT_DIRECTIVES = ("dimreorder", "dimprivatize", "dimcontract", "add_array",
+                     "replace_array", "datacopy", "block")
+
+_C_KEYWORDS = frozenset("""auto break case char const continue default do double else enum
+extern float for goto if inline int long register restrict return short signed sizeof static
+struct switch typedef union unsigned void volatile while _Bool _Complex _Imaginary _Alignas
+_Alignof _Atomic _Generic _Noreturn _Static_assert _Thread_local""".split())
+_IDENT = re.compile(r"[A-Za-z_]\w*\Z")
+
+
+def _layout(func):
+    """Mark a directive function as a layout directive (the session checks
+    such steps for equivalence instead of against the dependences)."""
+    func.layout = True
+    return func
+
+
+# --- arrays and ids ---------------------------------------------------------------
+
+def array_ids(scop: Scop) -> dict[str, int]:
+    """Array name -> 1-based id, as OpenScop's ``<arrays>`` numbers them
+    (:mod:`clayx.frontend.openscop`'s writer): the SCoP's arrays in order,
+    then arrays only accesses name."""
+    names = [a.name for a in scop.arrays]
+    for st in scop.statements:
+        for a in st.accesses:
+            if a.array not in names:
+                names.append(a.array)
+    return {n: k + 1 for k, n in enumerate(names)}
+
+
+def _array_name(scop: Scop, ident: int, directive: str, argument: int) -> str:
+    ids = array_ids(scop)
+    for name, k in ids.items():
+        if k == ident:
+            return name
+    raise fail(directive, f"{ARRAY_NOT_FOUND}: no array has the id {ident} "
+               f"(ids 1..{len(ids)})", argument)
+
+
+def _array(scop: Scop, name: str) -> Array:
+    for a in scop.arrays:
+        if a.name == name:
+            return a
+    return Array(name, 0)
+
+
+def _ndims(scop: Scop, name: str, *, skip: frozenset[str] = frozenset()) -> set[int]:
+    """The subscript counts of the accesses to ``name`` (statements in
+    ``skip`` left out)."""
+    return {a.relation.dim(_dt.out) for st in scop.statements if st.name not in skip
+            for a in st.accesses if a.array == name}
+
+
+def _sync_arrays(scop: Scop, ctypes: dict[str, str] | None = None) -> Scop:
+    """``scop.arrays`` with each array's ``ndim`` set to its accesses'
+    (when they agree) and element types from ``ctypes``."""
+    out = []
+    for a in scop.arrays:
+        nd = _ndims(scop, a.name)
+        new = a
+        if len(nd) == 1 and a.ndim not in nd:
+            new = replace(new, ndim=nd.pop())
+        if ctypes and a.name in ctypes and new.ctype is None:
+            new = replace(new, ctype=ctypes[a.name])
+        out.append(new)
+    return replace(scop, arrays=tuple(out))
+
+
+# --- statements, accesses, references ----------------------------------------------
+
+def _with_refs(scop: Scop) -> Scop:
+    """Give every access without a ``ref`` id the one dependence analysis
+    uses (``S0_r2``), so ids stay stable when statements merge."""
+    if all(a.ref for st in scop.statements for a in st.accesses):
+        return scop
+    sts = tuple(replace(st, accesses=tuple(a if a.ref else replace(a, ref=f"{st.name}_r{k}")
+                                           for k, a in enumerate(st.accesses)))
+                for st in scop.statements)
+    return replace(scop, statements=sts)
+
+
+def _statement_at(scop: Scop, beta, directive: str, argument: int) -> tuple[Relation, Statement]:
+    beta = check_beta(scop, beta, directive=directive, argument=argument, kind="statement")
+    rel = scop.schedule.relation(beta)
+    return rel, scop.statement(rel.stmt)
+
+
+def _access_index(st: Statement, access: int, directive: str, argument: int) -> int:
+    if not 1 <= access <= len(st.accesses):
+        raise fail(directive, f"{ACCESS_NOT_FOUND}: {st.name} has {len(st.accesses)} "
+                   f"accesses (numbered from 1), got {access}", argument)
+    return access - 1
+
+
+def _reference(st: Statement, k: int, directive: str, argument: int) -> list[int]:
+    """The accesses of ``st`` that are the same reference as access ``k``
+    (same text, same relation); refused when a same-text access differs."""
+    a = st.accesses[k]
+    if not a.text:
+        raise fail(directive, f"access {k + 1} of {st.name} has no source text: the "
+                   "statement body cannot be rewritten", argument)
+    group = []
+    for j, b in enumerate(st.accesses):
+        if b.text != a.text:
+            continue
+        if b.array != a.array or not b.relation.is_equal(a.relation):
+            raise fail(directive, f"the text `{a.text}` stands for accesses {k + 1} and "
+                       f"{j + 1} of {st.name}, which access different elements: the "
+                       "body cannot be rewritten for one of them", argument)
+        group.append(j)
+    return group
+
+
+_SKIP = re.compile(r"//[^\n]*|/\*.*?\*/|\"(?:\\.|[^\"\\])*\"|'(?:\\.|[^'\\])*'", re.S)
+_CTOKEN = re.compile(r"[A-Za-z_]\w*|\d[\w.]*|->|\S")
+
+
+def _occurrences(body: str, text: str) -> list[tuple[int, int]]:
+    """Spans of the reference ``text`` in ``body``, token-aware: not inside
+    comments or literals, not part of a longer identifier or member name,
+    not the head of a longer subscript chain."""
+    toks = _CTOKEN.findall(text)
+    if not toks:
+        return []
+    pat = r"\s*".join(re.escape(t) for t in toks)
+    if re.match(r"\w", toks[-1][-1]):
+        pat += r"(?!\w)"
+    pat += r"(?!\s*\[)"
+    skipped = [m.span() for m in _SKIP.finditer(body)]
+    out = []
+    for m in re.finditer(pat, body):
+        s, e = m.span()
+        if any(a <= s < b for a, b in skipped):
+            continue
+        before = body[:s].rstrip()
+        if before and (re.match(r"\w", before[-1]) and re.match(r"\w", toks[0][0])
+                       or before.endswith((".", "->"))):
+            continue
+        out.append((s, e))
+    return out
+
+
+def _rewrite_body(body: str, old: str, new: str, *, stmt: str, directive: str,
+                  argument: int) -> str:
+    spans = _occurrences(body, old)
+    if not spans:
+        raise fail(directive, f"the reference `{old}` is not found in the body of {stmt} "
+                   f"({body.strip()}): it cannot be rewritten", argument)
+    for s, e in reversed(spans):
+        body = body[:s] + new + body[e:]
+    return body
+
+
+def split_reference(text: str) -> tuple[str, list[str]] | None:
+    """``"A[i][j+1]"`` -> ``("A", ["i", "j+1"])``; None when the text is not
+    a name followed by bracketed subscripts."""
+    m = re.match(r"\s*([A-Za-z_]\w*)", text)
+    if m is None:
+        return None
+    pos, subs = m.end(), []
+    n = len(text)
+    while True:
+        while pos < n and text[pos].isspace():
+            pos += 1
+        if pos >= n:
+            return m.group(1), subs
+        if text[pos] != "[":
+            return None
+        depth, start = 0, pos + 1
+        while pos < n:
+            c = text[pos]
+            if c in "[(":
+                depth += 1
+            elif c in "])":
+                depth -= 1
+                if depth == 0:
+                    break
+            pos += 1
+        if pos >= n or text[pos] != "]":
+            return None
+        subs.append(text[start:pos].strip())
+        pos += 1
+
+
+def print_subscripts(rel: isl.Map, st: Statement) -> list[str] | None:
+    """The output dimensions of an access relation as C affine expressions
+    of the statement's iterators and the parameters (``2*i + N - 1``);
+    None when one is not a single affine piece without divisions."""
+    try:
+        pma = isl.PwMultiAff.from_map(rel.intersect_domain(st.domain))
+    except isl.Error:
+        return None
+    out = []
+    for k in range(rel.dim(_dt.out)):
+        pa = pma.get_pw_aff(k)
+        pieces: list[isl.Aff] = []
+        pa.foreach_piece(lambda s, a: pieces.append(a))
+        if len(pieces) != 1 or pieces[0].dim(_dt.div):
+            return None
+        aff = pieces[0]
+        terms: list[tuple[int, str]] = []
+        for j, it in enumerate(st.iterators):
+            terms.append((aff.get_coefficient_val(_dt.in_, j), it))
+        for j in range(aff.dim(_dt.param)):
+            terms.append((aff.get_coefficient_val(_dt.param, j),
+                          aff.get_dim_name(_dt.param, j)))
+        parts = []
+        for v, name in terms:
+            if not v.is_int():
+                return None
+            c = int(v.to_python())
+            if c:
+                mag = "" if abs(c) == 1 else f"{abs(c)}*"
+                parts.append((c < 0, f"{mag}{name}"))
+        cst = aff.get_constant_val()
+        if not cst.is_int():
+            return None
+        c = int(cst.to_python())
+        if c or not parts:
+            parts.append((c < 0, str(abs(c))))
+        text = ""
+        for n, (neg, t) in enumerate(parts):
+            text += ("-" if neg else "") + t if n == 0 else (" - " if neg else " + ") + t
+        out.append(text)
+    return out
+
+
+def _subscripts(a: Access, st: Statement) -> list[str] | None:
+    """The subscript texts of access ``a``: split from its text when that
+    matches its relation, else printed from the relation."""
+    sp = split_reference(a.text) if a.text else None
+    if sp is not None and sp[0] == a.array and len(sp[1]) == a.relation.dim(_dt.out):
+        return sp[1]
+    return print_subscripts(a.relation, st)
+
+
+def _ref_text(name: str, subs: Sequence[str]) -> str:
+    return name + "".join(f"[{s}]" for s in subs)
+
+
+def _replace_statements(scop: Scop, new: dict[str, Statement | None]) -> Scop:
+    """``scop`` with statements replaced (None: removed), in order."""
+    sts = tuple(new.get(s.name, s) for s in scop.statements)
+    return replace(scop, statements=tuple(s for s in sts if s is not None))
+
+
+def _change_reference(scop: Scop, st: Statement, k: int, rel: isl.Map, subs: list[str] | None,
+                      directive: str, argument: int) -> Scop:
+    """Access ``k`` of ``st`` (and the rest of its reference) gets relation
+    ``rel`` and the text made of ``subs``; the body is rewritten and the
+    array recorded as reshaped."""
+    group = _reference(st, k, directive, argument)
+    a = st.accesses[k]
+    rel = rel.set_tuple_name(_dt.out, a.array).set_tuple_name(_dt.in_, st.name)
+    if subs is None:
+        subs = print_subscripts(rel, st)
+        if subs is None:
+            raise fail(directive, f"cannot write the new subscripts of `{a.text}` as C "
+                       f"({rel})", argument)
+    text = _ref_text(a.array, subs)
+    body = _rewrite_body(st.body, a.text, text, stmt=st.name, directive=directive,
+                         argument=argument)
+    accs = list(st.accesses)
+    for j in group:
+        accs[j] = replace(accs[j], relation=rel, text=text)
+    new = _replace_statements(scop, {st.name: replace(st, body=body, accesses=tuple(accs))})
+    info = layout_info(scop)
+    if not rel.is_equal(a.relation) and a.array not in info.reshaped \
+            and a.array not in info.new:
+        info = replace(info, reshaped=info.reshaped + (a.array,))
+    return _sync_arrays(with_layout(new, info))
+
+
+# --- dimreorder / dimprivatize / dimcontract -----------------------------------------
+
+@directive("dimreorder", Beta("stmt", statement=True), Int("access", positive=True),
+           Ints("order"))
+@_layout
+def dimreorder(scop: Scop, stmt, access, order) -> Scop:
+    """Permute the subscripts of one access (Clay's DIMREORDER).
+
+    Arguments: ``stmt`` a statement β-vector; ``access`` the access number
+    (1-based, OpenScop order); ``order`` a permutation of ``0..n-1`` (n the
+    number of subscripts), Clay's reorder convention: subscript ``k`` moves
+    to position ``order[k]`` (as ``reorder`` moves child ``k``).
+
+        A[i][j] = B[j][i];       dimreorder([0, 0, 0], 2, [1, 0])
+        ->  A[j][i] = B[j][i];   (access 2 is the write of A)
+
+    Meaning: checked by the equivalence check (with the other layout steps
+    applied together): every access to the array must be reordered alike,
+    and a live array may not change.
+    """
+    name = "dimreorder"
+    scop = _with_refs(scop)
+    _, st = _statement_at(scop, stmt, name, 1)
+    k = _access_index(st, access, name, 2)
+    a = st.accesses[k]
+    n = a.relation.dim(_dt.out)
+    order = tuple(order)
+    if n == 0:
+        raise fail(name, f"`{a.text or a.array}` is a scalar: it has no subscript to "
+                   "reorder", 2)
+    if len(order) != n:
+        raise fail(name, f"{REORDER_TOO_SMALL}: `{a.text or a.array}` has {n} subscripts, "
+                   f"the order has {len(order)} values", 3)
+    if any(not 0 <= v < n for v in order):
+        raise fail(name, f"{REORDER_OVERFLOW}: values must be in 0..{n - 1}, got "
+                   f"{list(order)}", 3)
+    if sorted(order) != list(range(n)):
+        raise fail(name, f"the reorder array is not a permutation of 0..{n - 1}: "
+                   f"{list(order)}", 3)
+    sp = a.relation.get_space().range().map_from_set()
+    perm = isl.Map.universe(sp)
+    for j, v in enumerate(order):
+        perm = perm.equate(_dt.in_, j, _dt.out, v)
+    rel = a.relation.apply_range(perm)
+    old = _subscripts(a, st)
+    subs = None
+    if old is not None:
+        subs = [""] * n
+        for j, v in enumerate(order):
+            subs[v] = old[j]
+    return _change_reference(scop, st, k, rel, subs, name, 2)
+
+
+@directive("dimprivatize", Beta("stmt", statement=True), Int("access", positive=True),
+           Int("depth", positive=True))
+@_layout
+def dimprivatize(scop: Scop, stmt, access, depth) -> Scop:
+    """Expand one access by an iterator (Clay's DIMPRIVATIZE, array
+    expansion): the statement's original iterator number ``depth`` becomes
+    a new last subscript.
+
+    Arguments: ``stmt`` a statement β-vector; ``access`` the access number
+    (1-based); ``depth`` 1-based, at most the number of loops around the
+    statement (its original iterators, outermost first).
+
+        for i: for j: s[j] = s[j] + A[i][j];     dimprivatize([0,0,0], 1, 1)
+        ->  for i: for j: s[j][i] = s[j][i] + A[i][j];
+
+    Meaning: checked by the equivalence check (usually together with the
+    other accesses to the array); a privatized dead array is redeclared by
+    the generated code with its new shape.  Afterwards the dependences are
+    those of the new program, so a loop the temporary serialized may become
+    parallel.
+    """
+    name = "dimprivatize"
+    scop = _with_refs(scop)
+    _, st = _statement_at(scop, stmt, name, 1)
+    k = _access_index(st, access, name, 2)
+    if not 1 <= depth <= st.dim:
+        raise fail(name, f"{DEPTH_OVERFLOW}: {st.name} is in {st.dim} loops, got depth "
+                   f"{depth}", 3)
+    a = st.accesses[k]
+    n = a.relation.dim(_dt.out)
+    rel = a.relation.add_dims(_dt.out, 1).equate(_dt.in_, depth - 1, _dt.out, n)
+    old = _subscripts(a, st)
+    subs = None if old is None else old + [st.iterators[depth - 1]]
+    return _change_reference(scop, st, k, rel, subs, name, 2)
+
+
+@directive("dimcontract", Beta("stmt", statement=True), Int("access", positive=True),
+           Int("depth", positive=True))
+@_layout
+def dimcontract(scop: Scop, stmt, access, depth) -> Scop:
+    """Remove one subscript of an access (Clay's DIMCONTRACT, the inverse of
+    dimprivatize).
+
+    Arguments: ``stmt`` a statement β-vector; ``access`` the access number
+    (1-based); ``depth`` the subscript to drop, 1-based.
+
+        t[i][j] = A[i][j]; B[i][j] = t[i][j];    dimcontract(…, 2) on both t
+        ->  t[i] = A[i][j]; B[i][j] = t[i];
+
+    Meaning: checked by the equivalence check (contracting is only correct
+    when no value still needed is overwritten, and never on a live array).
+    """
+    name = "dimcontract"
+    scop = _with_refs(scop)
+    _, st = _statement_at(scop, stmt, name, 1)
+    k = _access_index(st, access, name, 2)
+    a = st.accesses[k]
+    n = a.relation.dim(_dt.out)
+    if not 1 <= depth <= n:
+        raise fail(name, f"{DEPTH_OVERFLOW}: `{a.text or a.array}` has {n} subscripts, got "
+                   f"{depth}", 3)
+    rel = a.relation.project_out(_dt.out, depth - 1, 1)
+    old = _subscripts(a, st)
+    subs = None if old is None else old[:depth - 1] + old[depth:]
+    return _change_reference(scop, st, k, rel, subs, name, 2)
+
+
+# --- arrays ---------------------------------------------------------------------------------
+
+def _taken_names(scop: Scop) -> set[str]:
+    taken = identifiers(scop.source or "") | set(scop.params)
+    for st in scop.statements:
+        taken |= identifiers(st.body) | set(st.iterators)
+    return taken
+
+
+@directive("add_array", String("name"), aliases=("addarray",))
+@_layout
+def add_array(scop: Scop, name) -> Scop:
+    """Declare a new array, with no access yet (Clay's ADD_ARRAY); a script
+    gets its id back: ``a = add_array("B");``.
+
+    Arguments: ``name`` a C identifier that names nothing in the source
+    (no array, variable, parameter, macro or function).  The array takes its
+    number of subscripts and element type from the first ``datacopy`` or
+    ``replace_array`` that uses it; the generated code declares it inside
+    the region (it is dead after the SCoP).
+
+        add_array("At")   ->  id 4 (after arrays 1..3)
+
+    Meaning: changes nothing by itself.
+    """
+    d = "add_array"
+    if not _IDENT.match(name) or name in _C_KEYWORDS:
+        raise fail(d, f"{name!r} is not a C identifier", 1)
+    if name in array_ids(scop):
+        raise fail(d, f"{ID_EXISTS}: an array is called {name!r}", 1)
+    if name in _taken_names(scop):
+        raise fail(d, f"{ID_EXISTS}: {name!r} is an identifier of the source", 1)
+    info = layout_info(scop)
+    # a new statements tuple all the same: a new program for the analyses
+    new = replace(scop, arrays=scop.arrays + (Array(name, 0),),
+                  statements=tuple(list(scop.statements)))
+    return with_layout(new, replace(info, new=info.new + (name,)))
+
+
+add_array.result = lambda scop, name, *rest: array_ids(scop)[name]
+
+
+@query("get_array_id", String("name"), aliases=("getarrayid",))
+def get_array_id(scop: Scop, name):
+    """The 1-based id of the array ``name`` (OpenScop's ``<arrays>`` id)."""
+    ids = array_ids(scop)
+    if name not in ids:
+        raise fail("get_array_id", f"{ARRAY_NOT_FOUND}: no array is called {name!r}", 1)
+    return ids[name]
+
+
+def _check_types(scop: Scop, a: str, b: str, directive: str, argument: int) -> str | None:
+    """The common element type of arrays ``a`` and ``b`` (None when both are
+    unknown); refused when both are known and differ."""
+    ta, tb = _array(scop, a).ctype, _array(scop, b).ctype
+    if ta and tb and ta.split() != tb.split():
+        raise fail(directive, f"{a} holds {ta} and {b} holds {tb}: a copy between them "
+                   "would convert values", argument)
+    return ta or tb
+
+
+@directive("replace_array", Int("last_id", positive=True), Int("new_id", positive=True),
+           aliases=("replacearray",))
+@_layout
+def replace_array(scop: Scop, last_id, new_id) -> Scop:
+    """Make every access to one array access another (Clay's REPLACE_ARRAY):
+    relations, access texts and statement bodies.
+
+    Arguments: ``last_id`` the array replaced, ``new_id`` the array used
+    instead (ids as :func:`get_array_id` gives them).  Statements made by
+    ``datacopy`` keep their accesses (they are the copies between the two).
+    Both arrays must have the same number of subscripts (a new array takes
+    it) and element type.
+
+        C[i][j] += A[i][k] * B[k][j];      replace_array(2, 4)   (A -> At)
+        ->  C[i][j] += At[i][k] * B[k][j];
+
+    Meaning: checked by the equivalence check: the new array must hold the
+    values first (``datacopy`` in), and a live array written in the SCoP
+    must get its final values back (``datacopy`` back).
+    """
+    d = "replace_array"
+    scop = _with_refs(scop)
+    old = _array_name(scop, last_id, d, 1)
+    new = _array_name(scop, new_id, d, 2)
+    if old == new:
+        raise fail(d, f"the two ids name the same array ({old})", 2)
+    info = layout_info(scop)
+    sts = [st for st in scop.statements if st.name not in info.copies
+           and any(a.array == old for a in st.accesses)]
+    if not sts:
+        raise fail(d, f"{ARRAY_NOT_FOUND}: no statement (other than copies) accesses {old}", 1)
+    nd_old = _ndims(scop, old, skip=info.copies)
+    nd_new = _ndims(scop, new)
+    if len(nd_old) > 1 or (nd_new and nd_new != nd_old):
+        raise fail(d, f"{old} is accessed with {sorted(nd_old)} subscripts and {new} "
+                   f"with {sorted(nd_new)}: they must agree", 2)
+    ctype = _check_types(scop, old, new, d, 2)
+    changed: dict[str, Statement] = {}
+    for st in sts:
+        body = st.body
+        accs = list(st.accesses)
+        done: set[str] = set()
+        for k, a in enumerate(st.accesses):
+            if a.array != old:
+                continue
+            group = _reference(st, k, d, 1)
+            sp = split_reference(a.text)
+            if sp is not None and sp[0] == old:
+                text = _ref_text(new, sp[1])
+            else:
+                subs = print_subscripts(a.relation, st)
+                if subs is None:
+                    raise fail(d, f"cannot rewrite `{a.text}` of {st.name}", 1)
+                text = _ref_text(new, subs)
+            if a.text not in done:
+                body = _rewrite_body(body, a.text, text, stmt=st.name, directive=d, argument=1)
+                done.add(a.text)
+            for j in group:
+                accs[j] = replace(accs[j], array=new, text=text,
+                                  relation=accs[j].relation.set_tuple_name(_dt.out, new))
+        changed[st.name] = replace(st, body=body, accesses=tuple(accs))
+    out = _replace_statements(scop, changed)
+    return _sync_arrays(out, {new: ctype} if ctype else None)
+
+
+# --- datacopy ----------------------------------------------------------------------------------
+
+def _fresh_statement(scop: Scop) -> str:
+    used = {s.name for s in scop.statements}
+    prefixes = {a.ref.split("_r")[0] for s in scop.statements for a in s.accesses if a.ref}
+    k = len(scop.statements)
+    while f"S{k}" in used or f"S{k}" in prefixes:
+        k += 1
+    return f"S{k}"
+
+
+@directive("datacopy", Int("id_copy", positive=True), Int("id_orig", positive=True),
+           Beta("beta_insert", statement=True), Bool("insert_before"),
+           Beta("beta_get_domain", statement=True))
+@_layout
+def datacopy(scop: Scop, id_copy, id_orig, beta_insert, insert_before,
+             beta_get_domain) -> Scop:
+    """Insert a copy statement ``copy[f] = orig[f];`` (Clay's DATACOPY).
+
+    Arguments: ``id_copy`` the array written, ``id_orig`` the array read;
+    ``f`` is the subscript of the first access to ``id_orig`` in the
+    statement at ``beta_get_domain``, whose domain (and α part) the copy
+    takes; the copy goes just before (``insert_before`` true) or after the
+    statement at ``beta_insert``, which must be in as many loops as the
+    ``beta_get_domain`` statement's relation has α dimensions.  The copy
+    array takes the original's element type.
+
+        for i: for k: … A[i][k] …          b = add_array("At");
+                                           datacopy(b, 1, [0,0,0], true, [0,0,0])
+        ->  for i: for k: { At[i][k] = A[i][k]; … A[i][k] … }
+
+    Meaning: checked by the equivalence check, where a copy is transparent
+    (a value read from it stands for the value it copied).
+    """
+    d = "datacopy"
+    scop = _with_refs(scop)
+    copy = _array_name(scop, id_copy, d, 1)
+    orig = _array_name(scop, id_orig, d, 2)
+    if copy == orig:
+        raise fail(d, f"the copy and the original are the same array ({copy})", 2)
+    ins = check_beta(scop, beta_insert, directive=d, argument=3, kind="statement")
+    r_gd, st_gd = _statement_at(scop, beta_get_domain, d, 5)
+    k = next((j for j, a in enumerate(st_gd.accesses) if a.array == orig), None)
+    if k is None:
+        raise fail(d, f"{ARRAY_NOT_FOUND}: {st_gd.name} (at {list(r_gd.beta)}) does not "
+                   f"access {orig}", 5)
+    if r_gd.depth != len(ins) - 1:
+        raise fail(d, f"{DEPTH_OVERFLOW}: the statement at {list(ins)} is in {len(ins) - 1} "
+                   f"loops and the one at {list(r_gd.beta)} in {r_gd.depth}: the copy "
+                   "cannot take that domain there", 3)
+    a = st_gd.accesses[k]
+    nd = a.relation.dim(_dt.out)
+    have = _ndims(scop, copy)
+    if have and have != {nd}:
+        raise fail(d, f"{copy} is accessed with {sorted(have)} subscripts, the copy of "
+                   f"`{a.text or orig}` has {nd}", 1)
+    ctype = _check_types(scop, copy, orig, d, 1)
+    subs = _subscripts(a, st_gd)
+    if subs is None:
+        raise fail(d, f"cannot write the subscripts of `{a.text}` as C", 5)
+    name = _fresh_statement(scop)
+    dom = st_gd.domain.intersect(r_gd.map.domain()).set_tuple_name(name)
+    rd = a.relation.set_tuple_name(_dt.in_, name).intersect_domain(dom)
+    wr = rd.set_tuple_name(_dt.out, copy)
+    src_text = a.text if a.text else _ref_text(orig, subs)
+    dst_text = _ref_text(copy, subs)
+    st = Statement(name, dom, st_gd.iterators, f"{dst_text} = {src_text};",
+                   (Access(READ, orig, rd, src_text, f"{name}_r0"),
+                    Access(WRITE, copy, wr, dst_text, f"{name}_r1")), st_gd.line)
+    # the copy's relation: the α part of beta_get_domain's, at the new place
+    pos = ins[-1] if insert_before else ins[-1] + 1
+    lvl = len(ins) - 1
+    rel = Relation(name, r_gd.beta, r_gd.map.set_tuple_name(_dt.in_, name))
+    rel = rel.with_beta(ins[:-1] + (pos,))
+    pairs: list = []
+    for r in scop.schedule:
+        new = r
+        if r.beta[:lvl] == ins[:-1] and len(r.beta) > lvl and r.beta[lvl] >= pos:
+            b = list(r.beta)
+            b[lvl] += 1
+            new = r.with_beta(tuple(b))
+        pairs.append((r, new))
+    pairs.append((None, rel))
+    out = replace(scop, statements=scop.statements + (st,))
+    out = rebuild(out, pairs)
+    info = layout_info(scop)
+    out = with_layout(out, replace(info, copies=info.copies | {name}))
+    return _sync_arrays(out, {copy: ctype} if ctype else None)
+
+
+# --- block ------------------------------------------------------------------------------------
+
+@directive("block", Beta("stmt1", statement=True), Beta("stmt2", statement=True))
+@_layout
+def block(scop: Scop, stmt1, stmt2) -> Scop:
+    """Merge two adjacent statements into one whose body is
+    ``{ body1 body2 }`` (Clay's BLOCK).
+
+    Arguments: ``stmt1``, ``stmt2`` statement β-vectors; ``stmt2`` must be
+    the next sibling of ``stmt1`` (same β except the last component, + 1),
+    the statements must have equal domains and equal α parts (one
+    scheduling relation each).  The merged statement keeps ``stmt1``'s name
+    and iterators (``stmt2``'s body is rewritten with them) and both access
+    lists, ``stmt1``'s first; ``stmt2`` disappears and β-vectors are
+    normalized.
+
+        for i: { S0: a[i] = b[i];  S1: c[i] = a[i]; }     block([0,0], [0,1])
+        ->  for i: { a[i] = b[i]; c[i] = a[i]; }          (one statement S0)
+
+    Meaning: the same instances run in the same order, so it is legal by
+    construction.  Dependence analysis then works per merged instance: a
+    value passed from the first part to the second of the same instance is
+    no dependence, and the second part's reads are also taken to depend on
+    the previous instances' writes -- conservative (more dependences, never
+    fewer).  The equivalence check of later layout steps keeps the parts
+    apart.
+    """
+    d = "block"
+    scop = _with_refs(scop)
+    r1, s1 = _statement_at(scop, stmt1, d, 1)
+    r2, s2 = _statement_at(scop, stmt2, d, 2)
+    b1, b2 = r1.beta, r2.beta
+    if s1.name == s2.name:
+        raise fail(d, f"both β-vectors are relations of {s1.name}", 2)
+    if len(b1) != len(b2) or b2 != b1[:-1] + (b1[-1] + 1,):
+        raise fail(d, f"the statements are not adjacent siblings: {list(b2)} must be "
+                   f"{list(b1[:-1] + (b1[-1] + 1,))}", 2)
+    for st, arg in ((s1, 1), (s2, 2)):
+        if len(scop.schedule.of(st.name)) != 1:
+            raise fail(d, f"{st.name} has several scheduling relations (index-set split): "
+                       "collapse them first", arg)
+    if s1.dim != s2.dim:
+        raise fail(d, f"the statements do not have the same domain ({s1.dim} and "
+                   f"{s2.dim} iterators)", 2)
+    d2 = s2.domain.set_tuple_name(s1.name)
+    for j, it in enumerate(s1.iterators):
+        d2 = d2.set_dim_name(_dt.set, j, it)
+    if not d2.is_equal(s1.domain):
+        raise fail(d, f"the statements do not have the same domain ({s1.domain} and "
+                   f"{s2.domain})", 2)
+    m2 = r2.with_beta(b1).map.set_tuple_name(_dt.in_, s1.name)
+    if not m2.intersect_domain(s1.domain).is_equal(r1.map.intersect_domain(s1.domain)):
+        raise fail(d, "the statements do not have the same α part (they are not "
+                   "scheduled by the same loops at the same dates)", 2)
+    ren = {a: b for a, b in zip(s2.iterators, s1.iterators) if a != b}
+    body2 = substitute_iterators(s2.body, ren) if ren else s2.body
+    accs2 = []
+    for a in s2.accesses:
+        rel = a.relation.set_tuple_name(_dt.in_, s1.name)
+        for j, it in enumerate(s1.iterators):
+            rel = rel.set_dim_name(_dt.in_, j, it)
+        accs2.append(replace(a, relation=rel,
+                             text=substitute_iterators(a.text, ren) if ren else a.text))
+    info = layout_info(scop)
+    n1 = len(s1.accesses)
+    bounds = info.part_bounds(s1.name) + (n1,) + tuple(n1 + b for b in info.part_bounds(s2.name))
+    merged = replace(s1, body=f"{{ {s1.body.strip()} {body2.strip()} }}",
+                     accesses=s1.accesses + tuple(accs2))
+    out = _replace_statements(scop, {s1.name: merged, s2.name: None})
+    pairs = [(r, r) for r in scop.schedule if r is not r2]
+    out = rebuild(out, pairs)
+    parts = tuple(p for p in info.parts if p[0] not in (s1.name, s2.name))
+    info = replace(info, parts=parts + ((s1.name, bounds),),
+                   copies=info.copies - {s1.name, s2.name})
+    return with_layout(out, info)
+
+
+__all__ = ["LAYOUT_DIRECTIVES", "array_ids", "add_array", "block", "datacopy",
+           "dimcontract", "dimprivatize", "dimreorder", "get_array_id", "print_subscripts",
+           "replace_array", "split_reference"]
