@@ -92,6 +92,12 @@ class Session:
         return tuple(self._entries[:self._pos])
 
     @property
+    def undone(self) -> tuple[Entry, ...]:
+        """The undone steps :meth:`redo` would bring back, the next one
+        first (dropped when a new step is applied)."""
+        return tuple(self._entries[self._pos:])
+
+    @property
     def env(self) -> dict:
         """The script variables defined by the applied steps."""
         return dict(self._entries[self._pos - 1].env) if self._pos else {}

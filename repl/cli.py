@@ -19,6 +19,11 @@ Forms (kept stable as later features are added):
 - ``clayx --list``: every directive with its signature and aliases;
 - ``clayx --demo``: the summary and regenerated code of a bundled example.
 
+On a terminal (standard input and output both terminals) and without
+``--emit``/``--script``/``-o``, ``clayx FILE`` and ``clayx --demo`` open the
+interactive prompt instead (:mod:`clayx_repl.app`); ``--no-color`` (or
+``NO_COLOR`` in the environment) turns its colours off.
+
 Exit status: 0 success, 1 a clayx error (message on stderr, nothing
 written), 2 a usage error, 3 a legality refusal.
 """
@@ -58,7 +63,10 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--unchecked", action="store_true",
                     help="generate code even if a step was applied without the legality check")
     ap.add_argument("--list", action="store_true", help="list every directive and exit")
-    ap.add_argument("--demo", action="store_true", help="run on a bundled example")
+    ap.add_argument("--demo", action="store_true",
+                    help="open the prompt on a bundled example (beamforming)")
+    ap.add_argument("--no-color", action="store_true",
+                    help="no colours at the prompt (also: NO_COLOR in the environment)")
     return ap
 
 
@@ -117,6 +125,10 @@ def run(argv: Sequence[str] | None = None, stdout=None, stderr=None, stdin=None)
         print("clayx: error: a FILE (or --demo) is required", file=stderr)
         return EXIT_USAGE
     try:
+        if _interactive(args, stdin, stdout):
+            from .app import main as prompt
+            return prompt(bundled_example("beamforming") if args.demo else args.file,
+                          demo=args.demo, no_color=args.no_color, unchecked=args.unchecked)
         out = _main(args, stdin)
     except LegalityError as e:
         print(f"clayx: refused: {e}", file=stderr)
@@ -166,15 +178,25 @@ def _isatty(f) -> bool:
         return False
 
 
+def _interactive(args, stdin, stdout) -> bool:
+    """Open the prompt: standard input and output are terminals and no
+    batch output (``--emit``, ``--script``, ``-o``) was asked for."""
+    return (not (args.emit or args.script or args.output)
+            and _isatty(stdin) and _isatty(stdout))
+
+
 def _main(args, stdin=None) -> str:
     from clayx.frontend import load
     if args.demo:
         from clayx.codegen import generate_region
+        from .app import demo_hint
         path = bundled_example("beamforming")
         scops = load(path)
         code = "".join(f"#pragma scop\n{generate_region(s)}#pragma endscop\n" for s in scops)
         return (f"clayx demo on {path.name} ({path})\n\n" + summary(scops)
-                + "\ncode regenerated from the schedule:\n" + code)
+                + "\ncode regenerated from the schedule:\n" + code
+                + "\nOn a terminal, clayx --demo opens the prompt on this example.\n"
+                + demo_hint())
     path = Path(args.file)
     if not path.exists():
         raise ClayxError(f"{path}: no such file")

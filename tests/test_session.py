@@ -178,3 +178,18 @@ def _write(tmp_path):
     p = tmp_path / "k.c"
     p.write_text(SRC)
     return p
+
+
+def test_undone_steps_are_listed_until_a_new_step(src):
+    s = clayx.load(src)
+    s.apply("skew([1,0], 2, 1, -1); tile([1,0], 2, 1, 4);")
+    s.undo(2)
+    assert [str(e.step) for e in s.undone] == ["skew([1, 0], 2, 1, -1);",
+                                                "tile([1, 0], 2, 1, 4);"]
+    s.redo()
+    assert [str(e.step) for e in s.undone] == ["tile([1, 0], 2, 1, 4);"]
+    with pytest.raises(LegalityError):
+        s.apply("reverse([0], 1);")
+    assert len(s.undone) == 1                 # a refused step keeps the redo list
+    s.apply("interchange([0], 1, 1);")
+    assert s.undone == ()
