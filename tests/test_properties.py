@@ -259,10 +259,12 @@ def test_refused_steps_change_nothing():
 
 @needs_gcc
 @pytest.mark.slow
-def test_accepted_sequences_compute_the_same(tmp_path):
+def test_accepted_sequences_compute_the_same(tmp_path, monkeypatch):
     """Slow: refusals leave even the generated code unchanged; every
     sequence with accepted steps generates a program whose output equals the
-    original's (compiled, run, compared)."""
+    original's (compiled, run, compared; with ``-fopenmp`` on 4 threads when
+    a loop is marked parallel or vectorized)."""
+    monkeypatch.setenv("OMP_NUM_THREADS", "4")
     stats: Counter = Counter()
 
     @settings(max_examples=200, deadline=None, derandomize=True, database=None,
@@ -274,12 +276,16 @@ def test_accepted_sequences_compute_the_same(tmp_path):
         if not _run_sequence(s, data, stats, code=True):
             return
         work = Path(tempfile.mkdtemp(dir=tmp_path))
+        # with a parallel/vectorize mark, the OpenMP code is what is run
+        # (4 threads: see the monkeypatched OMP_NUM_THREADS)
+        omp = any(m.kind in ("parallel", "vectorize") for m in s.current.schedule.marks)
         gen = work / f"{stem}_gen.c"
-        gen.write_text(s.code("c"))
-        res = verify(EXAMPLES / f"{stem}.c", gen, SMALL_SIZES[stem], workdir=work)
+        gen.write_text(s.code("omp" if omp else "c"))
+        res = verify(EXAMPLES / f"{stem}.c", gen, SMALL_SIZES[stem], workdir=work, openmp=omp)
         assert res.ok and res.values > 0, str(s.script)
         stats["verified"] += 1
+        stats["verified with OpenMP"] += omp
 
     prop()
     _report("slow", stats)
-    assert stats["verified"] > 0
+    assert stats["verified"] > 0 and stats["verified with OpenMP"] > 0
