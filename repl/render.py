@@ -336,13 +336,45 @@ def changes(old: Scop, new: Scop) -> Changes:
                 t.append(p)
         ch.lines.append(t)
 
+    # a loop split in several, or several loops fused in one, is said so
+    # (instead of "removed …" and "created …" lines for each)
+    top_removed = {ident: p for ident, p in ol.items()
+                   if p in removed and p[:-1] not in removed}
+    top_created = {ident: p for ident, p in nl.items()
+                   if p in created and p[:-1] not in created and p[:-1] not in moved}
+    told_old, told_new = set(), set()
+    for whole, parts, verb in ((top_removed, top_created, "split"),
+                               (top_created, top_removed, "fused")):
+        for ident, p in sorted(whole.items(), key=lambda kv: kv[1]):
+            keys = set(ident[0])
+            pieces = [(i, q) for i, q in parts.items()
+                      if i[1] == ident[1] and set(i[0]) and set(i[0]) <= keys]
+            if len(pieces) < 2 or set().union(*(set(i[0]) for i, _ in pieces)) != keys:
+                continue
+            pieces.sort(key=lambda iq: iq[1])
+            if verb == "split":
+                told_old.add(p)
+                told_new.update(q for _, q in pieces)
+                desc = " and ".join(f"{fmt_beta(q)} ({_stmts(new, q)})" for _, q in pieces)
+                line(("split ", "bold yellow"), "loop ", (fmt_beta(p), "cyan"), " ",
+                     (loop_label(old, p), "green"), " into " + desc)
+                ch.focus += [q for _, q in pieces]
+            else:
+                told_new.add(p)
+                told_old.update(q for _, q in pieces)
+                desc = ", ".join(fmt_beta(q) for _, q in pieces)
+                line(("fused ", "bold yellow"), "loops " + desc + " into ", (fmt_beta(p), "cyan"),
+                     " ", (loop_label(new, p), "green"), f" ({_stmts(new, p)})")
+                ch.focus.append(p)
     for ident, p in sorted(ol.items(), key=lambda kv: kv[1]):
-        if p in removed and p[:-1] not in removed:
+        if p in removed and p[:-1] not in removed and p not in told_old:
             line(("removed ", "red"), "loop ", (fmt_beta(p), "cyan"), " ",
                  (loop_label(old, p), "green"), f" ({_stmts(old, p)})")
     for ident, p in sorted(nl.items(), key=lambda kv: kv[1]):
         parent_new = p[:-1] in created or p[:-1] in moved
         lab = loop_label(new, p)
+        if p in told_new:
+            continue
         if p in created and not parent_new:
             line(("created ", "bold green"), "loop ", (fmt_beta(p), "cyan"), " ",
                  (lab, "green"), f" ({_stmts(new, p)})")

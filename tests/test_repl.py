@@ -18,6 +18,7 @@ from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
 import clayx
+from clayx import directives as D
 from clayx.directives import REGISTRY, Beta, Int, directive, registry
 from clayx_repl import commands, render
 from clayx_repl.app import (Repl, history_path, input_ready, make_console, make_prompt,
@@ -291,11 +292,12 @@ def test_what_changed_in_the_tree():
     b = s.current
     ch = render.changes(a, b)
     text = "\n".join(t.plain for t in ch.lines)
-    assert "removed loop [2] i (S2, S3, S4, S5, S6, S7)" in text
-    assert "created loop [2] i (S2, S3, S4, S5)" in text
-    assert "created loop [3] i (S6, S7)" in text
+    assert text == "  split loop [2] i into [2] (S2, S3, S4, S5) and [3] (S6, S7)"
     assert not re.search(r"\bmoved", text)      # the j loop moves with its new parent
     assert ch.focus == [(2,), (3,)]
+    fused = render.changes(b, D.apply(b, "fuse", [[2]]))
+    assert [t.plain for t in fused.lines] == [
+        "  fused loops [2], [3] into [2] i (S2, S3, S4, S5, S6, S7)"]
     s.apply("reorder([], [1, 2, 0, 3]);")
     text = "\n".join(t.plain for t in render.changes(b, s.current).lines)
     assert "moved loop i (S2, S3, S4, S5) [2] → [0]" in text
