@@ -59,6 +59,15 @@ def bench(stem: str, text: str, repeat: int) -> list[dict]:
              "ms": round(statistics.median(times[k]), 3)} for k, st in enumerate(steps)]
 
 
+def step_summary(rows: list[dict]) -> dict:
+    """Count, median, 95th percentile and max of the rows' ``ms`` (also
+    used by ``bench_repl.py``)."""
+    ms = sorted(r["ms"] for r in rows)
+    p95 = ms[min(len(ms) - 1, int(round(0.95 * (len(ms) - 1))))]
+    return {"steps": len(ms), "median_ms": round(statistics.median(ms), 3),
+            "p95_ms": round(p95, 3), "max_ms": round(ms[-1], 3)}
+
+
 def main() -> int:
     """Run the benchmark and print the table."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -68,10 +77,7 @@ def main() -> int:
     rows = [r for stem, text in SCRIPTS.items() for r in bench(stem, text, args.repeat)]
     for r in rows:
         print(f"{r['kernel']:12s} {r['ms']:8.2f} ms  {r['result']:14s} {r['step']}")
-    ms = sorted(r["ms"] for r in rows)
-    p95 = ms[min(len(ms) - 1, int(round(0.95 * (len(ms) - 1))))]
-    summary = {"steps": len(ms), "median_ms": round(statistics.median(ms), 3),
-               "p95_ms": round(p95, 3), "max_ms": round(ms[-1], 3)}
+    summary = step_summary(rows)
     print(f"\n{summary['steps']} steps: median {summary['median_ms']} ms, "
           f"p95 {summary['p95_ms']} ms, max {summary['max_ms']} ms "
           "(target: median < 10 ms, p95 < 50 ms)")

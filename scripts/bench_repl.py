@@ -38,6 +38,9 @@ import clayx  # noqa: E402
 from clayx.script import Script  # noqa: E402
 from clayx_repl.app import Repl, make_console  # noqa: E402
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_directives import step_summary  # noqa: E402
+
 STARTUP_FILES = ["gemm", "beamforming", "jacobi-2d", "seidel-2d", "heat-3d", "adi",
                  "deriche"]
 
@@ -161,10 +164,7 @@ def main() -> int:
     rows = [r for stem, steps in SCRIPTS.items() for r in bench_steps(stem, steps, args.repeat)]
     for r in rows:
         print(f"{r['kernel']:12s} {r['ms']:8.2f} ms  {r['result']:8s} {r['step']}")
-    ms = sorted(r["ms"] for r in rows)
-    p95 = ms[min(len(ms) - 1, int(round(0.95 * (len(ms) - 1))))]
-    summary = {"steps": len(ms), "median_ms": round(statistics.median(ms), 2),
-               "p95_ms": round(p95, 2), "max_ms": round(ms[-1], 2)}
+    summary = step_summary(rows)
     if startup:
         summary["startup_max_s"] = max(r["startup_s"] for r in startup)
     print(f"\n{summary['steps']} steps: median {summary['median_ms']} ms, "

@@ -160,6 +160,15 @@ def _access_index(st: Statement, access: int, directive: str, argument: int) -> 
     return access - 1
 
 
+def _target_access(scop: Scop, stmt, access: int, directive: str):
+    """(scop with reference ids, statement, access index, access) for the
+    ``(stmt, access)`` arguments 1 and 2 of dimreorder/dimprivatize/dimcontract."""
+    scop = _with_refs(scop)
+    _, st = _statement_at(scop, stmt, directive, 1)
+    k = _access_index(st, access, directive, 2)
+    return scop, st, k, st.accesses[k]
+
+
 def _reference(st: Statement, k: int, directive: str, argument: int) -> list[int]:
     """The accesses of ``st`` that are the same reference as access ``k``
     (same text, same relation); refused when a same-text access differs."""
@@ -360,10 +369,7 @@ def dimreorder(scop: Scop, stmt, access, order) -> Scop:
     and a live array may not change.
     """
     name = "dimreorder"
-    scop = _with_refs(scop)
-    _, st = _statement_at(scop, stmt, name, 1)
-    k = _access_index(st, access, name, 2)
-    a = st.accesses[k]
+    scop, st, k, a = _target_access(scop, stmt, access, name)
     n = a.relation.dim(_dt.out)
     order = tuple(order)
     if n == 0:
@@ -414,9 +420,7 @@ def dimprivatize(scop: Scop, stmt, access, depth) -> Scop:
     parallel.
     """
     name = "dimprivatize"
-    scop = _with_refs(scop)
-    _, st = _statement_at(scop, stmt, name, 1)
-    k = _access_index(st, access, name, 2)
+    scop, st, k, _ = _target_access(scop, stmt, access, name)
     if not 1 <= depth <= st.dim:
         raise fail(name, f"{DEPTH_OVERFLOW}: {st.name} is in {st.dim} loops, got depth "
                    f"{depth}", 3)
@@ -445,10 +449,7 @@ def dimcontract(scop: Scop, stmt, access, depth) -> Scop:
     when no value still needed is overwritten, and never on a live array).
     """
     name = "dimcontract"
-    scop = _with_refs(scop)
-    _, st = _statement_at(scop, stmt, name, 1)
-    k = _access_index(st, access, name, 2)
-    a = st.accesses[k]
+    scop, st, k, a = _target_access(scop, stmt, access, name)
     n = a.relation.dim(_dt.out)
     if not 1 <= depth <= n:
         raise fail(name, f"{DEPTH_OVERFLOW}: `{a.text or a.array}` has {n} subscripts, got "
