@@ -12,6 +12,7 @@ import pytest
 from clayx import directives as D
 from clayx.analysis import RAW, WAR, WAW, dependences, violated
 from clayx.codegen import generate_file
+from clayx.errors import DirectiveError
 from clayx.frontend.c import parse_file, parse_string
 from clayx.verify import SMALL_SIZES, verify
 
@@ -61,6 +62,16 @@ def steps_apply(scop, steps):
     for name, *args in steps:
         scop = apply(scop, name, *args)
     return scop
+
+
+def assert_refused(scop, name, args, argument: int, message: str) -> None:
+    """``name`` with ``args`` (a list) on ``scop`` raises the directive error
+    carrying ``message``, blaming argument ``argument`` of ``name``."""
+    with pytest.raises(DirectiveError) as e:
+        D.apply(scop, name, list(args))
+    assert message in str(e.value)
+    assert e.value.argument == argument
+    assert e.value.directive == name
 
 
 def maps(scop):

@@ -16,7 +16,8 @@ from clayx import directives as D
 from clayx.codegen import generate_region
 from clayx.errors import DirectiveError
 
-from directive_cases import NEST, TWO, apply, broken, needs_gcc, run_example, scop_of
+from directive_cases import (NEST, TWO, apply, assert_refused, broken, needs_gcc, run_example,
+                             scop_of)
 
 CHAIN = """
 void f(int n, double a[100]) {
@@ -235,12 +236,7 @@ MUST_FAIL = [
 @pytest.mark.parametrize("src,name,args,argument,message", MUST_FAIL,
                          ids=[f"{r[1]}{list(r[2])}" for r in MUST_FAIL])
 def test_must_fail(src, name, args, argument, message):
-    scop = scop_of(src)
-    with pytest.raises(DirectiveError) as e:
-        apply(scop, name, *args)
-    assert message in str(e.value)
-    assert e.value.argument == argument
-    assert e.value.directive == name
+    assert_refused(scop_of(src), name, args, argument, message)
 
 
 def test_densify_refuses_odd_offsets():

@@ -26,6 +26,8 @@ from clayx.frontend.openscop import read, write
 from clayx.verify import SMALL_SIZES, compile_c, verify
 from clayx_repl.cli import run
 
+from directive_cases import assert_refused
+
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
 needs_gcc = pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc not available")
@@ -313,11 +315,7 @@ MUST_FAIL = [
 @pytest.mark.parametrize("name, args, message, argument", MUST_FAIL,
                          ids=lambda x: str(x)[:40])
 def test_must_fail(small, name, args, message, argument):
-    with pytest.raises(DirectiveError) as e:
-        D.apply(small, name, args)
-    assert message in str(e.value)
-    assert e.value.argument == argument
-    assert e.value.directive == name
+    assert_refused(small, name, args, argument, message)
 
 
 def test_must_fail_queries_and_block_shapes(small):

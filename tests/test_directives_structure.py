@@ -19,6 +19,8 @@ from clayx.frontend.c import parse_file, parse_string
 from clayx.model import ClaySchedule, Mark
 from clayx.verify import SMALL_SIZES, verify
 
+from directive_cases import assert_refused
+
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
 SRC = """
@@ -317,11 +319,7 @@ MUST_FAIL = [
 @pytest.mark.parametrize("name,args,message,argument", MUST_FAIL,
                          ids=[f"{m[0]}{m[1]}" for m in MUST_FAIL])
 def test_must_fail(small, name, args, message, argument):
-    with pytest.raises(DirectiveError) as e:
-        apply(small, name, args)
-    assert message in e.value.message
-    assert e.value.directive == name
-    assert e.value.argument == argument
+    assert_refused(small, name, args, argument, message)
 
 
 def test_must_fail_beamforming():

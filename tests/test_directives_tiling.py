@@ -16,7 +16,7 @@ from clayx.errors import DirectiveError
 from clayx.frontend.c import parse_file
 from clayx.model import Mark
 
-from directive_cases import (EXAMPLES, NEST, TWO, apply, broken, maps,
+from directive_cases import (EXAMPLES, NEST, TWO, apply, assert_refused, broken, maps,
                              needs_gcc, run_example, same_maps, scop_of, steps_apply)
 
 # ---------------------------------------------------------------------------
@@ -175,12 +175,7 @@ MUST_FAIL = [
 @pytest.mark.parametrize("src,name,args,argument,message", MUST_FAIL,
                          ids=[f"{r[1]}{list(r[2])}" for r in MUST_FAIL])
 def test_must_fail(src, name, args, argument, message):
-    scop = scop_of(src)
-    with pytest.raises(DirectiveError) as e:
-        apply(scop, name, *args)
-    assert message in str(e.value)
-    assert e.value.argument == argument
-    assert e.value.directive == name
+    assert_refused(scop_of(src), name, args, argument, message)
 
 
 def test_linearize_refuses_a_chunk_loop_with_two_children():
