@@ -11,8 +11,10 @@
 Every step is checked against the exact dependences of the original program
 right away; an illegal step raises :class:`~clayx.errors.LegalityError` and
 the session is unchanged.  A step prefixed with ``unchecked`` skips the
-check (recorded in the script as such); code generation of a session that
-holds such a step is then refused unless ``unchecked=True`` is passed.
+check (recorded in the script as such, and in the SCoP as its OpenScop
+extension ``<clayx_unchecked>``); code generation and OpenScop output of a
+session that holds such a step, or whose SCoP was read with that record,
+are then refused unless ``unchecked=True`` is passed (``--unchecked``).
 ``parallelize``/``vectorize`` marks are re-checked after every later step,
 so a step that makes a marked loop carry a dependence is refused.
 
@@ -110,8 +112,22 @@ class Session:
 
     @property
     def has_unchecked(self) -> bool:
-        """True when an applied step skipped the legality check."""
-        return any(getattr(e.step, "unchecked", False) for e in self.entries)
+        """True when an applied step skipped the legality check, or the SCoP
+        was read with a record of such steps (``<clayx_unchecked>``)."""
+        return (self._inherited_unchecked
+                or any(getattr(e.step, "unchecked", False) for e in self.entries))
+
+    @property
+    def unchecked_steps(self) -> tuple[str, ...]:
+        """The steps that skipped the legality check, as script text: those
+        recorded with the SCoP when it was read, then the applied ones."""
+        from .frontend.openscop import unchecked_steps
+        return unchecked_steps(self.current) or ()
+
+    @property
+    def _inherited_unchecked(self) -> bool:
+        from .frontend.openscop import unchecked_steps
+        return unchecked_steps(self.original) is not None
 
     @property
     def legal(self) -> bool:
@@ -148,6 +164,9 @@ class Session:
             elif kind == "unchecked_layout":
                 from .analysis import dependences
                 entry = replace(entry, deps=dependences(entry.scop, entry.scop.schedule))
+            if step.unchecked:          # the SCoP keeps the record (OpenScop too)
+                from .frontend.openscop import with_unchecked_step
+                entry = replace(entry, scop=with_unchecked_step(entry.scop, str(step)))
             new.append(entry)
             scop, env = entry.scop, entry.env
             deps = entry.deps if entry.deps is not None else deps
@@ -313,18 +332,42 @@ class Session:
         loops marked parallel, ``#pragma omp simd`` on those marked
         vectorize).  Other SCoPs of the file are regenerated unchanged.
 
-        Refused while an applied step skipped the legality check, unless
-        ``unchecked`` is given."""
-        if self.has_unchecked and not unchecked:
-            raise LegalityError(
-                "the session holds a step applied without the legality check; "
-                "pass unchecked=True (--unchecked) to generate code anyway")
+        Refused while an applied step skipped the legality check (or the
+        SCoP was read with a record of such steps), unless ``unchecked`` is
+        given."""
+        self._refuse_unchecked("generate code", unchecked)
         from .codegen import generate_file, generate_region, printer_class
         printer_class(target)           # an unknown target fails before any work
         scops = sorted((self.current, *self.others), key=lambda s: (s.region or (0, 0))[0])
         if self.current.source is None:
             return generate_region(self.current, target=target)
         return generate_file(scops, target=target)
+
+    def openscop(self, *, unchecked: bool = False, clay_script: bool = True) -> str:
+        """The current SCoP as OpenScop text, marks in ``<clayx_marks>``.
+
+        Refused like :meth:`code` while the session holds an unchecked step
+        (or was opened on a SCoP recorded as unchecked), unless
+        ``unchecked`` is given; the text then carries the
+        ``<clayx_unchecked>`` record of those steps, so reading it back
+        refuses code generation in turn.  ``clay_script=False`` leaves the
+        ``<clay>`` extension out (once its script has been applied)."""
+        from .frontend.openscop import with_clay_script, write
+        self._refuse_unchecked("write OpenScop", unchecked)
+        scop = self.current if clay_script else with_clay_script(self.current, None)
+        return write(scop)
+
+    def _refuse_unchecked(self, what: str, unchecked: bool) -> None:
+        """LegalityError naming the unchecked steps, unless ``unchecked``."""
+        if not self.has_unchecked or unchecked:
+            return
+        steps = " ".join(self.unchecked_steps)
+        where = ("the session holds steps" if any(e.step.unchecked for e in self.entries)
+                 else "the SCoP was read with a record (<clayx_unchecked>) of steps")
+        raise LegalityError(
+            f"cannot {what}: {where} applied without the legality check"
+            + (f" ({steps})" if steps else "")
+            + f"; pass unchecked=True (--unchecked) to {what} anyway")
 
 
 def _show(v: Any) -> str:

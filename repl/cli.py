@@ -16,6 +16,11 @@ Forms (kept stable as later features are added):
   in a C file, the ``<clay>`` extension of an OpenScop file) is applied;
   an applied ``<clay>`` extension is left out of the written OpenScop (as
   Clay does), so the output can be read again without applying it twice;
+- ``--unchecked``: a script step prefixed with ``unchecked`` skips the
+  legality check; the result (``--emit c|omp|scop``) is then refused unless
+  ``--unchecked`` is given, and ``--emit scop`` records those steps in the
+  ``<clayx_unchecked>`` extension, so a later ``clayx OUT.scop --emit …``
+  is refused in turn without ``--unchecked`` (and keeps the record);
 - ``clayx --list``: every directive with its signature and aliases;
 - ``clayx --demo``: the summary and regenerated code of a bundled example.
 
@@ -61,7 +66,8 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("-o", "--output", help="output file (default: standard output)")
     ap.add_argument("--script", metavar="S.clay", help="apply this Clay script")
     ap.add_argument("--unchecked", action="store_true",
-                    help="generate code even if a step was applied without the legality check")
+                    help="write code or OpenScop even if a step was applied without the "
+                         "legality check (here, or in the run that wrote the input .scop)")
     ap.add_argument("--list", action="store_true", help="list every directive and exit")
     ap.add_argument("--demo", action="store_true",
                     help="open the prompt on a bundled example (beamforming)")
@@ -74,10 +80,16 @@ def summary(scops) -> str:
     """A short text summary of SCoPs: statements, β-tree, parameters,
     dependence counts."""
     from clayx.analysis import compute_dependences
+    from clayx.frontend.openscop import unchecked_steps
     lines: list[str] = []
     for k, scop in enumerate(scops):
         if len(scops) > 1:
             lines.append(f"SCoP {k + 1}")
+        steps = unchecked_steps(scop)
+        if steps is not None:
+            lines.append("NOT CHECKED: the schedule was changed without the legality check ("
+                         + (" ".join(steps) or "steps not listed")
+                         + "); code needs --unchecked")
         lines.append(f"parameters: {', '.join(scop.params) or '(none)'}")
         lines.append(f"statements: {len(scop.statements)}, arrays: "
                      f"{', '.join(a.name for a in scop.arrays)}")
@@ -209,15 +221,12 @@ def _main(args, stdin=None) -> str:
     if args.emit in ("c", "omp"):
         return session.code(args.emit, unchecked=args.unchecked)
     if args.emit == "scop":
-        from clayx.frontend.openscop import write
         if len(scops) != 1:
             raise ClayxError(f"{path} has {len(scops)} SCoPs; OpenScop holds one")
-        result = session.current
-        if name is not None and name.endswith("<clay>"):
-            # applied: drop it, as Clay does, so a second run does not apply it again
-            from clayx.frontend.openscop import with_clay_script
-            result = with_clay_script(result, None)
-        return write(result)
+        # an applied <clay> is dropped, as Clay does, so a second run does not
+        # apply it again
+        return session.openscop(unchecked=args.unchecked,
+                                clay_script=not (name or "").endswith("<clay>"))
     return summary([session.current, *session.others])
 
 

@@ -37,8 +37,15 @@ How the model is built:
 - ``<arrays>`` and ``<scatnames>`` are rebuilt by :func:`write` from the
   model, and so is clayx's own ``<clayx_marks>`` (the schedule's loop marks,
   one ``parallel [0, 1]`` / ``unroll [0] 4`` line each); every other global
-  extension (``<coordinates>``, ``<clay>``, ``<loop>``, unknown ones) is kept
-  verbatim in ``Scop.extensions``.
+  extension (``<coordinates>``, ``<clay>``, ``<loop>``, clayx's
+  ``<clayx_layout>`` and ``<clayx_unchecked>``, unknown ones) is kept
+  verbatim in ``Scop.extensions`` (Clay's osl drops unknown ones; clayx
+  keeps them so its own records survive);
+- ``<clayx_unchecked>`` records that the schedule was changed without the
+  legality check (one ``unchecked …;`` step a line, see
+  :func:`unchecked_steps`): a session on such a SCoP refuses to generate
+  code or write it again unless told ``unchecked`` (as after the step
+  itself), and writing it keeps the record.  Clay itself would drop it.
 
 Not carried by OpenScop (lost on a round trip through it): array element
 types and extents, arrays never accessed, the C source and its region,
@@ -59,7 +66,8 @@ from ..model import (MAY_WRITE, READ, WRITE, Access, Array, ClaySchedule,
                      Mark, Relation, Scop, Statement)
 
 __all__ = ["read", "read_all", "read_file", "write", "write_file",
-           "scop_clay_script", "with_clay_script"]
+           "scop_clay_script", "with_clay_script", "UNCHECKED", "unchecked_steps",
+           "with_unchecked_step"]
 
 _KIND_OF = {"READ": READ, "WRITE": WRITE, "MAY_WRITE": MAY_WRITE}
 _TYPE_OF = {v: k for k, v in _KIND_OF.items()}
@@ -68,6 +76,11 @@ _REL_TYPES = ("DOMAIN", "SCATTERING", *_KIND_OF)
 # <clayx_marks> is clayx's own: the loop marks of the schedule (parallel, …).
 _MARKS = "clayx_marks"
 _REBUILT = ("arrays", "scatnames", "body", _MARKS)
+#: clayx's record of the steps applied without the legality check (kept
+#: verbatim like any other extension, so it survives every round trip)
+UNCHECKED = "clayx_unchecked"
+_UNCHECKED_NOTE = ("# steps applied without the legality check: this schedule may break "
+                   "dependences;\n# clayx generates code from it only with --unchecked")
 _MARK_LINE = re.compile(
     r"([A-Za-z_]\w*)\s+\[\s*(-?\d+(?:\s*,\s*-?\d+)*)?\s*\]\s*([+-]?\d+)?\Z")
 
@@ -126,25 +139,60 @@ def scop_clay_script(scop: Scop) -> str | None:
 
     Comment lines (``#``) and surrounding blank lines are dropped.
     """
-    for tag, text in scop.extensions:
-        if tag == "clay":
-            lines = [ln for ln in text.splitlines() if not ln.lstrip().startswith("#")]
-            return "\n".join(lines).strip()
-    return None
+    text = _extension(scop, "clay")
+    if text is None:
+        return None
+    return "\n".join(_uncommented(text)).strip()
 
 
 def with_clay_script(scop: Scop, script: str | None) -> Scop:
     """``scop`` with its ``<clay>`` extension set to ``script`` (removed if
     None); the extension keeps its place if it existed."""
+    return _with_extension(scop, "clay", script)
+
+
+def unchecked_steps(scop: Scop) -> tuple[str, ...] | None:
+    """The steps recorded in the ``<clayx_unchecked>`` extension (one script
+    statement each, ``unchecked reverse([0], 1);``), or None when the SCoP
+    carries no such record: its schedule was checked.  A record without
+    steps (emptied by hand) still marks the schedule as unchecked."""
+    text = _extension(scop, UNCHECKED)
+    if text is None:
+        return None
+    return tuple(ln.strip() for ln in _uncommented(text) if ln.strip())
+
+
+def with_unchecked_step(scop: Scop, step: str) -> Scop:
+    """``scop`` with ``step`` (a script statement's text) added to its
+    ``<clayx_unchecked>`` record, created if needed: the schedule was
+    changed without the legality check."""
+    steps = (*(unchecked_steps(scop) or ()), step.strip())
+    text = "\n".join((_UNCHECKED_NOTE, *steps))
+    return _with_extension(scop, UNCHECKED, text)
+
+
+def _extension(scop: Scop, tag: str) -> str | None:
+    """The text of the global extension ``<tag>`` kept with ``scop``, or None."""
+    return next((text for t, text in scop.extensions if t == tag), None)
+
+
+def _uncommented(text: str) -> list[str]:
+    """The lines of an extension's text that are not ``#`` comments."""
+    return [ln for ln in text.splitlines() if not ln.lstrip().startswith("#")]
+
+
+def _with_extension(scop: Scop, tag: str, text: str | None) -> Scop:
+    """``scop`` with the global extension ``<tag>`` set to ``text`` (removed
+    if None); the extension keeps its place if it existed."""
     exts = list(scop.extensions)
-    idx = next((k for k, (t, _) in enumerate(exts) if t == "clay"), None)
-    if script is None:
+    idx = next((k for k, (t, _) in enumerate(exts) if t == tag), None)
+    if text is None:
         if idx is not None:
             del exts[idx]
     elif idx is None:
-        exts.append(("clay", script))
+        exts.append((tag, text))
     else:
-        exts[idx] = ("clay", script)
+        exts[idx] = (tag, text)
     return dataclasses.replace(scop, extensions=tuple(exts))
 
 
