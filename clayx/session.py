@@ -16,7 +16,10 @@ extension ``<clayx_unchecked>``); code generation and OpenScop output of a
 session that holds such a step, or whose SCoP was read with that record,
 are then refused unless ``unchecked=True`` is passed (``--unchecked``).
 ``parallelize``/``vectorize`` marks are re-checked after every later step,
-so a step that makes a marked loop carry a dependence is refused.
+so a step that makes a marked loop carry a dependence is refused, and so
+is one that puts a loop inside a loop marked ``vectorize`` (it must stay
+innermost).  Marks read with an OpenScop SCoP are checked the same way when
+the session opens (unless the SCoP carries the unchecked record).
 
 Data-layout steps (:mod:`clayx.directives.layout`: ``dimreorder``,
 ``dimprivatize``, ``datacopy``, …) change the program rather than its
@@ -71,6 +74,11 @@ class Session:
         self._pos = 0
         from .analysis import dependences
         self._deps0 = dependences(original, original.schedule)
+        if original.schedule.marks and not self._inherited_unchecked:
+            self._check_marks(original, self._deps0,
+                              "the marks read with the SCoP (<clayx_marks>) are wrong:",
+                              lambda m: f"the mark {m.kind} {list(m.loop)} read with the "
+                                        "SCoP (<clayx_marks>)")
 
     # -- state ----------------------------------------------------------------
     @property
@@ -221,11 +229,9 @@ class Session:
             n if c == 1 else f"{n} ×{c}" for n, c in counts.items()) + " (checked together)"
         check_equivalent(before, after, directive=label)
         deps = dependences(after, after.schedule)
-        for m in after.schedule.marks:
-            if m.kind in ("parallel", "vectorize"):
-                check_parallel(after, m.loop, len(m.loop), deps,
-                               directive=f"{label} (it makes the loop marked {m.kind} "
-                                         f"at {list(m.loop)} carry a dependence)")
+        self._check_marks(after, deps, f"{label} is illegal: afterwards",
+                          lambda m: f"{label} (it makes the loop marked {m.kind} "
+                                    f"at {list(m.loop)} carry a dependence)")
         return replace(last, deps=deps, pending=False)
 
     def _step(self, step, scop: Scop, env: dict, deps=None) -> Entry | None:
@@ -264,16 +270,27 @@ class Session:
         return Entry(step, new, env, "" if value is None else _show(value))
 
     def _check(self, d, new: Scop, args, deps) -> None:
-        from .analysis.legality import check, check_parallel
+        from .analysis.legality import check
         if not d.marks_only:
             check(new, deps, directive=d.name)
         # every parallel/vectorize mark must still hold (and the new one)
-        for m in new.schedule.marks:
+        self._check_marks(new, deps, f"{d.name} is illegal: afterwards",
+                          lambda m: d.name if d.marks_only else
+                          f"{d.name} (it makes the loop marked {m.kind} "
+                          f"at {list(m.loop)} carry a dependence)")
+
+    @staticmethod
+    def _check_marks(scop: Scop, deps, blame: str, carried) -> None:
+        """Every ``vectorize`` mark of ``scop`` is on an innermost loop
+        (``blame`` starts that message) and no loop marked ``parallel`` or
+        ``vectorize`` carries a dependence (``carried(mark)`` names the culprit
+        in that message); else :class:`LegalityError`."""
+        from .analysis.legality import check_parallel
+        from .directives.marks import check_innermost
+        check_innermost(scop, blame)
+        for m in scop.schedule.marks:
             if m.kind in ("parallel", "vectorize"):
-                check_parallel(new, m.loop, len(m.loop), deps,
-                               directive=d.name if d.marks_only else
-                               f"{d.name} (it makes the loop marked {m.kind} "
-                               f"at {list(m.loop)} carry a dependence)")
+                check_parallel(scop, m.loop, len(m.loop), deps, directive=carried(m))
 
     def _query(self, name: str, args, scop: Scop, env: dict):
         from .directives.common import QUERIES

@@ -13,7 +13,10 @@ schedule marks (``scop.schedule.marks``, see :mod:`clayx.directives.marks`):
   stay shared.  Iterators the generated code declares itself (``for (int
   c2 = …``) are private by scope.
 - ``vectorize``: ``#pragma omp simd`` (``#pragma omp parallel for simd``
-  when the loop is also parallel);
+  when the loop is also parallel), with the same ``private`` clause: the
+  session keeps a vectorized loop innermost, but should a loop still sit
+  inside it (a mark forced through with ``unchecked``), its outer-declared
+  iterator must not be shared by the SIMD lanes either;
 - ``unroll`` (any target, also plain C): ``#pragma GCC unroll N``, a request
   gcc honours (``N`` is the factor; 1 disables unrolling).
 
@@ -35,8 +38,10 @@ whose iterators are declared at the top of the function)::
                                          }
 
 The pragmas are only as legal as the marks: the session refuses a
-``parallelize``/``vectorize`` mark whose loop carries a dependence, and
-re-checks the marks after every later step.
+``parallelize``/``vectorize`` mark whose loop carries a dependence (or a
+``vectorize`` mark on a loop that is not innermost), and re-checks the
+marks after every later step.  The ``private`` clause does not depend on
+the marks being right.
 """
 
 from __future__ import annotations
@@ -47,6 +52,10 @@ from ..model import identifiers
 from .c import CPrinter, LoopInfo
 
 _N = isl.ast_node_type
+
+#: the pragmas whose loop runs its iterations concurrently (threads or SIMD
+#: lanes): variables the body assigns must be private
+_CONCURRENT = ("#pragma omp parallel for", "#pragma omp simd")
 
 
 def mark_pragmas(info: LoopInfo, *, openmp: bool) -> list[str]:
@@ -88,21 +97,22 @@ class MarkPrinter(CPrinter):
 
 class OmpPrinter(MarkPrinter):
     """C with ``#pragma omp`` on the loops marked ``parallel``/``vectorize``,
-    with the ``private`` clauses the shared outer-declared iterators need."""
+    with the ``private`` clauses the shared outer-declared iterators need
+    (on ``parallel for``, ``parallel for simd`` and ``simd`` alike)."""
 
     openmp = True
 
     def print_for(self, node: isl.AstNode, level: int) -> list[str]:
-        """The loop as in C; a ``parallel`` pragma above it gets a
-        ``private(…)`` clause for the outer-declared iterators its body
-        assigns (known only once the body is printed)."""
+        """The loop as in C; a ``parallel for`` or ``simd`` pragma above it
+        gets a ``private(…)`` clause for the outer-declared iterators its
+        body assigns (known only once the body is printed)."""
         enclosing = set(self._enclosing)
         lines = super().print_for(node, level)
         if not self.scop.declared_iterators:
             return lines
         for k, line in enumerate(lines):
             text = line.strip()
-            if not text.startswith("#pragma omp parallel for"):
+            if not text.startswith(_CONCURRENT):
                 if text.startswith("#pragma"):
                     continue
                 break

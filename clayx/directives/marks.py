@@ -9,6 +9,9 @@ skew: Clay attaches the information to the output dimension) and follow
 their loop when β-vectors move (normalization, stripmine, linearize).
 Whether a ``parallel``/``vectorize`` mark is legal (no dependence carried at
 that depth) is checked by the session; ``unroll`` is legal by construction.
+A ``vectorize`` mark must also stay on an innermost loop: the session
+re-checks that after every later step (:func:`check_innermost`), since
+stripmine, tile, fuse or embed can put a loop inside the marked one.
 Marking a loop again with the same kind replaces the earlier mark.
 """
 
@@ -16,8 +19,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ..errors import DirectiveError
-from ..model import ClaySchedule, Mark, Scop
+from ..errors import DirectiveError, LegalityError
+from ..model import ClaySchedule, Mark, Relation, Scop
 from .affine import check_depth, targets
 from .registry import Beta, Int, directive
 
@@ -36,6 +39,30 @@ def _loop(scop: Scop, name: str, beta, depth: int | None) -> tuple[int, ...]:
         depth = len(beta)
     check_depth(name, depth, len(beta), 2)
     return beta[:depth]
+
+
+def loop_inside(schedule: ClaySchedule, loop) -> Relation | None:
+    """A relation under ``loop`` with a loop inside ``loop`` (its first
+    one), or None when ``loop`` is innermost for every statement below it."""
+    loop = tuple(loop)
+    return next((r for r in schedule.relations_under(loop) if r.depth > len(loop)), None)
+
+
+def check_innermost(scop: Scop, blame: str) -> None:
+    """Raise :class:`~clayx.errors.LegalityError` when a ``vectorize`` mark
+    of ``scop`` is on a loop that is not innermost for every statement below
+    it (``#pragma omp simd`` on it would run inner loops in SIMD lanes).
+    The message starts with ``blame`` (what made it so: ``stripmine is
+    illegal: afterwards``) and names the marked loop and a loop inside it."""
+    for m in scop.schedule.marks:
+        if m.kind != "vectorize":
+            continue
+        r = loop_inside(scop.schedule, m.loop)
+        if r is not None:
+            inner = list(r.beta[:len(m.loop) + 1])
+            raise LegalityError(
+                f"{blame} the loop {list(m.loop)} marked vectorize is not innermost "
+                f"(the loop {inner} around {r.stmt} is inside it)")
 
 
 @directive("parallelize", Beta("beta", loop=True), Int("depth", optional=True),
@@ -73,10 +100,12 @@ def vectorize(scop: Scop, beta, depth: int | None = None) -> Scop:
                                            #pragma omp simd
                                            for (j …) S(i, j);
 
-    Legality: no dependence carried at that depth (checked by the session).
+    Legality: no dependence carried at that depth (checked by the session);
+    a later step that carries a dependence there, or puts a loop inside it
+    (stripmine or tile of it, fuse, embed …), is refused.
     """
     loop = _loop(scop, "vectorize", beta, depth)
-    if any(r.depth > len(loop) for r in scop.schedule.relations_under(loop)):
+    if loop_inside(scop.schedule, loop) is not None:
         raise DirectiveError("the loop is not innermost", directive="vectorize",
                              argument=2 if depth is not None else 1)
     return _marked(scop, Mark("vectorize", loop, None))
