@@ -20,7 +20,8 @@ import pytest
 import clayx
 from clayx.codegen import generate_file
 from clayx.errors import LegalityError, MismatchError, NotAScopError
-from clayx.frontend.c import parse_string
+from clayx.frontend import macros as pp
+from clayx.frontend.c import _parser, parse_string
 from clayx.verify import verify
 
 needs_gcc = pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc not available")
@@ -334,3 +335,42 @@ def test_refused_with_position(case):
     assert (err.construct, err.line, err.column) == (construct, line, column), str(err)
     assert str(err).startswith(f"k.c:{line}:{column}: {construct}: ")
     assert re.search(pattern, err.message), err.message
+
+
+# --- the preprocessor model itself -----------------------------------------------------------------
+
+def _defs(text: str) -> dict:
+    """name -> the last definition of it in ``text``."""
+    src = text.encode()
+    return {ev.name: ev for ev in pp.directives(_parser().parse(src).root_node, src)}
+
+
+def test_substitution_follows_the_preprocessor():
+    """Arguments replace parameters as text (no parentheses added) and keep
+    their source range; ``#`` makes a string, ``##`` pastes (the pasted
+    text is no longer from the source), ``__VA_ARGS__`` takes the rest; a
+    wrong number of arguments is an error."""
+    d = _defs("#define SQ(x) x * x\n#define CAT(a, b) a ## b\n#define STR(x) #x\n"
+              "#define CALL(f, ...) f(__VA_ARGS__)\n")
+    assert pp.substitute(d["SQ"], [("n + 1", (5, 10))]) == [
+        ("n + 1", (5, 10)), (" ", None), ("*", None), (" ", None), ("n + 1", (5, 10))]
+    assert "".join(t for t, _ in pp.substitute(d["CAT"], [("x", (0, 1)), ("1", (3, 4))])) == "x1"
+    assert all(o is None for _, o in pp.substitute(d["CAT"], [("x", (0, 1)), ("1", (3, 4))]))
+    assert pp.substitute(d["STR"], [('a "b"', (0, 5))]) == [('"a \\"b\\""', None)]
+    call = pp.substitute(d["CALL"], [("g", (0, 1)), ("p", (3, 4)), ("q", (6, 7))])
+    assert "".join(t for t, _ in call) == "g(p, q)"
+    with pytest.raises(ValueError, match="takes 1 argument, got 2"):
+        pp.substitute(d["SQ"], [("a", None), ("b", None)])
+
+
+def test_definition_bodies_run_to_the_end_of_the_logical_line():
+    """A comment inside a definition (where tree-sitter cuts the node) and a
+    continuation line are part of the body, as for the preprocessor: the
+    expression is expanded, not taken for an opaque parameter."""
+    d = _defs("#define OFF (1 /* one */ + 1) // two\n#define M(x) \\\n  ((x) - 1)\n")
+    assert d["OFF"].body == "(1   + 1)" and d["OFF"].key == (None, "(1 + 1)")
+    assert d["M"].params == ("x",) and d["M"].body == "((x) - 1)"
+    [s] = parse_string(program("  for (i = 0; i < 60; i++)\n    a[i] = a[i + OFF];",
+                               defs="#define OFF (1 /* one */ + 1)"))
+    assert s.params == ()
+    assert "a[2 + i]" in str(s.statements[0].accesses[0].relation)
