@@ -198,7 +198,8 @@ class CPrinter:
         return self.base_indent + self.indent_unit * level
 
     def region(self, node: isl.AstNode, original: str | None = None) -> str:
-        """The whole region text for ``node``: macro definitions, ``(void)``
+        """The whole region text for ``node``: the region's own ``#define``/
+        ``#undef`` lines (``scop.macro_lines``), macro definitions, ``(void)``
         uses of outer iterators the new code no longer uses, the code, and
         the ``#undef`` lines; ends with a newline (empty when no code).
         Arrays a layout change gave a new shape are declared at the top of
@@ -220,7 +221,9 @@ class CPrinter:
         before = identifiers(original) if original is not None else None
         unused = sorted(x for x in self.scop.declared_iterators
                         if x not in used and (before is None or x in before))
-        head = [MACROS[r].format(n=self.macros[r]) for r in MACROS if r in self.used_macros]
+        # the source's own #define/#undef lines of the region come first
+        head = list(self.scop.macro_lines)
+        head += [MACROS[r].format(n=self.macros[r]) for r in MACROS if r in self.used_macros]
         tail = [f"#undef {self.macros[r]}" for r in MACROS if r in self.used_macros]
         head += [f"{self.ind(0)}(void){x};" for x in unused]
         head += [f"{self.ind(0)}(void){x};" for x in decls.voids]

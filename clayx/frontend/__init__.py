@@ -1,4 +1,5 @@
-"""Front ends: C (tree-sitter, :mod:`.c`) and OpenScop (:mod:`.openscop`).
+"""Front ends: C (tree-sitter, :mod:`.c`, with the preprocessor definitions
+by position in :mod:`.macros`) and OpenScop (:mod:`.openscop`).
 
 :func:`load` picks one by the file's extension.
 """

@@ -21,11 +21,30 @@ What is understood inside a region:
   the right of ``&&``/``||`` is a may-write.
 
 Unknown identifiers in bounds, conditions and subscripts are parameters.
-An object-like ``#define`` in the file whose value is an integer keeps its
-name as a parameter (its value is recorded in ``Scop.param_values``); one
-whose value is an affine expression is expanded.  Anything else is refused
-with :class:`~clayx.errors.NotAScopError` naming the construct, line and
-column; no partial model is ever returned.
+
+Macros are those in force at the SCoP, by position (:mod:`.macros`): the
+last ``#define`` before ``#pragma scop`` unless ``#undef``-ined since, at
+file level or inside the function.  An object-like macro whose value is an
+integer keeps its name as a parameter (its value is recorded in
+``Scop.param_values``); one whose value is an affine expression is expanded
+in bounds, conditions and subscripts (else it is an opaque parameter, which
+must not depend on a loop iterator or on what the SCoP writes).  In a
+statement body a macro is analysed through its expansion: a constant reads
+nothing, a function-like macro that only reads its arguments is a pure call,
+anything else (an array it reads or writes, an argument it assigns) is
+recorded as the expansion does it; a macro definition naming a loop
+iterator is refused (generated code renames iterators in bodies, not in
+macros).
+
+``#define``/``#undef`` lines inside the SCoP: clayx's own ``floord``/
+``ceild``/``min``/``max`` helpers (and their ``#undef``) are recognised and
+left to code generation; the others are kept (``Scop.macro_lines``, which
+code generation repeats at the top of the region) when every use of the
+name in the SCoP comes after its last ``#define``/``#undef`` there, so all
+statements see one definition whatever their order; otherwise refused.
+
+Anything else is refused with :class:`~clayx.errors.NotAScopError` naming
+the construct, line and column; no partial model is ever returned.
 """
 
 from __future__ import annotations
@@ -42,6 +61,7 @@ import tree_sitter_c as tsc
 from ..errors import NotAScopError
 from ..model import (MAY_WRITE, READ, WRITE, Access, Array, ClaySchedule,
                      Relation, Scop, Statement)
+from . import macros as pp
 
 __all__ = ["parse_file", "parse_string", "parse_expression_text"]
 
@@ -52,6 +72,11 @@ _CEILD = {"ceild", "clayx_ceild", "CEILD"}
 _PRAGMA = re.compile(r"\s*#\s*pragma\s+(scop|endscop)\s*(?:(?://|/\*).*)?$", re.S)
 _INT_TYPES = re.compile(r"^(unsigned|signed|int|long|short|char|size_t|ptrdiff_t|"
                         r"int\d+_t|uint\d+_t|\s)+$")
+
+# leaves of the tree the preprocessor would replace if they named a macro
+_IDENTIFIER_LEAVES = ("identifier", "type_identifier", "field_identifier",
+                      "statement_identifier")
+_ITERATOR_IN_MACRO = "loop iterator in a macro"
 
 # statement kinds refused inside a SCoP, with the name the error shows
 _REFUSED_STMT = {
@@ -141,6 +166,24 @@ class _RawStmt:
     accesses: list[tuple[str, str, list[isl.PwAff] | None, str, ts.Node]] = field(default_factory=list)
 
 
+@dataclass
+class _Frame:
+    """A macro expansion being walked: ``site`` is the outermost use in the
+    source (errors and accesses point there), ``spans`` the byte ranges of
+    the parsed expansion copied from the source (the arguments); ``may``
+    when the macro has several possible definitions (their writes are
+    may-writes)."""
+
+    macro: pp.Macro
+    site: ts.Node
+    spans: tuple[tuple[int, int], ...]
+    may: bool
+
+    def covers(self, start: int, end: int) -> bool:
+        """True when bytes ``start:end`` of the expansion are from the source."""
+        return any(a <= start and end <= b for a, b in self.spans)
+
+
 class _Extractor:
     def __init__(self, text: str, path: str | None):
         self.text = text
@@ -148,8 +191,14 @@ class _Extractor:
         self.src = text.encode("utf8")
         self.tree = _parser().parse(self.src)
         self.ctx = isl.DEFAULT_CONTEXT
-        self.macros: dict[str, list[str]] = {}
-        self._collect_macros(self.tree.root_node)
+        self.pp = pp.directives(self.tree.root_node, self.src)
+        # per region (see _region_macros): the macros in force, clayx's own
+        # helpers (name -> role), the directives code generation repeats
+        self.env: dict[str, tuple[pp.Macro, ...]] = {}
+        self.helper_roles: dict[str, str] = {}
+        self.macro_lines: tuple[str, ...] = ()
+        self._frames: list[_Frame] = []
+        self._in_body = False
 
     # -- errors ----------------------------------------------------------
     def error(self, node: ts.Node, construct: str, message: str) -> NotAScopError:
@@ -167,46 +216,192 @@ class _Extractor:
         return len(self.src[:byte].decode("utf8", errors="replace"))
 
     # -- macros ----------------------------------------------------------
-    def _collect_macros(self, node: ts.Node) -> None:
-        for ch in node.children:
-            if ch.type == "preproc_def":
-                name = ch.child_by_field_name("name")
-                val = ch.child_by_field_name("value")
-                if name is not None:
-                    self.macros.setdefault(_text(name), []).append(
-                        _text(val).strip() if val is not None else "")
-            elif ch.type.startswith("preproc_if") or ch.type in (
-                    "preproc_else", "preproc_elif", "preproc_elifdef"):
-                self._collect_macros(ch)
+    def _macros(self, name: str, function_like: bool) -> tuple[pp.Macro, ...]:
+        """The definitions of ``name`` of that kind that may be in force in
+        the SCoP (none while ``name`` is being expanded: the preprocessor
+        does not expand a macro inside its own expansion)."""
+        if any(f.macro.name == name for f in self._frames):
+            return ()
+        return tuple(m for m in self.env.get(name, ()) if m.function_like == function_like)
 
     def macro_int(self, name: str) -> int | None:
-        """The integer value of an object-like macro (all definitions agree)."""
-        vals = self.macros.get(name)
-        if not vals:
-            return None
-        out = None
-        for v in vals:
-            v = v.strip()
-            while v.startswith("(") and v.endswith(")"):
-                v = v[1:-1].strip()
-            m = re.fullmatch(r"([+-]?\d+)[uUlL]*", v)
-            if not m:
-                return None
-            iv = int(m.group(1))
-            if out is not None and out != iv:
-                return None
-            out = iv
+        """The integer value of the object-like macro ``name`` in force in the
+        SCoP (all its possible definitions agree), else None."""
+        defs = self.env.get(name, ())
+        vals = {m.int_value() for m in defs}
+        return vals.pop() if defs and len(vals) == 1 and None not in vals else None
+
+    def _closure(self, name: str) -> set[str]:
+        """The identifiers the definitions of ``name`` in force reach,
+        through other macros too (``name`` itself excluded)."""
+        seen: set[str] = set()
+        todo = [name]
+        while todo:
+            for m in self.env.get(todo.pop(), ()):
+                new = m.identifiers() - seen - {name}
+                seen |= new
+                todo.extend(new)
+        return seen
+
+    def _helper_role(self, name: str) -> str | None:
+        """``min``/``max``/``floord``/``ceild`` for a name understood as that
+        function, else None."""
+        for role, names in (("min", _MIN), ("max", _MAX), ("floord", _FLOORD),
+                            ("ceild", _CEILD)):
+            if name in names:
+                return role
+        return self.helper_roles.get(name)
+
+    def _region_macros(self, kids: list[ts.Node], start: ts.Node) -> None:
+        """Set the macros in force in the region whose top-level nodes are
+        ``kids`` (``start``: its ``#pragma scop``): those before the pragma,
+        then the ``#define``/``#undef`` lines inside the region, which must
+        not change a name between two of its uses (see the module doc)."""
+        state = pp.state_at(self.pp, start.start_byte)
+        entry = pp.in_force(state)
+        found: list[tuple[ts.Node, pp.Macro | pp.Undef]] = []
+
+        def visit(n: ts.Node) -> None:
+            ev = pp.directive(n, self.src)
+            if ev is not None:
+                prev = n.prev_sibling
+                if prev is not None and prev.has_error and prev.type in (
+                        "for_statement", "if_statement", "else_clause"):
+                    raise self.error(n, "preprocessor line in a statement",
+                                     "a #define/#undef between a loop or if header and its "
+                                     "statement is not supported")
+                found.append((n, ev))
+            elif not n.type.startswith("preproc_if"):  # refused by _stmt
+                for ch in n.children:
+                    visit(ch)
+        for k in kids:
+            visit(k)
+        self.env, self.helper_roles, self.macro_lines = entry, {}, ()
+        if not found:
+            return
+        self.env = {**entry}
+        for _, ev in found:
+            if isinstance(ev, pp.Macro):
+                self.env[ev.name] = self.env.get(ev.name, ()) + (ev,)
+        uses: dict[str, list[ts.Node]] = {}
+
+        def use(n: ts.Node) -> None:
+            if n.type in _IDENTIFIER_LEAVES:
+                tok = _text(n)
+                for name in {tok} | self._closure(tok):
+                    uses.setdefault(name, []).append(n)
+            elif pp.directive(n, self.src) is None:
+                for ch in n.children:
+                    use(ch)
+        for k in kids:
+            use(k)
+        self.helper_roles = self._clayx_helpers(found, entry, uses)
+        user = [(n, ev) for n, ev in found if ev.name not in self.helper_roles]
+        for n, ev in user:
+            early = [u for u in uses.get(ev.name, ()) if u.start_byte < n.start_byte]
+            if early:
+                u = early[0]
+                via = "" if _text(u) == ev.name else f" (through '{_text(u)}')"
+                kind = "#define" if isinstance(ev, pp.Macro) else "#undef"
+                raise self.error(
+                    n, f"{kind} inside the SCoP",
+                    f"the SCoP uses '{ev.name}' at line {u.start_point[0] + 1}{via}, before "
+                    f"this line changes it: statements on either side see different "
+                    f"definitions, and a transformation may reorder them (move the "
+                    f"{kind} out of the SCoP)")
+        for _, ev in user:
+            pp.apply(state, ev)
+        self.env = pp.in_force(state)
+        self.macro_lines = tuple(ev.text for _, ev in user)
+
+    def _clayx_helpers(self, found: list, entry: dict, uses: dict) -> dict[str, str]:
+        """The ``#define``/``#undef`` pairs of the region that are clayx's own
+        ``floord``/``ceild``/``min``/``max`` (the text code generation
+        writes, a name not defined before the region, used only between the
+        pair and only in loop headers and conditions, which code generation
+        rewrites): name -> role."""
+        from ..codegen.c import MACROS  # the definitions code generation writes
+        out: dict[str, str] = {}
+        for name in {ev.name for _, ev in found}:
+            m = re.fullmatch(r"(floord|ceild|min|max)|clayx_(floord|ceild|min|max)_*", name)
+            evs = [(n, ev) for n, ev in found if ev.name == name]
+            if m is None or name in entry or len(evs) != 2:
+                continue
+            role = m.group(1) or m.group(2)
+            (dn, d), (un, u) = evs
+            if not (isinstance(d, pp.Macro) and isinstance(u, pp.Undef)
+                    and d.function_like and pp.normalized(re.sub(r"^#\s*", "#", d.text))
+                    == pp.normalized(MACROS[role].format(n=name))):
+                continue
+            if all(dn.end_byte <= x.start_byte < un.start_byte and not _in_statement(x)
+                   for x in uses.get(name, ())):
+                out[name] = role
         return out
 
-    def macro_expr(self, name: str) -> ts.Node | None:
-        """The parsed body of an object-like macro whose definitions agree and
-        that is not a plain integer (those stay parameters)."""
-        vals = self.macros.get(name)
-        if not vals or len(set(vals)) != 1 or not vals[0]:
-            return None
-        if self.macro_int(name) is not None:
-            return None
-        return parse_expression_text(vals[0])
+    def _expansion(self, site: ts.Node, pieces: list[pp.Piece], macro: pp.Macro, walk,
+                   may: bool = False):
+        """``walk`` the parsed expansion ``pieces`` of ``macro`` used at
+        ``site``; an error inside points at the outermost use in the source
+        and names the macro."""
+        outer = self._frames[-1] if self._frames else None
+        text, spans, pos = "", [], 0
+        for piece, origin in pieces:
+            size = len(piece.encode("utf8"))
+            if origin is not None and (outer is None or outer.covers(*origin)):
+                spans.append((pos, pos + size))
+            text += piece
+            pos += size
+        top = outer.site if outer is not None else site
+        root = parse_expression_text(text)
+        if root is None:
+            err = self.error(top, f"macro '{macro.name}'",
+                             f"its expansion `{text}` (#define at line {macro.line}) is not "
+                             "an expression")
+            err.in_macro = True
+            raise err
+        base = root.start_byte + 1
+        self._frames.append(_Frame(macro, top, tuple((a + base, b + base) for a, b in spans),
+                                   may or (outer is not None and outer.may)))
+        try:
+            return walk(root)
+        except NotAScopError as e:
+            msg = e.message if getattr(e, "in_macro", False) else (
+                f"in the expansion of macro '{macro.name}' (#define at line {macro.line}): "
+                f"{e.message}")
+            err = self.error(top, e.construct, msg)
+            err.in_macro = True
+            raise err from None
+        finally:
+            self._frames.pop()
+
+    @staticmethod
+    def _spliced(site: ts.Node, ident: ts.Node, body: str) -> list[pp.Piece]:
+        """The text of ``site`` with the identifier ``ident`` in it replaced
+        by ``body``."""
+        raw = site.text
+        a, b = ident.start_byte - site.start_byte, ident.end_byte - site.start_byte
+        return [(raw[:a].decode("utf8", errors="replace"), (site.start_byte, ident.start_byte)),
+                (body, None),
+                (raw[b:].decode("utf8", errors="replace"), (ident.end_byte, site.end_byte))]
+
+    def _arguments(self, call: ts.Node, macro: pp.Macro) -> list[pp.Piece]:
+        """``macro``'s body for the call ``call``, arguments substituted."""
+        args = call.child_by_field_name("arguments")
+        argn = [a for a in (args.named_children if args else []) if a.type != "comment"]
+        try:
+            return pp.substitute(macro, [(_text(a), (a.start_byte, a.end_byte)) for a in argn])
+        except ValueError as e:
+            raise self.error(call, f"call to macro '{macro.name}'", str(e)) from None
+
+    def _iterator_in_macro(self, node: ts.Node, name: str) -> None:
+        """Refuse the loop iterator ``name`` at ``node`` when a macro
+        definition, not the statement, names it (bodies only)."""
+        if self._in_body and self._frames and not self._frames[-1].covers(
+                node.start_byte, node.end_byte):
+            raise self.error(node, _ITERATOR_IN_MACRO,
+                             f"the definition names the loop iterator '{name}': generated "
+                             "code renames the iterators of a statement, not those inside "
+                             "a macro definition")
 
     # -- driver ----------------------------------------------------------
     def run(self) -> list[Scop]:
@@ -272,8 +467,9 @@ class _Extractor:
         self.declared_outside: set[str] = set()
         self.stmts: list[_RawStmt] = []
         self.written: dict[str, ts.Node] = {}
-        self.expanding: list[str] = []
+        self.param_nodes: dict[str, ts.Node] = {}
 
+        self._region_macros(kids, start_node)
         self._prescan(kids)
         ctx = _Ctx(loops=[], domain=self._universe([]), beta=[])
         counter = [0]
@@ -287,6 +483,12 @@ class _Extractor:
                 raise self.error(node, "data-dependent bound",
                                  f"'{p}' is used in a loop bound, condition or "
                                  "subscript and written inside the SCoP")
+            # nor be a macro standing for something that varies in it
+            for x in sorted(self._closure(p) & (set(self.written) | self.iterators_all)):
+                what = "a loop iterator" if x in self.iterators_all else "written inside the SCoP"
+                raise self.error(self.param_nodes[p], "macro parameter",
+                                 f"'{p}' (#define at line {self.env[p][0].line}) depends on "
+                                 f"'{x}', {what}: it is not a constant of the SCoP")
         return self._build(rs, re_)
 
     def _prescan(self, kids: list[ts.Node]) -> None:
@@ -296,6 +498,10 @@ class _Extractor:
             if n.type == "for_statement":
                 init = n.child_by_field_name("initializer")
                 it = self._loop_iterator_name(init)
+                if it in self.env:
+                    raise self.error(init, "macro as loop iterator",
+                                     f"loop iterator '{it}' is a macro (#define at line "
+                                     f"{self.env[it][0].line})")
                 if it:
                     self.iterators_all.add(it)
             for ch in n.children:
@@ -569,20 +775,27 @@ class _Extractor:
         if t == "identifier":
             name = _text(node)
             if name in its:
+                self._iterator_in_macro(node, name)
                 return isl.PwAff.var_on_domain(self._ls(its), isl.dim_type.set, its.index(name))
             if name in self.iterators_all:
                 raise self.error(node, "iterator outside its loop",
                                  f"'{name}' is a loop iterator used outside its loop")
-            mexpr = None if name in self.params else self.macro_expr(name)
-            if mexpr is not None and name not in self.expanding:
-                self.expanding.append(name)
+            defs = () if name in self.params or self.macro_int(name) is not None \
+                else self._macros(name, False)
+            if len(defs) == 1:
+                saved = list(self.params), dict(self.param_values), dict(self.param_nodes)
                 try:
-                    return self._aff_rec(mexpr, its, where)
-                except NotAScopError:
-                    pass  # not affine: an opaque parameter
-                finally:
-                    self.expanding.pop()
+                    return self._expansion(node, self._spliced(node, node, defs[0].body),
+                                           defs[0], lambda root: self._aff_rec(root, its, where))
+                except NotAScopError as e:
+                    if e.construct == _ITERATOR_IN_MACRO:
+                        raise
+                    # not affine: an opaque parameter (without the ones the
+                    # attempt introduced)
+                    self.params[:] = saved[0]
+                    self.param_values, self.param_nodes = saved[1:]
             self._add_param(name)
+            self.param_nodes.setdefault(name, self._frames[0].site if self._frames else node)
             v = self.macro_int(name)
             if v is not None:
                 self.param_values[name] = v
@@ -633,16 +846,17 @@ class _Extractor:
             args = node.child_by_field_name("arguments")
             name = _text(fn) if fn is not None else ""
             argn = [x for x in args.named_children if x.type != "comment"] if args else []
-            if name in _MIN or name in _MAX:
+            role = self._helper_role(name)
+            if role in ("min", "max"):
                 if len(argn) < 2:
                     raise self.error(node, f"call to {name}", "needs at least two arguments")
                 vals = [self._aff_rec(x, its, where) for x in argn]
                 acc = self._align(vals[0])
                 for v in vals[1:]:
                     acc, v = self._bin(acc, v)
-                    acc = acc.min(v) if name in _MIN else acc.max(v)
+                    acc = acc.min(v) if role == "min" else acc.max(v)
                 return acc
-            if name in _FLOORD or name in _CEILD:
+            if role in ("floord", "ceild"):
                 if len(argn) != 2:
                     raise self.error(node, f"call to {name}", "needs two arguments")
                 a = self._aff_rec(argn[0], its, where)
@@ -651,7 +865,11 @@ class _Extractor:
                     raise self.error(argn[1], "non-affine expression",
                                      f"{name} needs a positive constant divisor")
                 q = self._align(a).scale_down_val(isl.Val(d))
-                return q.floor() if name in _FLOORD else q.ceil()
+                return q.floor() if role == "floord" else q.ceil()
+            defs = self._macros(name, True)
+            if len(defs) == 1:
+                return self._expansion(node, self._arguments(node, defs[0]), defs[0],
+                                       lambda root: self._aff_rec(root, its, where))
             raise self.error(node, f"call to {name or 'a function'}",
                              f"a function call is not affine (in a {where})")
         if t == "subscript_expression":
@@ -710,7 +928,11 @@ class _Extractor:
         alphas = tuple(l.iterator if l.increasing else f"-{l.iterator}" for l in ctx.loops)
         raw = _RawStmt(name, node, ctx.domain, tuple(its), beta, alphas)
         self.stmts.append(raw)
-        self._expr(node.named_children[0], its, raw, ctx.may, lvalue=None)
+        self._in_body = True
+        try:
+            self._expr(node.named_children[0], its, raw, ctx.may, lvalue=None)
+        finally:
+            self._in_body = False
 
     def _expr(self, node: ts.Node, its: list[str], st: _RawStmt, may: bool,
               lvalue: str | None) -> None:
@@ -727,6 +949,7 @@ class _Extractor:
         if t == "identifier":
             name = _text(node)
             if name in its or name in self.iterators_all:
+                self._iterator_in_macro(node, name)
                 if lvalue is not None:
                     raise self.error(node, "write to a loop iterator",
                                      f"loop iterator '{name}' is modified in the loop body")
@@ -734,12 +957,16 @@ class _Extractor:
                     raise self.error(node, "iterator outside its loop",
                                      f"'{name}' is a loop iterator used outside its loop")
                 return
+            if self._body_macro(node, node, its, st, may, lvalue):
+                return
             if lvalue is None and (name in self.params or self.macro_int(name) is not None):
                 return
             self._record(st, node, name, [], lvalue, may)
             return
         if t == "subscript_expression":
             base, subs = self._subscripts(node)
+            if base.type == "identifier" and self._body_macro(node, base, its, st, may, lvalue):
+                return
             if base.type != "identifier":
                 raise self.error(base, "pointer access",
                                  "only named arrays can be accessed in a SCoP")
@@ -759,7 +986,8 @@ class _Extractor:
             self._expr(right, its, st, may, None)
             if left.type in ("pointer_expression", "field_expression"):
                 self._expr(left, its, st, may, None)  # refused with its own name
-            if left.type not in ("identifier", "subscript_expression", "parenthesized_expression"):
+            if left.type not in ("identifier", "subscript_expression",
+                                 "parenthesized_expression") and not self._macro_call(left):
                 raise self.error(left, "assignment target",
                                  "only scalars and array elements can be assigned in a SCoP")
             self._expr(left, its, st, may, "write" if op == "=" else "readwrite")
@@ -795,6 +1023,11 @@ class _Extractor:
             if fn is not None and fn.type != "identifier":
                 raise self.error(fn, "call through a pointer",
                                  "only calls of named functions are supported")
+            if self._macro_call(node):
+                self._call_macro(node, its, st, may, lvalue)
+                return
+            if fn is not None and self._body_macro(node, fn, its, st, may, lvalue):
+                return
             for a in (args.named_children if args else []):
                 if a.type == "pointer_expression" and _text(a).startswith("&"):
                     raise self.error(a, "address-of",
@@ -814,6 +1047,65 @@ class _Extractor:
             raise self.error(self._first_error(node), "syntax error",
                              "the C parser could not read this")
         raise self.error(node, t.replace("_", " "), "not supported in a SCoP statement")
+
+    # -- macros in statement bodies --------------------------------------------
+    def _body_macro(self, site: ts.Node, ident: ts.Node, its: list[str], st: _RawStmt,
+                    may: bool, lvalue: str | None) -> bool:
+        """Walk ``site`` with the object-like macro ``ident`` in it expanded
+        (``site`` is the identifier itself, or the subscript or call it
+        heads); False when ``ident`` is no such macro or an integer
+        constant.  With several possible definitions, each is walked and
+        its writes are may-writes."""
+        name = _text(ident)
+        defs = self._macros(name, False)
+        if not defs or self.macro_int(name) is not None:
+            return False
+        for m in defs:
+            self._expansion(site, self._spliced(site, ident, m.body), m,
+                            lambda root: self._expr(root, its, st, may, lvalue),
+                            may=len(defs) > 1)
+        return True
+
+    def _macro_call(self, node: ts.Node) -> bool:
+        """True for a call of a function-like macro in force."""
+        fn = node.child_by_field_name("function") if node.type == "call_expression" else None
+        return fn is not None and fn.type == "identifier" and bool(self._macros(_text(fn), True))
+
+    def _call_macro(self, node: ts.Node, its: list[str], st: _RawStmt, may: bool,
+                    lvalue: str | None) -> None:
+        """A call of a function-like macro in a statement body.  When every
+        possible definition only reads its arguments it is a pure call (the
+        arguments are walked as written, so the accesses keep their text);
+        otherwise the expansion is walked: what the definition reads or
+        writes itself is recorded without text."""
+        defs = self._macros(_text(node.child_by_field_name("function")), True)
+        expansions = [(m, self._arguments(node, m)) for m in defs]
+        if lvalue is None and all(self._reads_only_arguments(node, m, pieces, its)
+                                  for m, pieces in expansions):
+            args = node.child_by_field_name("arguments")
+            for a in (args.named_children if args else []):
+                self._expr(a, its, st, may, None)
+            return
+        for m, pieces in expansions:
+            self._expansion(node, pieces, m, lambda root: self._expr(root, its, st, may, lvalue),
+                            may=len(defs) > 1)
+
+    def _reads_only_arguments(self, node: ts.Node, macro: pp.Macro, pieces: list[pp.Piece],
+                              its: list[str]) -> bool:
+        """True when the expansion of ``macro`` at ``node`` only reads what
+        its arguments access (a trial walk; the extractor's state is kept)."""
+        saved = (list(self.params), dict(self.param_values), dict(self.written),
+                 dict(self.param_nodes))
+        trial = _RawStmt("", node, None, (), (), ())
+        try:
+            self._expansion(node, pieces, macro,
+                            lambda root: self._expr(root, its, trial, False, None))
+        except NotAScopError:
+            return False
+        finally:
+            self.params[:] = saved[0]
+            self.param_values, self.written, self.param_nodes = saved[1:]
+        return all(kind == READ and text for kind, _, _, text, _ in trial.accesses)
 
     def _subscripts(self, node: ts.Node) -> tuple[ts.Node, list[ts.Node]]:
         subs: list[ts.Node] = []
@@ -839,6 +1131,11 @@ class _Extractor:
     def _record(self, st: _RawStmt, node: ts.Node, name: str,
                 subs: list[isl.PwAff], lvalue: str | None, may: bool) -> None:
         text = _text(node)
+        if self._frames:
+            # in a macro expansion: the text only when the statement has it
+            frame = self._frames[-1]
+            text = text if frame.covers(node.start_byte, node.end_byte) else ""
+            node, may = frame.site, may or frame.may
         if lvalue is None or lvalue == "readwrite":
             st.accesses.append((READ, name, subs, text, node))
         if lvalue is not None:
@@ -889,7 +1186,8 @@ class _Extractor:
                     arrays=tuple(arr_objs), schedule=schedule, source=self.text,
                     path=self.path, region=(self.char_offset(rs), self.char_offset(re_)),
                     param_values=dict(self.param_values),
-                    declared_iterators=frozenset(self.declared_outside))
+                    declared_iterators=frozenset(self.declared_outside),
+                    macro_lines=self.macro_lines)
 
     def _access_map(self, dom: isl.Set, arr: str, subs: list[isl.PwAff]) -> isl.Map:
         space = dom.get_space()
@@ -952,6 +1250,15 @@ class _Extractor:
 
         visit(self.tree.root_node)
         return out
+
+
+def _in_statement(node: ts.Node) -> bool:
+    """True when ``node`` is inside an expression statement (a body)."""
+    while node is not None:
+        if node.type == "expression_statement":
+            return True
+        node = node.parent
+    return False
 
 
 def _named(s: isl.Set, its: list[str]) -> isl.Set:

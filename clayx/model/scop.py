@@ -113,6 +113,11 @@ class Scop:
       (``int i; … for (i = 0; …)``), which generated code must use, not
       redeclare.
     - ``extensions``: OpenScop extensions kept verbatim as (tag, text).
+    - ``macro_lines``: the ``#define``/``#undef`` lines written inside the
+      region (clayx's own helpers excepted), in order; generated code
+      repeats them at the top of the region, before any statement.  The
+      front end only accepts them when no statement of the region sees a
+      definition other than the last one, so their place does not matter.
     """
 
     params: tuple[str, ...]
@@ -127,6 +132,7 @@ class Scop:
     declared_iterators: frozenset[str] = frozenset()
     extensions: tuple[tuple[str, str], ...] = ()
     language: str = "C"
+    macro_lines: tuple[str, ...] = ()
 
     def statement(self, name: str) -> Statement:
         """The statement called ``name`` (``ModelError`` if none)."""
