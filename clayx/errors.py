@@ -56,6 +56,11 @@ class CodegenError(ClayxError):
     """Code could not be generated (isl AST blow-up, unsupported construct...)."""
 
 
+class CodegenWarning(UserWarning):
+    """Code was generated, but something about it could not be established
+    (e.g. the exactness check of the AST ran out of its budget)."""
+
+
 class VerifyError(ClayxError):
     """A program could not be compiled or run while verifying."""
 

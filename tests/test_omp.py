@@ -144,6 +144,10 @@ def test_cli_emit_omp(mm, tmp_path):
 CASES = [
     ("gemm", "parallelize([0]);", 1),
     ("gemm", "parallelize([0, 1, 0], 3); unroll([0, 1], 4);", 1),
+    # parallel and unrolled on one loop: gcc wants a 'for' right after each of
+    # '#pragma omp parallel for' and '#pragma GCC unroll', so the unroll
+    # request goes (it made the file fail to compile)
+    ("gemm", "parallelize([0]); unroll([0], 2); unroll([0, 1], 2);", 1),
     ("2mm", "parallelize([0]); parallelize([1]);", 2),
     ("atax", "parallelize([0]); parallelize([1, 2]);", 2),
     ("mvt", "parallelize([0]); parallelize([1]);", 2),

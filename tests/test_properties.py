@@ -31,7 +31,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import clayx
-from clayx.errors import ClayxError, DirectiveError, LegalityError
+from clayx.errors import ClayxError, CodegenError, DirectiveError, LegalityError
+from clayx.fuzz import ALL_KINDS, DEEP_KINDS
+from clayx.fuzz import draw_step as fuzz_step
 from clayx.verify import SMALL_SIZES, verify
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
@@ -42,13 +44,24 @@ needs_gcc = pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc not avai
 #: fields are fixed points of their stencils up to rounding).
 STEMS = ("gemm", "atax", "mvt", "jacobi-1d", "beamforming", "bicg", "trmm")
 
-#: Directive kinds the generator draws (no layout directives, no queries).
-KINDS = ("reorder", "fuse", "split", "distribute", "shift", "skew", "reverse",
-         "interchange", "reorder_loops", "stripmine", "tile", "linearize", "iss",
-         "peel", "collapse", "embed", "unembed", "parallelize", "vectorize", "unroll",
-         "grain", "densify")
-
 _SESSIONS: dict[str, clayx.Session] = {}
+
+
+class HypothesisChooser:
+    """A :class:`clayx.fuzz.Chooser` drawing through hypothesis (so failing
+    sequences shrink)."""
+
+    def __init__(self, data):
+        self.data = data
+
+    def pick(self, options, label):
+        return self.data.draw(st.sampled_from(list(options)), label=label)
+
+    def integer(self, lo, hi, label):
+        return self.data.draw(st.integers(lo, hi), label=label)
+
+    def permutation(self, items, label):
+        return self.data.draw(st.permutations(list(items)), label=label)
 
 
 def _fresh(stem: str) -> clayx.Session:
@@ -59,155 +72,28 @@ def _fresh(stem: str) -> clayx.Session:
     return clayx.Session(base.original, others=base.others)
 
 
-def _beta(b) -> str:
-    return "[" + ", ".join(str(x) for x in b) + "]"
-
-
-def _clay_list(items) -> str:
-    parts = [_beta(x) if isinstance(x, (list, tuple)) else str(x) for x in items]
-    return "{" + " | ".join(parts) + "}"
-
-
-def draw_step(data, scop) -> str:
-    """One directive call (script text) drawn against ``scop``'s schedule.
-
-    Arguments come from the current β-tree: loops, statements, the depths
-    the statements under a prefix have; with small probability a β-vector,
-    depth, size or coefficient is out of range on purpose."""
-    sched = scop.schedule
-    loops = sched.loops()
-    stmts = sched.betas
-    n_par = len(scop.params)
-    # ~10% out of range (9, not 0: hypothesis starts from the simplest values)
-    bad = data.draw(st.integers(0, 9), label="bad") == 9
-
-    def pick(options, label):
-        return data.draw(st.sampled_from(list(options)), label=label)
-
-    def a_loop():
-        if bad and data.draw(st.booleans()):
-            return pick([(9,), (0, 7), *stmts], "bad loop")
-        return pick(loops, "loop") if loops else (0,)
-
-    def a_prefix():
-        return pick([*loops, *stmts], "prefix") if not bad else pick([(8,), ()], "bad prefix")
-
-    def limit(prefix):
-        rels = sched.relations_under(prefix)
-        return min((r.depth for r in rels), default=1)
-
-    def a_depth(prefix, lo=1, hi=None):
-        hi = limit(prefix) if hi is None else hi
-        if bad or hi < lo:
-            return pick([0, hi + 1, -1], "bad depth")
-        return data.draw(st.integers(lo, hi), label="depth")
-
-    kind = pick(KINDS, "kind")
-    if kind == "reorder":
-        loop = pick([(), *loops], "reorder loop")
-        n = len(sched.children(loop))
-        order = data.draw(st.permutations(list(range(n))), label="order")
-        if bad:
-            order = order + [n] if data.draw(st.booleans()) else order[:-1]
-        return f"reorder({_beta(loop)}, {_beta(order)});"
-    if kind in ("fuse", "collapse", "linearize", "parallelize", "vectorize", "unroll"):
-        loop = a_loop()
-        # bias collapse/linearize towards loops where they can apply: a loop
-        # holding two relations of one statement (after iss), a loop whose
-        # only child is a loop (after stripmine)
-        if kind == "collapse" and not bad:
-            split_loops = [l for l in loops
-                           if len({r.stmt for r in sched.relations_under(l)})
-                           < len(sched.relations_under(l))]
-            loop = pick(split_loops, "iss loop") if split_loops else loop
-        if kind == "linearize" and not bad:
-            chains = [l for l in loops if len(sched.children(l)) == 1
-                      and sched.is_loop(sched.children(l)[0])]
-            loop = pick(chains, "chunk loop") if chains else loop
-            return f"linearize({_beta(loop)}, {len(loop)});"
-        if kind == "unroll":
-            return f"unroll({_beta(loop)}, {data.draw(st.integers(0 if bad else 1, 4))});"
-        if kind == "linearize":
-            return f"linearize({_beta(loop)}, {a_depth(loop, hi=len(loop))});"
-        if kind in ("parallelize", "vectorize") and data.draw(st.booleans()):
-            return f"{kind}({_beta(loop)}, {a_depth(loop, hi=len(loop))});"
-        return f"{kind}({_beta(loop)});"
-    if kind == "split":
-        beta = pick(stmts, "split stmt") if not bad else (5, 5)
-        return f"split({_beta(beta)}, {a_depth(beta, hi=len(beta) - 1)});"
-    if kind == "distribute":
-        loop = a_loop()
-        n = len(sched.children(loop))
-        k = data.draw(st.integers(1, max(1, n - 1))) if not bad else n
-        return f"distribute({_beta(loop)}, {k});"
-    if kind in ("embed", "unembed"):
-        stmt = pick(stmts, "stmt") if not bad else pick(loops or [(4,)], "bad stmt")
-        return f"{kind}({_beta(stmt)});"
-    if kind == "shift":
-        beta = a_prefix()
-        params = "{}" if data.draw(st.booleans()) else _clay_list(
-            data.draw(st.lists(st.integers(-1, 1), min_size=n_par, max_size=n_par)))
-        const = data.draw(st.integers(-3, 3), label="const")
-        return f"shift({_beta(beta)}, {a_depth(beta)}, {params}, {const});"
-    if kind == "skew":
-        loop = a_loop()
-        d1 = a_depth(loop)
-        d2 = a_depth(loop)
-        if d1 == d2 and not bad and limit(loop) > 1:
-            d2 = d1 % limit(loop) + 1           # a loop is not skewed by itself
-        coeff = data.draw(st.sampled_from([-2, -1, 1, 2] + ([0] if bad else [])))
-        return f"skew({_beta(loop)}, {d1}, {d2}, {coeff});"
-    if kind in ("reverse", "densify"):
-        beta = a_prefix()
-        return f"{kind}({_beta(beta)}, {a_depth(beta)});"
-    if kind == "grain":
-        beta = a_prefix()
-        return f"grain({_beta(beta)}, {a_depth(beta)}, {data.draw(st.integers(1, 3))});"
-    if kind == "interchange":
-        beta = a_prefix()
-        return f"interchange({_beta(beta)}, {a_depth(beta)}, {a_depth(beta)});"
-    if kind == "reorder_loops":
-        beta = a_prefix()
-        return f"reorder_loops({_beta(beta)}, {a_depth(beta, hi=limit(beta) - 1)});"
-    if kind in ("stripmine", "tile"):
-        loop = a_loop()
-        size = data.draw(st.integers(2, 5)) if not bad else 0
-        depth = a_depth(loop)
-        if kind == "stripmine":
-            text = f"stripmine({_beta(loop)}, {depth}, {size});"
-            if data.draw(st.integers(0, 3), label="undo it") == 3:
-                # and back, in the same all-or-nothing apply
-                text += f" linearize({_beta(tuple(loop)[:depth])}, {depth});"
-            return text
-        outer = data.draw(st.integers(1, max(1, depth)), label="outer")
-        return f"tile({_beta(loop)}, {depth}, {outer}, {size});"
-    # iss / peel: u·α + w·p + C >= 0, flat form
-    loop = a_loop()
-    n_alpha = limit(loop) + (1 if bad else 0)
-    alphas = data.draw(st.lists(st.integers(-1, 1), min_size=1, max_size=max(1, n_alpha)))
-    params = [data.draw(st.sampled_from([0, 0, 1, -1])) for _ in range(n_par)]
-    const = data.draw(st.integers(-2, 6), label="const")
-    text = f"{kind}({_beta(loop)}, {_clay_list([*alphas, *params, const])});"
-    if kind == "iss" and data.draw(st.integers(0, 3), label="undo it") == 3:
-        text += f" collapse({_beta(loop)});"
-    return text
+def draw_step(data, scop, kinds=ALL_KINDS) -> str:
+    """One directive call drawn against ``scop`` (see :func:`clayx.fuzz.draw_step`)."""
+    return fuzz_step(HypothesisChooser(data), scop, kinds)
 
 
 def _state(s: clayx.Session) -> tuple:
     return s.entries, s.current, str(s.script)
 
 
-def _run_sequence(s: clayx.Session, data, stats: Counter, *, code: bool) -> int:
-    """Draw and apply 1–5 steps on ``s``; check every refusal changes nothing
-    and every accepted step keeps the schedule legal.  Returns the number of
-    accepted steps.  ``code``: also compare the generated C on refusals."""
+def _run_sequence(s: clayx.Session, data, stats: Counter, *, code: bool,
+                  max_len: int = 5, kinds=ALL_KINDS) -> int:
+    """Draw and apply 1–``max_len`` steps (of ``kinds``) on ``s``; check every
+    refusal changes nothing and every accepted step keeps the schedule legal.
+    Returns the number of accepted steps.  ``code``: also compare the
+    generated C on refusals."""
     accepted = 0
-    for _ in range(data.draw(st.integers(1, 5), label="length")):
-        step = draw_step(data, s.current)
+    for _ in range(data.draw(st.integers(1, max_len), label="length")):
+        step = draw_step(data, s.current, kinds)
         if data.draw(st.integers(0, 7), label="pair") == 7:
             # two steps drawn on the same schedule, applied all-or-nothing:
             # the second may not fit after the first, and then both go
-            step += " " + draw_step(data, s.current)
+            step += " " + draw_step(data, s.current, kinds)
         entries, current, script = _state(s)
         before = s.code("c") if code else None
         try:
@@ -289,3 +175,78 @@ def test_accepted_sequences_compute_the_same(tmp_path, monkeypatch):
     prop()
     _report("slow", stats)
     assert stats["verified"] > 0 and stats["verified with OpenMP"] > 0
+
+
+#: Kernels with 3-deep nests (heat-3d: 4-deep), for long sequences of tiling,
+#: reshaping, interchanges and skews: the shapes on which isl's AST generator
+#: dropped instances (issue 13, item 1).
+DEEP_STEMS = ("gemm", "symm", "syrk", "trmm", "2mm", "doitgen", "heat-3d", "lu",
+              "seidel-2d", "floyd-warshall")
+
+
+def _deep_sequence(data, stats: Counter) -> clayx.Session:
+    stem = data.draw(st.sampled_from(DEEP_STEMS), label="stem")
+    s = _fresh(stem)
+    s.stem = stem
+    _run_sequence(s, data, stats, code=False, max_len=20, kinds=DEEP_KINDS)
+    return s
+
+
+def test_deep_sequences_generate_code():
+    """Fast: up to 20 steps of tile/reshape/interchange/skew/… on 3-deep
+    nests; every accepted sequence generates code (proven exact by
+    :func:`build_ast`'s check, or refused with a CodegenError that says
+    why — only isl's operation budget may refuse here)."""
+    stats: Counter = Counter()
+
+    @settings(max_examples=150, deadline=None, derandomize=True, database=None,
+              suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+    @given(data=st.data())
+    def prop(data):
+        s = _deep_sequence(data, stats)
+        if not s.entries:
+            return
+        try:
+            s.code("c")
+            stats["generated"] += 1
+        except CodegenError as e:
+            assert "exceeded" in str(e), f"{s.script}: {e}"
+            stats["too complex to generate"] += 1
+
+    prop()
+    _report("deep", stats)
+    assert stats["generated"] > 100
+
+
+@needs_gcc
+@pytest.mark.slow
+def test_deep_sequences_compute_the_same(tmp_path):
+    """Slow: long sequences on 3-deep nests, every generated program
+    compiled, run and compared with the original (this would have caught
+    issue 13's dropped instances; ``scripts/fuzz_codegen.py`` runs thousands
+    of such sequences)."""
+    stats: Counter = Counter()
+
+    @settings(max_examples=40, deadline=None, derandomize=True, database=None,
+              suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
+                                     HealthCheck.function_scoped_fixture])
+    @given(data=st.data())
+    def prop(data):
+        s = _deep_sequence(data, stats)
+        if not s.entries:
+            return
+        try:
+            text = s.code("c")
+        except CodegenError as e:
+            assert "exceeded" in str(e), f"{s.script}: {e}"
+            return
+        work = Path(tempfile.mkdtemp(dir=tmp_path))
+        gen = work / f"{s.stem}_gen.c"
+        gen.write_text(text)
+        res = verify(EXAMPLES / f"{s.stem}.c", gen, SMALL_SIZES[s.stem], workdir=work)
+        assert res.ok and res.values > 0, str(s.script)
+        stats["verified"] += 1
+
+    prop()
+    _report("deep, run", stats)
+    assert stats["verified"] >= 25

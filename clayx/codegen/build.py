@@ -23,12 +23,13 @@ restored afterwards, so the context stays usable.
 from __future__ import annotations
 
 import re
+import warnings
 from contextlib import contextmanager
 from typing import Iterator
 
 import islpy as isl
 
-from ..errors import CodegenError
+from ..errors import CodegenError, CodegenWarning
 from ..model import Scop
 
 #: Default isl operation budget of one AST build.  Measured on this machine:
@@ -151,8 +152,23 @@ def scheduled_relations(scop: Scop) -> isl.UnionMap:
     return um
 
 
+#: How the AST can be generated, tried in this order until one passes
+#: :func:`~clayx.codegen.ast_check.check_ast`: ``map`` hands isl the flat
+#: schedule map (isl's default way); ``separate`` hands it a schedule tree
+#: whose band has the ``separate`` AST option (isl then generates each part of
+#: the domain on its own, which avoids the dropped-instance bug described
+#: above at the price of more code).
+STRATEGIES = ("map", "separate")
+
+#: isl operation budget of one exactness check of an AST (see
+#: :func:`~clayx.codegen.ast_check.check_ast`); the examples' schedules need
+#: well under 1 M.
+CHECK_MAX_OPERATIONS = 20_000_000
+
+
 def build_ast(scop: Scop, *,
-              max_operations: int | None = DEFAULT_MAX_OPERATIONS) -> isl.AstNode:
+              max_operations: int | None = DEFAULT_MAX_OPERATIONS,
+              check: bool = True) -> isl.AstNode:
     """Generate the isl AST of ``scop``'s current schedule.
 
     The schedule (:meth:`ClaySchedule.union_map` form, ``[β0, α1, β1, …]``) is
@@ -162,9 +178,45 @@ def build_ast(scop: Scop, *,
     ``S(e…)`` of the statement's original iterators' values, annotated with
     their relation (:func:`user_relation`).
 
-    ``max_operations`` bounds isl's work (None or 0: unlimited); exceeding it
-    raises :class:`~clayx.errors.CodegenError`, as does any isl failure.
+    ``check`` (the default) proves the AST exact with
+    :func:`~clayx.codegen.ast_check.check_ast` — every scheduled instance
+    run once, in an order that gives the schedule's results — and, when isl's
+    AST is not, tries the next of :data:`STRATEGIES`; when none is exact,
+    :class:`~clayx.errors.CodegenError` (wrong code is never returned).  A
+    check that exceeds :data:`CHECK_MAX_OPERATIONS` is given up with a
+    :class:`~clayx.errors.CodegenWarning` and the AST is used unchecked.
+
+    ``max_operations`` bounds isl's work per AST build (None or 0:
+    unlimited); exceeding it raises :class:`~clayx.errors.CodegenError`, as
+    does any isl failure.
     """
+    if not check:
+        return _build(scop, STRATEGIES[0], max_operations)
+    from .ast_check import check_ast
+    first: list[str] | None = None
+    for strategy in STRATEGIES:
+        try:
+            node = _build(scop, strategy, max_operations)
+        except CodegenError:
+            if strategy == STRATEGIES[0]:
+                raise
+            continue
+        try:
+            problems = check_ast(scop, node, max_operations=CHECK_MAX_OPERATIONS)
+        except CodegenError as e:
+            warnings.warn(f"the generated code could not be proven exact ({e}); "
+                          "it is used unchecked", CodegenWarning, stacklevel=2)
+            return node
+        if not problems:
+            return node
+        first = first if first is not None else problems
+    raise CodegenError("isl generated code that does not run the schedule exactly, "
+                       f"with every strategy clayx knows ({', '.join(STRATEGIES)}): "
+                       + "; ".join(first or []))
+
+
+def _build(scop: Scop, strategy: str, max_operations: int | None) -> isl.AstNode:
+    """One AST of ``scop`` with ``strategy`` (see :data:`STRATEGIES`)."""
     ctx = scop.context.get_ctx()
     sched = scop.schedule
     n_ids = 2 * sched.max_depth + 1 + max((s.dim for s in scop.statements), default=0) + 2
@@ -196,7 +248,16 @@ def build_ast(scop: Scop, *,
             ids = ids.add(isl.Id(f"{prefix}{d}", context=ctx))
         build = build.set_iterators(ids)
         build, _handle = build.set_at_each_domain(at_each_domain)
-        node = build.node_from_schedule_map(um)
+        if strategy == "map":
+            node = build.node_from_schedule_map(um)
+        elif strategy == "separate":
+            schedule = isl.Schedule.from_domain(um.domain()).insert_partial_schedule(
+                isl.MultiUnionPwAff.from_union_map(um))
+            band = schedule.get_root().child(0)
+            band = band.band_set_ast_build_options(isl.UnionSet("{ separate[x] }", context=ctx))
+            node = build.node_from_schedule(band.get_schedule())
+        else:
+            raise CodegenError(f"unknown AST strategy {strategy!r}")
         del _handle
     if failures:
         raise CodegenError(f"AST generation failed: {failures[0]!r}")

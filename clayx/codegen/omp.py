@@ -60,8 +60,10 @@ _CONCURRENT = ("#pragma omp parallel for", "#pragma omp simd")
 
 def mark_pragmas(info: LoopInfo, *, openmp: bool) -> list[str]:
     """The pragma texts (without indentation) for a loop's marks:
-    ``omp parallel for`` / ``omp simd`` when ``openmp``, ``GCC unroll`` always.
-    The ``private`` clause is added by :class:`OmpPrinter`."""
+    ``omp parallel for`` / ``omp simd`` when ``openmp``, ``GCC unroll``
+    otherwise.  gcc wants a ``for`` right after either pragma, so a loop
+    that gets an OpenMP pragma drops its unroll request (a request gcc may
+    ignore anyway).  The ``private`` clause is added by :class:`OmpPrinter`."""
     kinds = {m.kind: m for m in info.marks}
     out: list[str] = []
     if openmp:
@@ -71,7 +73,7 @@ def mark_pragmas(info: LoopInfo, *, openmp: bool) -> list[str]:
             out.append("#pragma omp parallel for")
         elif "vectorize" in kinds:
             out.append("#pragma omp simd")
-    if "unroll" in kinds:
+    if "unroll" in kinds and not out:
         out.append(f"#pragma GCC unroll {int(kinds['unroll'].arg)}")
     return out
 
