@@ -385,6 +385,10 @@ def _check(scop: Scop, node: isl.AstNode, order: bool) -> list[str]:
                                 f"not {stmt}")
                 continue
             runs = u.call.reverse().set_tuple_name(isl.dim_type.in_, stmt)  # actual
+            extra = any(d >= inst.dim(isl.dim_type.out) for d in dims)
+            if extra and not u.call.is_injective():
+                problems.append(f"{tag} ({stmt}): the call at {list(u.loops)} runs some "
+                                "instances twice")
             bad = runs.subtract(e)
             if not bad.is_empty():
                 problems.append(f"{tag} ({stmt}): the call at {list(u.loops)} runs "
@@ -396,12 +400,13 @@ def _check(scop: Scop, node: isl.AstNode, order: bool) -> list[str]:
                 problems.append(f"{tag} ({stmt}): some instances run twice, e.g. "
                                 f"{_sample(covered.intersect(x_u))}")
             covered = covered.union(x_u)
-            placed[k], expect[k] = x_u, e
+            placed[k] = x_u
+            expect[k] = (e if not extra else runs).intersect_domain(x_u)
         missing = dom.subtract(covered)
         if not missing.is_empty():
             problems.append(f"{tag} ({stmt}): instances never run, e.g. {_sample(missing)}")
     if order and not problems:
-        problems += _order(scop, users, sched, placed)
+        problems += _order(scop, users, sched, placed, expect)
     return problems
 
 
@@ -411,19 +416,21 @@ def _select(inst: isl.Map, dims: list[int], loop_space: isl.Space) -> isl.Map:
     loop_space = loop_space.align_params(rng)
     pick = isl.Map.universe(isl.Space.map_from_domain_and_range(
         rng.align_params(loop_space), loop_space))
+    n = inst.dim(isl.dim_type.out)
     for j, d in enumerate(dims):
-        pick = pick.equate(isl.dim_type.in_, d, isl.dim_type.out, j)
+        if d < n:       # a loop isl added for a non-injective schedule is free
+            pick = pick.equate(isl.dim_type.in_, d, isl.dim_type.out, j)
     return inst.apply_range(pick)
 
 
 def _order(scop: Scop, users: list[UserNode], sched: dict[str, isl.Map],
-           placed: dict[int, isl.Set]) -> list[str]:
+           placed: dict[int, isl.Set], where: dict[int, isl.Map]) -> list[str]:
     """Pairs of conflicting instances the AST runs against the schedule's
-    order (see the module docstring).  Both sides are cut to the dimensions
-    that decide the order: the dates at the first β level where the two
-    relations differ, the AST positions at the first node where the two
-    calls part."""
-    from .build import iterator_dim
+    order (see the module docstring).  ``placed[k]`` are the instances call
+    ``k`` runs and ``where[k]`` maps them to its loop iterators.  Both sides
+    are cut to the dimensions that decide the order: the dates at the first
+    β level where the two relations differ, the AST positions at the first
+    node where the two calls part."""
     touch: dict[str, tuple[set[str], set[str]]] = {}
     for tag in sched:
         st = scop.statement(scop.schedule.relations[int(tag[len("clayx_rel"):])].stmt)
@@ -437,19 +444,20 @@ def _order(scop: Scop, users: list[UserNode], sched: dict[str, isl.Map],
         if u.tag in many:                       # several calls: each its part
             m = m.intersect_domain(placed[k].set_tuple_name(u.tag))
         dates[k] = m
-        # AST position [b0, c0, b1, …] as a function of the date
-        rng = m.get_space().range()
+        # AST position [b0, c0, b1, …]: block indices and loop iterators
+        loop_space = u.domain.get_space()
         space = isl.Space.map_from_domain_and_range(
-            rng, isl.Space.set_alloc(m.get_ctx(), 0, len(u.path)).align_params(rng))
+            loop_space,
+            isl.Space.set_alloc(m.get_ctx(), 0, len(u.path)).align_params(loop_space))
         pos = isl.Map.universe(space)
-        loops = iter(u.loops)
+        loop = 0
         for j, (kind, val) in enumerate(u.path):
             if kind == "block":
                 pos = pos.fix_val(isl.dim_type.out, j, val)
             else:
-                pos = pos.equate(isl.dim_type.in_, iterator_dim(next(loops)),
-                                 isl.dim_type.out, j)
-        times[k] = m.apply_range(pos)
+                pos = pos.equate(isl.dim_type.in_, loop, isl.dim_type.out, j)
+                loop += 1
+        times[k] = where[k].apply_range(pos).set_tuple_name(isl.dim_type.in_, u.tag)
     for i, u in enumerate(users):
         for j in range(i, len(users)):
             v = users[j]

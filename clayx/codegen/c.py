@@ -25,6 +25,20 @@ Printing choices:
   unique against every identifier of the source and the bodies.  A name the
   function declares outside the SCoP (``scop.declared_iterators``) is
   assigned, not redeclared.
+- Iterator types (:mod:`clayx.codegen.types`): a generated iterator is
+  ``int`` when ``int`` holds every value it takes, from its initial value
+  to its exit value (the file's integer macros give the parameters their
+  values, the other parameters are taken at 0), else ``long long``, else
+  :class:`~clayx.errors.CodegenError`.  A loop named after an original
+  iterator keeps that iterator's declared type (``for (long i = …``), and
+  an outside-declared variable is assigned, only when the type holds the
+  loop's values; otherwise the loop gets a fresh ``c<k>`` name.  An
+  unsigned declared type is never the loop's (isl's bounds are signed:
+  ``j <= n - 1`` with ``n = 0``): such a loop is ``int`` or ``long long``.  A
+  statement body sees each iterator with its declared type: a value whose
+  printed expression computes in another type (``c1 + 4294967296`` for an
+  ``int i``) is cast to it (``(int)(c1 + 4294967296)``).  A product or
+  partial sum that would leave ``int`` is computed in ``long long``.
 - Affine expressions are printed as sums in isl's term order with the
   constant last (``-N + c1 + 1``), negations distributed.
 - Braces only around several statements, and around an ``if``'s
@@ -45,16 +59,20 @@ import re
 import selectors
 import subprocess
 import sys
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import Iterator, Sequence
 
 import islpy as isl
 
 from ..errors import CodegenError
 from ..model import Beta, Mark, Scop, identifiers, substitute_iterators
+from ..model.inttypes import INT, LONG_LONG, IntType, int_type, literal_type
+from . import types
 from .build import (DEFAULT_MAX_OPERATIONS, alpha_depth, build_ast,
                     iterator_dim, user_relation)
+from .types import LoopValues, Value
 
 _N = isl.ast_node_type
 _E = isl.ast_expr_type
@@ -101,7 +119,9 @@ class LoopInfo:
     declared); ``reversed`` when the printed iterator is the negation of the
     schedule dimension (a loop with ``α = -x`` printed as ``x`` counting
     down).  ``degenerate`` loops run once; ``substituted`` ones are printed
-    without a loop, their value put in place of the iterator.
+    without a loop, their value put in place of the iterator.  ``ctype`` is
+    the iterator's C type and ``values`` the values it takes (None when
+    they could not be computed), see :mod:`clayx.codegen.types`.
     """
 
     dim: int
@@ -115,6 +135,8 @@ class LoopInfo:
     degenerate: bool
     substituted: bool
     reversed: bool = False
+    ctype: IntType = INT
+    values: LoopValues | None = None
 
 
 class _Neg:
@@ -191,6 +213,10 @@ class CPrinter:
         # reversed loop) or substituted value (AstExpr, degenerate loop)
         self._scope: dict[str, str | _Neg | isl.AstExpr] = {}
         self._enclosing: list[str] = []
+        # printed iterator name -> its values inside its loop and its type
+        self._values: dict[str, Value] = {}
+        # what is being printed, for errors: "the loop at [0, 1]"...
+        self._where: list[str] = []
 
     # -- layout ----------------------------------------------------------------
     def ind(self, level: int) -> str:
@@ -259,15 +285,27 @@ class CPrinter:
 
     def print_user(self, node: isl.AstNode, level: int) -> list[str]:
         """A statement instance: its body with the iterators replaced by the
-        values the AST gives them."""
+        values the AST gives them, each cast to the iterator's declared type
+        when C would compute it in another one (``(int)(c1 + 4294967296)``):
+        the body computes as in the original."""
         rel = self.scop.schedule.relations[user_relation(node)]
         st = self.statements[rel.stmt]
         args = self._user_args(node)
         if len(args) != st.dim:
             raise CodegenError(f"AST call of {st.name} has {len(args)} arguments, "
                                f"expected {st.dim}")
-        text = substitute_iterators(
-            st.body, {it: self.expr(a) for it, a in zip(st.iterators, args)})
+        values = {}
+        self._where.append(f"statement {st.name} ({' '.join(st.body.split())})")
+        try:
+            for k, (it, a) in enumerate(zip(st.iterators, args)):
+                text, prec = self.expr_prec(a)
+                want, got = int_type(st.iterator_type(k) or ""), self.value(a)
+                if want is not None and got is not None and not want.same(got.ctype):
+                    text = f"({want})" + self._wrap((text, prec), UNARY)
+                values[it] = text
+        finally:
+            self._where.pop()
+        text = substitute_iterators(st.body, values)
         return self._reindent(text.strip(), level)
 
     def print_if(self, node: isl.AstNode, level: int) -> list[str]:
@@ -323,15 +361,29 @@ class CPrinter:
                 finally:
                     del self._scope[it]
             return self._print_degenerate_block(node, info, level)
-        self._scope[it] = _Neg(info.name) if info.reversed else info.name
-        self._enclosing.append(info.name)
-        try:
+        with self._inside(it, info):
             out = self.before_for(info, level)
             out += self._compound(self.for_header(node, info), body, level)
+        return out
+
+    @contextmanager
+    def _inside(self, it: str, info: LoopInfo) -> Iterator[None]:
+        """The printing scope of a loop's body: its AST iterator ``it``
+        printed as ``info.name`` (negated for a reversed loop), the name
+        taken, its values known."""
+        self._scope[it] = _Neg(info.name) if info.reversed else info.name
+        self._enclosing.append(info.name)
+        saved = self._values.get(info.name)
+        if info.values is not None:
+            self._values[info.name] = Value(*info.values.body, info.ctype)
+        try:
+            yield
         finally:
             self._enclosing.pop()
             del self._scope[it]
-        return out
+            self._values.pop(info.name, None)
+            if saved is not None:
+                self._values[info.name] = saved
 
     def before_for(self, info: LoopInfo, level: int) -> list[str]:
         """Lines printed right above a loop (a pragma in an OpenMP printer);
@@ -339,10 +391,10 @@ class CPrinter:
         return []
 
     def for_header(self, node: isl.AstNode, info: LoopInfo) -> str:
-        """``for (int c1 = init; cond; c1++)`` (no ``int`` for a variable
-        declared outside the region)."""
+        """``for (int c1 = init; cond; c1++)`` (the type is
+        ``info.ctype``; none for a variable declared outside the region)."""
         name = info.name
-        decl = "" if info.declared else "int "
+        decl = "" if info.declared else f"{info.ctype} "
         inc_e = node.for_get_inc()
         unit = inc_e.get_type() == _E.int and inc_e.get_val().to_python() == 1
         if info.reversed:
@@ -361,16 +413,11 @@ class CPrinter:
     def _print_degenerate_block(self, node: isl.AstNode, info: LoopInfo,
                                 level: int) -> list[str]:
         it = node.for_get_iterator().get_id().get_name()
-        self._scope[it] = info.name
-        self._enclosing.append(info.name)
-        try:
+        with self._inside(it, info):
             inner = self.print_node(node.for_get_body(), level + 1)
-        finally:
-            self._enclosing.pop()
-            del self._scope[it]
         if info.name not in identifiers("\n".join(inner)):
             return self.print_node(node.for_get_body(), level)
-        decl = "" if info.declared else "int "
+        decl = "" if info.declared else f"{info.ctype} "
         ind = self.ind(level)
         init = self.expr(node.for_get_init())
         return ([f"{ind}{{", f"{self.ind(level + 1)}{decl}{info.name} = {init};"]
@@ -397,38 +444,135 @@ class CPrinter:
         marks = tuple(m for m in self.scop.schedule.marks if m.loop == beta)
         degenerate = bool(node.for_is_degenerate())
         substituted = degenerate and _op_count(node.for_get_init()) <= _SUBSTITUTE_LIMIT
-        name, rev = "", False
+        name, rev, ctype, values = "", False, INT, None
         if not substituted:
-            name, rev = self._loop_name(it, depth or dim, users, stmts,
-                                        reversible=not degenerate and self._reversible(node))
+            where = f"the loop at {list(beta)}" if beta is not None else "a loop"
+            self._where.append(f"the bounds of {where}")
+            try:
+                values = self._loop_values(node)
+            finally:
+                self._where.pop()
+            name, rev, ctype = self._loop_name(
+                it, depth or dim, users, stmts, values, where,
+                reversible=not degenerate and self._reversible(node))
+            if rev and values is not None:
+                values = values.negated()
         return LoopInfo(dim=dim, depth=depth, beta=beta, relations=tuple(rel_ids),
                         statements=tuple(stmts), marks=marks, name=name,
                         declared=name in self.scop.declared_iterators,
-                        degenerate=degenerate, substituted=substituted, reversed=rev)
+                        degenerate=degenerate, substituted=substituted, reversed=rev,
+                        ctype=ctype, values=values)
 
-    def _loop_name(self, it: str, k: int, users, stmts: list[str], *,
-                   reversible: bool = False) -> tuple[str, bool]:
-        """(name, reversed) of the loop whose AST iterator is ``it``.
+    def _loop_name(self, it: str, k: int, users, stmts: list[str],
+                   values: LoopValues | None, where: str, *,
+                   reversible: bool = False) -> tuple[str, bool, IntType]:
+        """(name, reversed, C type) of the loop whose AST iterator is ``it``
+        and takes ``values``.
 
         A statement instance below *agrees* with an original iterator ``x``
         when the AST passes the loop iterator itself as ``x``'s value (or its
         negation, for a reversed loop); one whose arguments do not mention
         the loop is neutral.  The loop is named ``x`` when every other
         instance agrees with ``x``, ``x`` names no enclosing loop, no
-        parameter, and nothing else in those bodies.  Else ``c<k>``.
+        parameter, and nothing else in those bodies, and ``x``'s declared
+        type holds the loop's values (:meth:`_declared_type`); it then has
+        that type.  Else ``c<k>``, ``int`` or ``long long``
+        (:func:`~clayx.codegen.types.wide_enough`).
         """
-        direct = self._agreeing(it, users, negated=False)
-        for x in direct:
-            if self._free_for(x, stmts):
-                return x, False
-        if reversible:
-            for x in self._agreeing(it, users, negated=True):
+        for rev in (False, True) if reversible else (False,):
+            vals = values.negated() if rev and values is not None else values
+            for x in self._agreeing(it, users, negated=rev):
                 if self._free_for(x, stmts):
-                    return x, True
+                    t = self._declared_type(x, stmts, vals)
+                    if t is not None:
+                        return x, rev, t
         name = f"c{k}"
         while name in self._reserved or name in self._enclosing:
             name += "_"
-        return name, False
+        if values is None:
+            return name, False, INT
+        return name, False, types.wide_enough(*values.every, f"the iterator {name} of {where}")
+
+    def _declared_type(self, x: str, stmts: list[str],
+                       values: LoopValues | None) -> IntType | None:
+        """The C type a loop printed as the original iterator ``x`` gets:
+        the type of the variable declared outside the region
+        (``scop.declared_iterator_types``), or the type every statement
+        below declares ``x`` with.  With no declaration known (OpenScop) or
+        an unsigned one, the loop declares ``x`` signed, ``int`` or ``long
+        long`` (isl's bounds are signed expressions, which an unsigned
+        iterator would compare wrongly: ``i <= N - 1`` for ``N = 0``), and
+        the bodies get ``(unsigned)x``.  None (the loop then gets a fresh
+        name) when the statements disagree, when the type cannot hold
+        ``values``, or for an unsigned variable declared outside."""
+        outside = x in self.scop.declared_iterators
+        if outside:
+            found = [int_type(self.scop.declared_iterator_types.get(x, "int")) or INT]
+        else:
+            found = []
+            for s in stmts:
+                st = self.statements[s]
+                if x in st.iterators:
+                    text = st.iterator_type(st.iterators.index(x))
+                    if text is not None:
+                        found.append(int_type(text) or INT)
+        if found and any(not found[0].same(u) for u in found):
+            return None
+        if not found or (not found[0].signed and not outside):
+            # no declaration known (OpenScop), or an unsigned one: isl's
+            # bounds are signed (``i <= N - 1`` is -1 for N = 0) and would
+            # compare wrongly with an unsigned iterator, so the loop's own
+            # iterator is signed; the body casts it back to its type
+            return INT if values is None else types.wide_enough(
+                *values.every, f"the iterator {x} of the loop")
+        t = found[0]
+        if not t.signed or (values is not None and not t.holds(*values.every)):
+            return None
+        return t
+
+    def _loop_values(self, node: isl.AstNode) -> LoopValues | None:
+        """The values the iterator of a ``for`` node takes (see
+        :func:`~clayx.codegen.types.loop_values`), None when its bounds are
+        not of the form isl prints (``c <= e``, ``c < e``, joined by
+        ``&&``) or their values are unknown."""
+        init = self.value(node.for_get_init())
+        if init is None:
+            return None
+        if node.for_is_degenerate():
+            return LoopValues((init.lo, init.hi), (init.lo, init.hi))
+        it = node.for_get_iterator().get_id().get_name()
+        uppers = self._upper_bounds(node.for_get_cond(), it)
+        inc = node.for_get_inc()
+        if uppers is None or inc.get_type() != _E.int:
+            return None
+        stride = int(inc.get_val().to_python())
+        if stride <= 0:
+            return None
+        return types.loop_values(init, uppers, stride)
+
+    def _upper_bounds(self, cond: isl.AstExpr, it: str) -> list[Value] | None:
+        """The values of the upper bounds in a loop condition ``c <= e``,
+        ``c < e`` (as ``e - 1``), ``… && …``; None for another shape."""
+        if cond.get_type() != _E.op:
+            return None
+        op = cond.get_op_type()
+        if op in (_O.and_, _O.and_then):
+            out: list[Value] = []
+            for k in range(cond.get_op_n_arg()):
+                part = self._upper_bounds(cond.get_op_arg(k), it)
+                if part is None:
+                    return None
+                out += part
+            return out
+        if op not in (_O.le, _O.lt):
+            return None
+        lhs, rhs = cond.get_op_arg(0), cond.get_op_arg(1)
+        if not (lhs.get_type() == _E.id and lhs.get_id().get_name() == it) or _mentions(rhs, it):
+            return None
+        v = self.value(rhs)
+        if v is None:
+            return None
+        return [v if op == _O.le else Value(v.lo - 1, v.hi - 1, v.ctype)]
 
     def _agreeing(self, it: str, users, *, negated: bool) -> list[str]:
         cands: list[str] | None = None
@@ -474,11 +618,63 @@ class CPrinter:
         text, prec = self.expr_prec(e)
         return f"({text})" if prec > limit else text
 
+    def value(self, e: isl.AstExpr) -> Value | None:
+        """The :class:`~clayx.codegen.types.Value` of an expression as this
+        printer prints it (casts included), in the current scope; None when
+        unknown (an operand that is not an integer expression)."""
+        t = e.get_type()
+        if t == _E.int:
+            return types.constant(e.get_val().to_python(), self._what())
+        if t == _E.id:
+            name = e.get_id().get_name()
+            bound = self._scope.get(name, name)
+            if isinstance(bound, str):
+                return self._name_value(bound)
+            if isinstance(bound, _Neg):
+                v = self._name_value(bound.name)
+                return None if v is None else v.negated()
+            return self.value(bound)
+        if t != _E.op:
+            return None
+        op = e.get_op_type()
+        args = [e.get_op_arg(k) for k in range(e.get_op_n_arg())]
+        if op in (_O.add, _O.sub, _O.mul):
+            return self._arith(op, args)[0]
+        if op == _O.minus:
+            return self._sum_plan(self._ordered(self._terms_of(op, args))).value
+        vals = [self.value(a) for a in args]
+        v = types.combine(op, vals)
+        if v is not None and op == _O.fdiv_q and types.floord_cast(*vals, self._what()):
+            v = v.widened()
+        return v
+
+    def _arith(self, op, args: list[isl.AstExpr]) -> tuple[Value | None, bool]:
+        """The value of ``a + b``, ``a - b`` or ``a * b`` as printed, and
+        whether its left operand gets a ``(long long)`` cast
+        (:func:`~clayx.codegen.types.arith`)."""
+        return types.arith(op, self.value(args[0]), self.value(args[1]), self._what())
+
+    def _what(self) -> str:
+        """What is being printed, for an error: ``the bounds of the loop at
+        [0]``, ``statement S0 (…)``, or ``the generated code``."""
+        return self._where[-1] if self._where else "the generated code"
+
+    def _name_value(self, name: str) -> Value | None:
+        """The value of a printed name: a loop iterator in scope (its values
+        in the loop, its type), or a parameter (its macro value, else 0;
+        ``int`` unless the value needs ``long``); None for another name."""
+        if name in self._values:
+            return self._values[name]
+        if name in self.scop.params:
+            v = self.scop.param_values.get(name, 0)
+            return Value(v, v, literal_type(v))
+        return None
+
     def expr_prec(self, e: isl.AstExpr) -> tuple[str, int]:
         """(text, precedence level) of an expression."""
         t = e.get_type()
         if t == _E.int:
-            v = str(e.get_val())
+            v = str(types.constant(e.get_val().to_python(), self._what()).lo)
             return v, (UNARY if v.startswith("-") else PRIMARY)
         if t == _E.id:
             name = e.get_id().get_name()
@@ -506,13 +702,19 @@ class CPrinter:
                 right = AND - 1
             else:
                 left, right = prec, prec - 1
-            return f"{self.expr(args[0], left)} {sym} {self.expr(args[1], right)}", prec
+            text = self.expr(args[0], left)
+            if op in (_O.add, _O.sub, _O.mul) and self._arith(op, args)[1]:
+                text = f"({LONG_LONG})" + self._wrap(self.expr_prec(args[0]), UNARY)
+            return f"{text} {sym} {self.expr(args[1], right)}", prec
         if op in (_O.add, _O.sub, _O.minus) or (
                 op == _O.mul and any(a.get_type() == _E.int for a in args)):
             return self.sum_prec(self._terms_of(op, args))
         if op in (_O.min, _O.max, _O.fdiv_q):
             role = {_O.min: "min", _O.max: "max", _O.fdiv_q: "floord"}[op]
-            return self.macro_call(role, [self.expr(a) for a in args]), PRIMARY
+            texts = [self.expr(a) for a in args]
+            if op == _O.fdiv_q and types.floord_cast(*map(self.value, args), self._what()):
+                texts[0] = f"({LONG_LONG})" + self._wrap(self.expr_prec(args[0]), UNARY)
+            return self.macro_call(role, texts), PRIMARY
         if op in (_O.cond, _O.select):
             c, a, b = (self.expr(x, COND - 1) for x in args)
             return f"{c} ? {a} : {b}", COND
@@ -569,27 +771,55 @@ class CPrinter:
                     return self._terms(a, sign * b.get_val().to_python())
         return [(sign, e)]
 
+    @staticmethod
+    def _ordered(terms: list[tuple[int, isl.AstExpr | str | None]]
+                 ) -> list[tuple[int, isl.AstExpr | str | None]]:
+        """The terms of a sum in printed order: constants added up and put
+        last, zero terms dropped (a lone 0 when nothing is left)."""
+        const = sum(c for c, a in terms if a is None)
+        out = [(c, a) for c, a in terms if a is not None and c != 0]
+        if const or not out:
+            out.append((const, None))
+        return out
+
+    def _sum_plan(self, terms: list[tuple[int, isl.AstExpr | str | None]]) -> types.SumPlan:
+        """The casts and value of a sum of terms in printed order
+        (:func:`~clayx.codegen.types.sum_value`)."""
+        atoms = []
+        for c, a in terms:
+            if a is None:
+                atoms.append((c, None))
+                continue
+            v = self._name_value(a) if isinstance(a, str) else self.value(a)
+            if v is None:
+                return types.SumPlan(frozenset(), None)
+            atoms.append((c, v))
+        return types.sum_value(atoms, self._what())
+
     def sum_prec(self, terms: list[tuple[int, isl.AstExpr | str | None]]) -> tuple[str, int]:
         """(text, precedence) of a sum of terms, constants added up and
-        printed last (isl's order otherwise kept): ``-N + c1 + 1``."""
-        const = sum(c for c, a in terms if a is None)
-        terms = [(c, a) for c, a in terms if a is not None and c != 0]
-        if const or not terms:
-            terms.append((const, None))
+        printed last (isl's order otherwise kept): ``-N + c1 + 1``.  A term
+        whose product, or the first term when a partial sum, would leave
+        ``int`` is cast to ``long long`` (:func:`_sum_plan`)."""
+        terms = self._ordered(terms)
+        casts = self._sum_plan(terms).casts
         parts: list[str] = []
         prec = PRIMARY
         for n, (c, a) in enumerate(terms):
             mag = abs(c)
+            cast = f"({LONG_LONG})" if n in casts else ""
             if a is None:
-                text, prec = str(mag), PRIMARY
+                text, prec = cast + str(types.constant(mag, self._what()).lo), PRIMARY
             elif mag == 1:
                 if isinstance(a, str):
-                    text, prec = a, PRIMARY
+                    text, prec = cast + a, PRIMARY
+                elif cast:
+                    text, prec = cast + self.expr(a, UNARY), UNARY
                 else:
                     limit = (UNARY if c < 0 else ADD) if n == 0 else ADD - 1
                     text, prec = self.expr(a, limit), self.expr_prec(a)[1]
             else:
-                text = f"{mag} * " + (a if isinstance(a, str) else self.expr(a, MUL - 1))
+                text = f"{cast}{mag} * " + (a if isinstance(a, str) else self.expr(a, MUL - 1))
                 prec = MUL
             if n == 0:
                 if c < 0:

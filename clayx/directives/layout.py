@@ -654,7 +654,8 @@ def datacopy(scop: Scop, id_copy, id_orig, beta_insert, insert_before,
     dst_text = _ref_text(copy, subs)
     st = Statement(name, dom, st_gd.iterators, f"{dst_text} = {src_text};",
                    (Access(READ, orig, rd, src_text, f"{name}_r0"),
-                    Access(WRITE, copy, wr, dst_text, f"{name}_r1")), st_gd.line)
+                    Access(WRITE, copy, wr, dst_text, f"{name}_r1")), st_gd.line,
+                   st_gd.iterator_types)
     # the copy's relation: the α part of beta_get_domain's, at the new place
     pos = ins[-1] if insert_before else ins[-1] + 1
     lvl = len(ins) - 1

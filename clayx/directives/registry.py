@@ -15,6 +15,17 @@ arguments against the schedule (raising :class:`~clayx.errors.DirectiveError`
 with Clay's messages) before touching anything, and returns a new
 :class:`~clayx.model.Scop`.  Legality against dependences is checked by the
 caller (the session) after the step, so ``apply`` doubles as a dry run.
+
+Integers in arguments (``int``, every item of ``ints``, ``beta`` and
+``list`` parameters) are Python integers of any size in a script, but a
+directive accepts only magnitudes up to ``2**63 - 1``
+(:data:`~clayx.model.inttypes.INT64_MAX`): the widest iterator type of
+generated code is 64 bits, and isl's integer arguments are 64-bit too.  A
+larger value is refused here, uniformly, with a
+:class:`~clayx.errors.DirectiveError` naming the directive and the
+argument.  Values within the bound can still make dates too wide for any C
+type (a shift by ``2**63 - 1`` of a loop running to ``N``): code generation
+refuses those (:mod:`clayx.codegen.types`).
 """
 
 from __future__ import annotations
@@ -24,6 +35,7 @@ from typing import Any, Callable, Sequence
 
 from ..errors import DirectiveError
 from ..model import Scop
+from ..model.inttypes import INT64_MAX
 
 
 @dataclass(frozen=True)
@@ -130,11 +142,25 @@ def _is_int(v: Any) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
 
 
+#: How an argument beyond the 64-bit bound is described in the error.
+_WIDE = f"of at most 64 bits (magnitude up to 2^63 - 1 = {INT64_MAX})"
+
+
+def _wide(v: Any) -> bool:
+    """Whether ``v`` (an integer or a nested sequence of them) holds an
+    integer beyond :data:`INT64_MAX` in magnitude."""
+    if isinstance(v, (list, tuple)):
+        return any(_wide(x) for x in v)
+    return _is_int(v) and abs(v) > INT64_MAX
+
+
 def _check(dname: str, pos: int, p: Param, v: Any) -> Any:
     def bad(what: str) -> DirectiveError:
         return DirectiveError(f"'{p.name}': expected {what}, got {v!r}",
                               directive=dname, argument=pos)
 
+    if p.kind in ("int", "ints", "beta", "list") and _wide(v):
+        raise bad(("an integer " if p.kind == "int" else "integers ") + _WIDE)
     if p.kind == "int":
         if not _is_int(v):
             raise bad("an integer")

@@ -20,6 +20,17 @@ What is understood inside a region:
   ``SCALAR_VAL``, user functions) are pure; a write under a ternary branch or
   the right of ``&&``/``||`` is a may-write.
 
+Integers: every constant is a 64-bit value at most (``2**63 - 1`` in
+magnitude; a larger one is refused).  Each loop iterator's declared type
+is recorded (``for (long i = …``, or the declaration of an ``i`` the
+function declares outside the SCoP; ``int`` when none is found) in
+``Statement.iterator_types`` and ``Scop.declared_iterator_types``, so that
+generated code keeps it.  A loop whose iterator's type cannot hold a value
+the loop gives it (its initial value, a value of the body, its exit value:
+``for (int i = 0; i < 3000000000L; i++)``) is refused at its bound, when
+the overflow happens whatever the values of parameters that are not
+integer macros (whose values are used).
+
 Unknown identifiers in bounds, conditions and subscripts are parameters.
 
 Macros are those in force at the SCoP, by position (:mod:`.macros`): the
@@ -61,6 +72,7 @@ import tree_sitter_c as tsc
 from ..errors import NotAScopError
 from ..model import (MAY_WRITE, READ, WRITE, Access, Array, ClaySchedule,
                      Relation, Scop, Statement)
+from ..model.inttypes import INT64_MAX, int_type
 from . import macros as pp
 
 __all__ = ["parse_file", "parse_string", "parse_expression_text"]
@@ -143,6 +155,7 @@ class _Loop:
     iterator: str
     increasing: bool
     node: ts.Node
+    ctype: str = "int"        # the iterator's declared C type
 
 
 @dataclass
@@ -163,6 +176,7 @@ class _RawStmt:
     iterators: tuple[str, ...]
     beta: tuple[int, ...]
     alphas: tuple[str, ...]
+    iterator_types: tuple[str, ...] = ()
     accesses: list[tuple[str, str, list[isl.PwAff] | None, str, ts.Node]] = field(default_factory=list)
 
 
@@ -465,6 +479,7 @@ class _Extractor:
         self.param_values: dict[str, int] = {}
         self.iterators_all: set[str] = set()
         self.declared_outside: set[str] = set()
+        self.declared_types: dict[str, str] = {}
         self.stmts: list[_RawStmt] = []
         self.written: dict[str, ts.Node] = {}
         self.param_nodes: dict[str, ts.Node] = {}
@@ -630,12 +645,15 @@ class _Extractor:
             if len(init.named_children) > 2:
                 raise self.error(init, "loop initialization",
                                  "only one iterator may be declared in a SCoP loop")
+            ctype = " ".join(_text(tnode).split()) if tnode is not None else "int"
         else:
             lb_node = init.child_by_field_name("right")
             if _text(init.child_by_field_name("operator")) != "=":
                 raise self.error(init, "loop initialization",
                                  "expected 'i = expression'")
             self.declared_outside.add(it)
+            ctype = self._declared_type(it, node) or "int"
+            self.declared_types[it] = ctype
         step = self._step(upd, it, node)
         if cond is None:
             raise self.error(node, "for loop without condition",
@@ -656,11 +674,84 @@ class _Extractor:
         outer_dom = self._align(ctx.domain).add_dims(isl.dim_type.set, 1)
         outer_dom = outer_dom.set_dim_name(isl.dim_type.set, len(outer), it)
         dom = _named(outer_dom.intersect(self._align(dom)), its)
+        starts = outer_dom.intersect(self._align(var.eq_set(lb)))
+        self._check_type(it, ctype, dom, starts, step, init, cond)
         beta = ctx.beta + [counter[0]]
         counter[0] += 1
-        inner = _Ctx(ctx.loops + [_Loop(it, increasing, node)], dom, beta)
+        inner = _Ctx(ctx.loops + [_Loop(it, increasing, node, ctype)], dom, beta)
         sub_counter = [0]
         self._stmt(body, inner, sub_counter)
+
+    def _declared_type(self, name: str, at: ts.Node) -> str | None:
+        """The type of the declaration of ``name`` visible at ``at`` (the
+        innermost block, ``for`` header, function parameter or file-scope
+        declaration before it), ``"int"``-like text; ``"?"`` when ``name``
+        is declared as something else than a plain scalar; None when no
+        declaration is found."""
+        child, parent = at, at.parent
+        while parent is not None:
+            found = None
+            for ch in parent.children:
+                if ch.start_byte >= child.start_byte:
+                    break
+                for decl in _declarations_in(ch):
+                    t = _declares(decl, name)
+                    if t is not None:
+                        found = t
+            if found is not None:
+                return found
+            child, parent = parent, parent.parent
+        return None
+
+    def _check_type(self, it: str, ctype: str, dom: isl.Set, starts: isl.Set,
+                    step: int, init: ts.Node, cond: ts.Node) -> None:
+        """Refuse a loop whose iterator's declared type cannot hold a value
+        the loop gives it: a start value (``starts``: the iterations of the
+        enclosing loops with the iterator at its initial value), a value of
+        the body (``dom``), or the exit value (the last plus ``step``).
+        Parameters with an integer macro value take it; a value that still
+        depends on another parameter is not judged."""
+        t = int_type(ctype)
+        if t is None:
+            return
+        pos = dom.dim(isl.dim_type.set) - 1
+        checks = [(v, init, "initial value") for f in ("dim_min", "dim_max")
+                  for v in self._certain(getattr(starts, f)(pos))]
+        checks += [(v, cond, "value") for f in ("dim_min", "dim_max")
+                   for v in self._certain(getattr(dom, f)(pos))]
+        checks += [(v + step, cond, "exit value") for v in
+                   self._certain(dom.dim_max(pos) if step > 0 else dom.dim_min(pos))]
+        for v, node, what in checks:
+            if not t.holds(v, v):
+                raise self.error(node, "loop bound beyond the iterator's type",
+                                 f"'{it}' is declared {t} ({t.lo} to {t.hi}) but the "
+                                 f"loop gives it the {what} {v}")
+
+    def _certain(self, pa: isl.PwAff) -> list[int]:
+        """The values of ``pa`` once the parameters with integer macro
+        values take them; pieces that still depend on another parameter
+        are left out."""
+        known = isl.Set.universe(pa.get_domain_space().params())
+        for k, name in enumerate(self.params):
+            if name in self.param_values:
+                known = known.fix_val(isl.dim_type.param, k, isl.Val.read_from_str(
+                    self.ctx, str(self.param_values[name])))
+        out: list[int] = []
+
+        def piece(dom: isl.Set, aff: isl.Aff) -> None:
+            # a piece over the parameters only (a bound of a set dimension)
+            if (dom.is_empty() or aff.dim(isl.dim_type.div)
+                    or not aff.get_denominator_val().is_one()):
+                return
+            value = int(aff.get_constant_val().to_python())
+            for k, name in enumerate(self.params):
+                c = int(aff.get_coefficient_val(isl.dim_type.param, k).to_python())
+                if c and name not in self.param_values:
+                    return
+                value += c * self.param_values.get(name, 0)
+            out.append(value)
+        pa.intersect_params(known).foreach_piece(piece)
+        return out
 
     def _step(self, upd: ts.Node | None, it: str, loop: ts.Node) -> int:
         if upd is None:
@@ -702,10 +793,25 @@ class _Extractor:
         while node.type == "parenthesized_expression":
             node = node.named_children[0]
         if node.type == "number_literal":
-            return _int_literal(_text(node))
+            return self._literal(node)
         if node.type == "identifier":
-            return self.macro_int(_text(node))
+            v = self.macro_int(_text(node))
+            if v is not None and abs(v) > INT64_MAX:
+                raise self.error(node, "integer constant",
+                                 f"{v} is beyond 64 bits (clayx handles integers up "
+                                 f"to 2^63 - 1 = {INT64_MAX} in magnitude)")
+            return v
         return None
+
+    def _literal(self, node: ts.Node) -> int | None:
+        """The value of an integer literal (None for another number);
+        refused beyond 64 bits (``2**63 - 1`` in magnitude)."""
+        v = _int_literal(_text(node))
+        if v is not None and abs(v) > INT64_MAX:
+            raise self.error(node, "integer constant",
+                             f"{_text(node)} is beyond 64 bits (clayx handles integers up "
+                             f"to 2^63 - 1 = {INT64_MAX} in magnitude)")
+        return v
 
     def _loop_cond(self, cond: ts.Node, its: list[str], it: str, increasing: bool) -> isl.Set:
         """The loop condition as a set; every comparison must bound the
@@ -765,7 +871,7 @@ class _Extractor:
         if t == "parenthesized_expression":
             return self._aff_rec(node.named_children[0], its, where)
         if t == "number_literal":
-            v = _int_literal(_text(node))
+            v = self._literal(node)
             if v is None:
                 raise self.error(node, "non-integer constant",
                                  f"'{_text(node)}' in a {where} is not an integer")
@@ -926,7 +1032,8 @@ class _Extractor:
         beta = tuple(ctx.beta + [counter[0]])
         counter[0] += 1
         alphas = tuple(l.iterator if l.increasing else f"-{l.iterator}" for l in ctx.loops)
-        raw = _RawStmt(name, node, ctx.domain, tuple(its), beta, alphas)
+        raw = _RawStmt(name, node, ctx.domain, tuple(its), beta, alphas,
+                       tuple(l.ctype for l in ctx.loops))
         self.stmts.append(raw)
         self._in_body = True
         try:
@@ -1175,7 +1282,7 @@ class _Extractor:
                 accs.append(Access(kind, arr, rel, text, f"{raw.name}_r{k}"))
             body = _text(raw.node)
             statements.append(Statement(raw.name, dom, raw.iterators, body, tuple(accs),
-                                        raw.node.start_point[0] + 1))
+                                        raw.node.start_point[0] + 1, raw.iterator_types))
             relations.append(Relation.build(dom, raw.beta, raw.alphas))
         schedule = ClaySchedule(tuple(relations)).normalized()
         arr_objs = []
@@ -1187,6 +1294,7 @@ class _Extractor:
                     path=self.path, region=(self.char_offset(rs), self.char_offset(re_)),
                     param_values=dict(self.param_values),
                     declared_iterators=frozenset(self.declared_outside),
+                    declared_iterator_types=dict(self.declared_types),
                     macro_lines=self.macro_lines)
 
     def _access_map(self, dom: isl.Set, arr: str, subs: list[isl.PwAff]) -> isl.Map:
@@ -1259,6 +1367,39 @@ def _in_statement(node: ts.Node) -> bool:
             return True
         node = node.parent
     return False
+
+
+def _declarations_in(node: ts.Node) -> list[ts.Node]:
+    """The declarations a node of a block, ``for`` header or function
+    definition makes visible after it: itself when it is a declaration,
+    the parameters of a function declarator."""
+    if node.type == "declaration":
+        return [node]
+    while node.type in ("pointer_declarator", "parenthesized_declarator"):
+        node = node.child_by_field_name("declarator") or node.named_children[-1]
+    if node.type == "function_declarator":
+        params = node.child_by_field_name("parameters")
+        return [p for p in (params.named_children if params else [])
+                if p.type == "parameter_declaration"]
+    return []
+
+
+def _declares(decl: ts.Node, name: str) -> str | None:
+    """The type text a declaration gives ``name`` (``"?"`` when it declares
+    it as a pointer, array or function), None when it does not declare it."""
+    ty = decl.child_by_field_name("type")
+    for d in decl.children_by_field_name("declarator"):
+        if d.type == "init_declarator":
+            d = d.child_by_field_name("declarator")
+        plain = True
+        while d is not None and d.type != "identifier":
+            plain = False
+            d = d.child_by_field_name("declarator")
+        if d is not None and _text(d) == name:
+            if not plain:
+                return "?"
+            return " ".join(_text(ty).split()) if ty is not None else "int"
+    return None
 
 
 def _named(s: isl.Set, its: list[str]) -> isl.Set:

@@ -71,6 +71,9 @@ class Statement:
     first).  ``body`` is the C text of the statement (``C[i][j] += A[i][k];``);
     :func:`substitute_iterators` replaces its iterators by expressions.
     ``line`` is the 1-based source line (0 if unknown).
+    ``iterator_types`` are the C types the iterators are declared with
+    (``"int"``, ``"long"``…, one per iterator; empty when unknown, as from
+    OpenScop): generated code gives the body each iterator in that type.
     """
 
     name: str
@@ -79,6 +82,11 @@ class Statement:
     body: str
     accesses: tuple[Access, ...] = ()
     line: int = 0
+    iterator_types: tuple[str, ...] = ()
+
+    def iterator_type(self, k: int) -> str | None:
+        """The declared C type of iterator ``k`` (None when unknown)."""
+        return self.iterator_types[k] if k < len(self.iterator_types) else None
 
     @property
     def dim(self) -> int:
@@ -111,7 +119,9 @@ class Scop:
       macros in the file (``#define N 100``), for choosing test sizes.
     - ``declared_iterators``: loop iterators declared outside their loop
       (``int i; … for (i = 0; …)``), which generated code must use, not
-      redeclare.
+      redeclare; ``declared_iterator_types`` their declared C types (a name
+      missing there is taken for ``int``): generated code assigns such a
+      variable only when its type holds every value of the loop.
     - ``extensions``: OpenScop extensions kept verbatim as (tag, text).
     - ``macro_lines``: the ``#define``/``#undef`` lines written inside the
       region (clayx's own helpers excepted), in order; generated code
@@ -130,6 +140,8 @@ class Scop:
     region: tuple[int, int] | None = None
     param_values: dict[str, int] = field(default_factory=dict, compare=False, hash=False)
     declared_iterators: frozenset[str] = frozenset()
+    declared_iterator_types: dict[str, str] = field(default_factory=dict, compare=False,
+                                                    hash=False)
     extensions: tuple[tuple[str, str], ...] = ()
     language: str = "C"
     macro_lines: tuple[str, ...] = ()
