@@ -426,8 +426,9 @@ def _emit(repl, args: list[str]) -> bool:
     _at_most(args, 1, usage)
     target = _target(args, repl, usage, allowed=("c", "omp", "scop"))
     if target == "scop":
-        from clayx.frontend.openscop import write
-        text = write(repl.session.current)
+        # refused like code while an unchecked step is applied (unless the
+        # prompt was opened with --unchecked); the text then records them
+        text = repl.session.openscop(unchecked=repl.unchecked)
     else:
         text = repl.code(target)
         repl.target = target

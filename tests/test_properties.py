@@ -184,34 +184,37 @@ DEEP_STEMS = ("gemm", "symm", "syrk", "trmm", "2mm", "doitgen", "heat-3d", "lu",
               "seidel-2d", "floyd-warshall")
 
 
-def _deep_sequence(data, stats: Counter) -> clayx.Session:
+def _deep_code(data, stats: Counter) -> tuple[clayx.Session, str] | None:
+    """Draw a kernel and up to 20 steps of :data:`DEEP_KINDS` on it; the
+    session and its generated C (None when no step was accepted).  Code
+    generation may only refuse for isl's operation budget: every other
+    schedule must give an AST that :func:`build_ast` proves exact."""
     stem = data.draw(st.sampled_from(DEEP_STEMS), label="stem")
     s = _fresh(stem)
     s.stem = stem
     _run_sequence(s, data, stats, code=False, max_len=20, kinds=DEEP_KINDS)
-    return s
+    if not s.entries:
+        return None
+    try:
+        text = s.code("c")
+    except CodegenError as e:
+        assert "exceeded" in str(e), f"{s.script}: {e}"
+        stats["too complex to generate"] += 1
+        return None
+    stats["generated"] += 1
+    return s, text
 
 
 def test_deep_sequences_generate_code():
     """Fast: up to 20 steps of tile/reshape/interchange/skew/… on 3-deep
-    nests; every accepted sequence generates code (proven exact by
-    :func:`build_ast`'s check, or refused with a CodegenError that says
-    why — only isl's operation budget may refuse here)."""
+    nests; every accepted sequence generates code (see :func:`_deep_code`)."""
     stats: Counter = Counter()
 
     @settings(max_examples=150, deadline=None, derandomize=True, database=None,
               suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
     @given(data=st.data())
     def prop(data):
-        s = _deep_sequence(data, stats)
-        if not s.entries:
-            return
-        try:
-            s.code("c")
-            stats["generated"] += 1
-        except CodegenError as e:
-            assert "exceeded" in str(e), f"{s.script}: {e}"
-            stats["too complex to generate"] += 1
+        _deep_code(data, stats)
 
     prop()
     _report("deep", stats)
@@ -232,14 +235,10 @@ def test_deep_sequences_compute_the_same(tmp_path):
                                      HealthCheck.function_scoped_fixture])
     @given(data=st.data())
     def prop(data):
-        s = _deep_sequence(data, stats)
-        if not s.entries:
+        got = _deep_code(data, stats)
+        if got is None:
             return
-        try:
-            text = s.code("c")
-        except CodegenError as e:
-            assert "exceeded" in str(e), f"{s.script}: {e}"
-            return
+        s, text = got
         work = Path(tempfile.mkdtemp(dir=tmp_path))
         gen = work / f"{s.stem}_gen.c"
         gen.write_text(text)

@@ -628,3 +628,11 @@ def test_readme_session_is_what_the_prompt_prints(tmp_path):
     ms = re.compile(r"\(\d+ ms\)")
     assert [ms.sub("(… ms)", x) for x in out.splitlines()] == \
         [ms.sub("(… ms)", x) for x in expected]
+
+
+def test_emit_scop_after_an_unchecked_step_is_refused(wave):
+    """Issue 13 item 5 at the prompt: ':emit scop' after an unchecked step is
+    refused like ':emit c' (the prompt was not opened with --unchecked)."""
+    out, repl = drive(wave, lines("unchecked reverse([0], 1);", ":emit scop"))
+    assert "<OpenScop>" not in out
+    assert "unchecked" in out.split("reverse([0], 1);")[-1]
