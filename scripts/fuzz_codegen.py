@@ -91,6 +91,7 @@ def main() -> int:
     kernels = args.kernels.split(",")
     stats: Counter = Counter()
     check_ms: list[float] = []
+    slow: list[tuple[float, int, str]] = []
     wrong: list[dict] = []
     base: dict = {}
     work = Path(tempfile.mkdtemp(prefix="clayx-fuzz-"))
@@ -116,8 +117,10 @@ def main() -> int:
             problems = check_ast(scop, first, max_operations=build_mod.CHECK_MAX_OPERATIONS)
         except CodegenError:
             stats["check: over budget"] += 1
+            slow.append((float("inf"), seed, stem))
             continue
         check_ms.append((time.perf_counter() - t) * 1000)
+        slow.append((check_ms[-1], seed, stem))
         run_it = bool(problems) or (args.run_every and k % args.run_every == 0)
         if problems:
             stats["first AST wrong"] += 1
@@ -157,8 +160,12 @@ def main() -> int:
     for key, val in summary.items():
         print(f"  {key:32s} {val}")
     if args.json:
-        Path(args.json).write_text(json.dumps({"summary": summary, "wrong_first_asts": wrong},
-                                              indent=2))
+        slow.sort(reverse=True)
+        Path(args.json).write_text(json.dumps(
+            {"summary": summary, "wrong_first_asts": wrong,
+             "slowest_checks": [{"seed": sd, "kernel": st, "ms": ms if ms != float("inf")
+                                 else "over budget"} for ms, sd, st in slow[:20]]},
+            indent=2))
     bad = stats["run: differs"] + stats["run: error"]
     return 1 if bad else 0
 
