@@ -292,7 +292,7 @@ def test_read_file_that_is_not_utf8(tmp_path):
     # a privatized local array (doitgen's sum[]) is declared by the region
     ("DOIT", "dimprivatize([0,0,0,0], 1, 2); dimprivatize([0,0,0,1,0], 3, 2);"
      " dimprivatize([0,0,1,0], 1, 2);\n", {}),
-])
+], ids=["gemm-datacopy", "doitgen-privatize"])
 def test_layout_arrays_survive_emit_scop(tmp_path, kernel, script, sizes):
     """An OpenScop written after layout steps, read back, gives code that
     declares the new and reshaped arrays (element type and locality are in
@@ -392,7 +392,7 @@ def test_break_and_print(tmp_path):
     ("reorder(" + "get_beta_loop(" * 5000 + ";", "calls nested more than"),
     ("x = split([0,0,0], 1);", "split(...) returns no value"),
     ("print(x);", "undefined variable 'x'"),
-])
+], ids=["nested-unknown", "deep-lists", "deep-calls", "void-assigned", "undefined"])
 def test_bad_scripts_are_one_clear_error(script, fragment):
     s = clayx.load(RUNNING_C)
     with pytest.raises(ClayxError) as info:
