@@ -28,7 +28,7 @@ class NotAScopError(ClayxError):
         self.path = path
         self.text = text
         self.message = message
-        where = ""
+        where = f"{path}: " if path else ""
         if line is not None:
             where = f"{path or '<input>'}:{line}:{column or 1}: "
         what = f"{construct}: " if construct else ""
@@ -44,7 +44,8 @@ class OpenScopError(ClayxError):
         self.line = line
         self.path = path
         self.message = message
-        where = f"{path or '<openscop>'}:{line}: " if line is not None else ""
+        where = (f"{path or '<openscop>'}:{line}: " if line is not None
+                 else f"{path}: " if path else "")
         super().__init__(f"{where}{message}")
 
 
@@ -59,6 +60,12 @@ class CodegenError(ClayxError):
 class CodegenWarning(UserWarning):
     """Code was generated, but something about it could not be established
     (e.g. the exactness check of the AST ran out of its budget)."""
+
+
+class InputWarning(UserWarning):
+    """Input was read, but part of it was dropped or reinterpreted (an
+    OpenScop extension osl does not know, an array accessed with different
+    numbers of subscripts); the command prints it as ``clayx: warning: …``."""
 
 
 class VerifyError(ClayxError):

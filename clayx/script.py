@@ -1,29 +1,48 @@
 """Clay's script language: parse and print, round-trip exact.
 
-A script is a sequence of directive calls, as Clay (Bagnères et al.) reads them::
+A script is a sequence of statements, as Clay reads them (Clay reference
+§3)::
 
-    # comment to end of line (also // ... and /* ... */)
+    # comment to end of line
     reorder([0], [1, 0]);
-    iss([0], {1 | 0 | -1 | 3});      # a list: items separated by |
+    iss([0], {1 || -3});             # a list: parts separated by |, empty ones too
     i = get_beta_loop(1);            # a variable holds a value
-    interchange(i, 1, 2, true);
-    reorder(get_beta_loop(1), [1, 0]);   # nested calls are arguments too
-    unchecked fuse([0]);             # clayx: apply without the legality check
+    interchange(i, 1, 2, 0);         # an integer where a boolean is expected
+    a = [0, 0];                      # a variable holding a literal
+    split(a, true);                  # true/false are the integers 1/0
+    break();                         # stop here: the rest is not even parsed
 
-Grammar::
+Grammar (Clay's, with clayx's extensions marked ``+``)::
 
     script    = statement*
-    statement = ['unchecked'] [NAME '='] call ';'  |  ';'
+    statement = ';'                                   + empty statements
+              | ['unchecked'] [NAME '='] expr ';'     + 'unchecked'
+    expr      = call | NAME | INT | STRING | array | list
     call      = NAME '(' [arg (',' arg)*] ')'
-    arg       = INT | '[' [INT (',' INT)*] ']' | '{' [arg ('|' arg)*] '}'
-              | STRING | 'true' | 'false' | NAME | call
+    arg       = expr                                  + a query call nested in an argument
+    array     = '[' ints ']'
+    list      = '{' part ('|' part)* '}'
+    part      = ints | array                          + a bracketed part
+    ints      = ε | [','] INT (',' INT)*              (Clay accepts [,1] as [1])
 
-``INT`` is ``-?[0-9]+``, ``NAME`` is ``[A-Za-z_][A-Za-z0-9_]*`` other than
-``true``/``false``; ``STRING`` is double-quoted on one line with the escapes
-``\\\\ \\" \\n \\t \\r \\0 \\'`` and ``\\u{hex}``.  ``unchecked`` is a keyword
-only when a name follows it, so it stays usable as a name.  List items may be
-any argument (Clay itself puts integers and integer arrays there); the
-directive registry checks the types.
+``INT`` is ``-?[0-9]+`` (the sign glued) or ``true``/``false``; ``NAME`` is
+``[A-Za-z_][A-Za-z0-9_]*``; ``STRING`` is one identifier between double
+quotes, blanks around it skipped (``" a_b "`` is ``a_b``).  Blanks are
+spaces, tabs and U+00A0 (and, in clayx, carriage returns, so CRLF scripts
+read); comments are ``#`` to the end of the line (clayx also takes them
+without a final newline, between any two tokens, and ``//``, ``/* */``).
+``unchecked`` is a keyword only when a name follows it.
+
+What the parser resolves, so that the session sees only calls:
+
+- a statement that is not a call (``[1, 2];``, ``x;``) does nothing and is
+  dropped (reading an undefined variable is still an error);
+- a variable assigned a literal (``a = [0, 0];``) is replaced by the
+  literal where it is used later in the same script;
+- ``break()`` ends the script: what follows is not parsed (as in Clay);
+- a call nested in an argument must be a query (``get_beta_loop`` …), a
+  call whose result is assigned must return a value, and calls nest at
+  most :data:`MAX_NESTING` deep.
 
 Values are plain Python where that loses nothing: ``int``, ``bool``; the rest
 are small frozen classes -- :class:`Array` (``[...]``), :class:`ClayList`
@@ -40,11 +59,13 @@ from typing import Iterable, Iterator, Union
 
 from .errors import DirectiveError, ScriptSyntaxError
 
-__all__ = ["Arg", "Array", "Call", "ClayList", "Script", "Step", "Str", "Var",
-           "extract_embedded", "format_arg", "to_python"]
+__all__ = ["Arg", "Array", "Call", "ClayList", "MAX_NESTING", "Script", "Step", "Str", "Var",
+           "clay_print", "extract_embedded", "format_arg", "to_python"]
 
 _NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _KEYWORDS = frozenset({"true", "false"})
+#: How deep calls may nest in arguments (``f(g(h(…)))``).
+MAX_NESTING = 32
 
 
 def _check_name(name: object, what: str) -> str:
@@ -83,12 +104,22 @@ class Array:
 
 @dataclass(frozen=True, eq=False)
 class ClayList:
-    """A Clay list ``{a | b | …}``; items are arguments (ints, arrays, …)."""
+    """A Clay list ``{a | b | …}``: its parts, each an integer (a part
+    written as one bare integer) or an :class:`Array` (``1, 2``, an empty
+    part, or clayx's bracketed ``[1, 2]``).
+
+    Clay's list always has a part: ``{}`` is one empty part, written here
+    with no items (a single empty :class:`Array` part is the same list).
+    ``{1||-3}`` is ``(1, Array(()), -3)``.
+    """
 
     items: tuple
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "items", tuple(_coerce_arg(a) for a in self.items))
+        items = tuple(_coerce_part(a) for a in self.items)
+        if items == (Array(()),):
+            items = ()
+        object.__setattr__(self, "items", items)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, ClayList):
@@ -110,13 +141,14 @@ class ClayList:
 
 @dataclass(frozen=True)
 class Str:
-    """A double-quoted string argument (``get_array_id("A")``)."""
+    """A string argument (``get_array_id("A")``): one identifier, as Clay
+    reads strings."""
 
     value: str
 
     def __post_init__(self) -> None:
-        if not isinstance(self.value, str):
-            raise TypeError(f"Str holds a str, got {self.value!r}")
+        if not isinstance(self.value, str) or not _NAME_RE.match(self.value):
+            raise ValueError(f"a script string is one identifier, got {self.value!r}")
 
     def __str__(self) -> str:
         return format_arg(self)
@@ -176,6 +208,18 @@ def _coerce_arg(a: object) -> Arg:
                     f"int or bool)")
 
 
+def _coerce_part(a: object) -> int | Array:
+    """A list part: an integer (booleans are 1/0 there, as in Clay) or an
+    :class:`Array` (a list/tuple of integers becomes one)."""
+    if isinstance(a, bool):
+        return int(a)
+    if isinstance(a, (int, Array)):
+        return a
+    if isinstance(a, (list, tuple)) and all(_is_int(v) for v in a):
+        return Array(tuple(a))
+    raise TypeError(f"a list part is an integer or an integer Array, got {a!r}")
+
+
 def _key(a: object) -> tuple:
     """A type-tagged, position-free key: ``true`` differs from ``1``."""
     if isinstance(a, bool):
@@ -197,21 +241,6 @@ def _key(a: object) -> tuple:
 
 # --------------------------------------------------------------------------- printing
 
-_ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t", "\r": "\\r", "\0": "\\0"}
-
-
-def _quote(s: str) -> str:
-    out = []
-    for ch in s:
-        if ch in _ESCAPES:
-            out.append(_ESCAPES[ch])
-        elif not ch.isprintable():
-            out.append(f"\\u{{{ord(ch):x}}}")
-        else:
-            out.append(ch)
-    return '"' + "".join(out) + '"'
-
-
 def format_arg(a: Arg) -> str:
     """The canonical text of one argument."""
     if isinstance(a, bool):
@@ -221,14 +250,59 @@ def format_arg(a: Arg) -> str:
     if isinstance(a, Array):
         return "[" + ", ".join(str(v) for v in a.values) + "]"
     if isinstance(a, ClayList):
-        return "{" + " | ".join(format_arg(x) for x in a.items) + "}"
+        # Clay's own form where it has one: a part of 0 or 2+ integers is
+        # written bare (``{1, 0 | | -3}``), a one-integer Array bracketed
+        parts = [str(x) if isinstance(x, int) else
+                 format_arg(x) if len(x) == 1 else ", ".join(map(str, x.values))
+                 for x in a.items]
+        return "{" + "|".join(f" {t} " if t else " " for t in parts).strip() + "}"
     if isinstance(a, Str):
-        return _quote(a.value)
+        return f'"{a.value}"'
     if isinstance(a, Var):
         return a.name
     if isinstance(a, Call):
         return a.name + "(" + ", ".join(format_arg(x) for x in a.args) + ")"
     raise TypeError(f"not a script argument: {a!r}")
+
+
+def clay_print(call: Call, env: dict[str, object]) -> str | None:
+    """What Clay's ``print`` writes for ``call`` (a ``print(…)`` call) with
+    the variables ``env`` it was run with: ``int 5``, ``array [1,-2]``,
+    ``list {[1],[],[-3]}``, ``string abc``, ``ref `` before a variable's;
+    None when an argument is a nested call (no text of Clay's for it)."""
+    words = []
+    for a in call.args:
+        ref = ""
+        if isinstance(a, Var):
+            if a.name not in env:
+                return None
+            ref, a = "ref ", env[a.name]
+        text = _clay_value(a)
+        if text is None:
+            return None
+        words.append(ref + text)
+    return " ".join(words)
+
+
+def _clay_value(v: object) -> str | None:
+    """Clay's ``type value`` text of one value (a script literal or a value
+    a query returned)."""
+    if isinstance(v, (bool, int)):
+        return f"int {int(v)}"
+    if isinstance(v, Array):
+        v = v.values
+    if isinstance(v, (list, tuple)) and all(isinstance(x, int) for x in v):
+        return "array [" + ",".join(str(int(x)) for x in v) + "]"
+    if isinstance(v, ClayList):
+        parts = v.items or (Array(()),)
+        return "list {" + ",".join(
+            "[" + ",".join(map(str, (x,) if isinstance(x, int) else x.values)) + "]"
+            for x in parts) + "}"
+    if isinstance(v, Str):
+        v = v.value
+    if isinstance(v, str):
+        return f"string {v}"
+    return None
 
 
 # --------------------------------------------------------------------------- steps
@@ -291,9 +365,6 @@ class Script:
             if isinstance(a, Call):
                 yield a
                 for x in a.args:
-                    yield from walk(x)
-            elif isinstance(a, ClayList):
-                for x in a.items:
                     yield from walk(x)
         for s in self.steps:
             yield from walk(s.call)
@@ -362,8 +433,10 @@ class _Tok:
 _PUNCT = frozenset("()[]{},|;=")
 _IDENT_TAIL = re.compile(r"[A-Za-z0-9_]*")
 _INT_RE = re.compile(r"-?[0-9]+")
-_UNICODE_ESC = re.compile(r"\{([0-9A-Fa-f]{1,6})\}")
-_SIMPLE_ESC = {"\\": "\\", '"': '"', "'": "'", "n": "\n", "t": "\t", "r": "\r", "0": "\0"}
+#: Blanks: Clay's (space, tab, U+00A0), and clayx's (CR, so CRLF scripts
+#: read; form feed, vertical tab).
+_BLANKS = " \t\u00a0\r\f\v"
+_STRING_RE = re.compile(r'"[ \t\u00a0\r\n]*([A-Za-z_][A-Za-z0-9_]*)[ \t\u00a0\r\n]*"')
 
 
 class _Lexer:
@@ -398,7 +471,7 @@ class _Lexer:
             if c == "\n":
                 self._newline(self.pos)
                 self.pos += 1
-            elif c in " \t\r\f\v":
+            elif c in _BLANKS:
                 self.pos += 1
             elif c == "#" or t.startswith("//", self.pos):
                 end = t.find("\n", self.pos)
@@ -440,44 +513,23 @@ class _Lexer:
             except ValueError:  # beyond Python's int-from-text digit limit
                 raise self.error("integer literal too long", line, col) from None
         elif c == '"':
-            kind, value = "string", self._string(line, col)
+            m = _STRING_RE.match(t, start)
+            if m is None:
+                end = t.find('"', start + 1)
+                what = ("is never closed" if end < 0 else
+                        f"holds {t[start:end + 1]!r}")
+                raise self.error(f"a string is one identifier between double quotes "
+                                 f"(\"A\"); this one {what}", line, col)
+            for i in range(start, m.end()):
+                if t[i] == "\n":
+                    self._newline(i)
+            self.pos = m.end()
+            kind, value = "string", m.group(1)
         else:
             raise self.error(f"unexpected character {c!r}", line, col)
         tok = _Tok(kind, value, line, col, self.line, self._col(self.pos))
         self.last_end = (tok.end_line, tok.end_column)
         return tok
-
-    def _string(self, line: int, col: int) -> str:
-        t, n = self.text, len(self.text)
-        i = self.pos + 1
-        out = []
-        while True:
-            if i >= n or t[i] == "\n":
-                raise self.error("unterminated string", line, col)
-            c = t[i]
-            if c == '"':
-                self.pos = i + 1
-                return "".join(out)
-            if c != "\\":
-                out.append(c)
-                i += 1
-                continue
-            e = t[i + 1] if i + 1 < n else ""
-            if e in _SIMPLE_ESC and e:
-                out.append(_SIMPLE_ESC[e])
-                i += 2
-                continue
-            if e == "u":
-                m = _UNICODE_ESC.match(t, i + 2)
-                if m and int(m.group(1), 16) <= 0x10FFFF:
-                    out.append(chr(int(m.group(1), 16)))
-                    i = m.end()
-                    continue
-            if i + 1 >= n or e == "\n":
-                raise self.error("unterminated string", line, col)
-            raise self.error(f"unknown escape '\\{e}' in string "
-                             f"(use \\\\ \\\" \\n \\t \\r \\0 or \\u{{hex}})",
-                             line, self._col(i))
 
     def peek(self, k: int = 0) -> _Tok:
         while len(self.buf) <= k:
@@ -503,9 +555,36 @@ def _describe(tok: _Tok) -> str:
     return f"'{tok.value}'"
 
 
+def _value_kind(name: str) -> str:
+    """``query`` (returns a value, may be nested), ``value`` (a directive
+    that returns a value: ``add_array``), ``void``, or ``unknown``."""
+    from .directives import lookup
+    from .directives.common import QUERIES
+    if name in QUERIES:
+        return "query"
+    if name in ("print", "break"):
+        return "void"
+    try:
+        d = lookup(name)
+    except DirectiveError:
+        return "unknown"
+    return "value" if getattr(d.func, "result", None) is not None else "void"
+
+
+@dataclass(frozen=True)
+class _Stale:
+    """A variable copied from ``name`` before ``name`` was assigned again."""
+
+    name: str
+
+
 class _Parser:
     def __init__(self, text: str, path: str | None):
         self.lx = _Lexer(text, path)
+        #: variables bound by the script so far: name -> the literal they
+        #: hold (or the variable they copy), None for a value a call computes
+        self.bound: dict[str, object] = {}
+        self.depth = 0
 
     def fail(self, message: str, tok: _Tok) -> ScriptSyntaxError:
         return self.lx.error(message, tok.line, tok.column)
@@ -517,10 +596,15 @@ class _Parser:
             if lx.peek().kind == ";":
                 lx.take()
                 continue
-            steps.append(self.statement())
+            step = self.statement()
+            if step is None:
+                continue
+            steps.append(step)
+            if step.call.name == "break" and not step.call.args:
+                break                   # Clay stops here; the rest is not parsed
         return tuple(steps)
 
-    def statement(self) -> Step:
+    def statement(self) -> Step | None:
         lx = self.lx
         first = lx.peek()
         unchecked = False
@@ -528,37 +612,75 @@ class _Parser:
                 and lx.peek(1).kind == "name"):
             lx.take()
             unchecked = True
-        target = None
+        target, target_tok = None, None
         tok = lx.peek()
         if tok.kind == "name" and lx.peek(1).kind == "=":
             if tok.value in _KEYWORDS:
                 raise self.fail(f"cannot assign to '{tok.value}'", tok)
-            target = tok.value
+            target, target_tok = tok.value, tok
             lx.take()
             lx.take()
             tok = lx.peek()
-            if tok.kind != "name" or tok.value in _KEYWORDS:
-                raise self.fail(f"expected a directive call after '{target} =', "
-                                f"found {_describe(tok)}", tok)
-        elif tok.kind != "name" or tok.value in _KEYWORDS:
-            raise self.fail(f"expected a directive name, found {_describe(tok)}", tok)
-        call = self.call()
+        if tok.kind == "name" and tok.value not in _KEYWORDS and lx.peek(1).kind == "(":
+            value = self.call(top=True)
+        elif tok.kind == "name" and tok.value not in _KEYWORDS and target is None \
+                and tok.value not in self.bound and lx.peek(1).kind == ";":
+            raise self.fail(f"'{tok.value};': the variable {tok.value} is not defined "
+                            f"(a call needs parentheses: {tok.value}(…);)", tok)
+        elif tok.kind in ("int", "string", "name", "[", "{"):
+            value = self.arg()
+        else:
+            what = (f"expected a value after '{target} ='" if target is not None
+                    else "expected a directive call or a value")
+            raise self.fail(f"{what}, found {_describe(tok)}", tok)
+        if isinstance(value, Call) and value.name == "break" and not value.args:
+            # Clay stops when break() is reached: no ';' needed, nothing after read
+            return Step(value, target, unchecked, line=first.line, column=first.column)
         semi = lx.peek()
         if semi.kind != ";":
-            raise self.fail(f"expected ';' after {call.name}(...), found {_describe(semi)}",
-                            semi)
+            after = f"{value.name}(...)" if isinstance(value, Call) else format_arg(value)
+            raise self.fail(f"expected ';' after {after}, found {_describe(semi)}", semi)
         lx.take()
-        return Step(call, target, unchecked, line=first.line, column=first.column)
+        if not isinstance(value, Call):
+            if unchecked:
+                raise self.fail("'unchecked' goes before a directive call", first)
+            if target is not None:
+                self._bind(target, value)       # substituted where used
+            return None                         # Clay: a value alone does nothing
+        if target is not None:
+            kind = _value_kind(value.name)
+            if kind == "void":
+                raise self.fail(f"{value.name}(...) returns no value: it cannot be "
+                                f"assigned to '{target}'", target_tok)
+            self._bind(target, None)
+        return Step(value, target, unchecked, line=first.line, column=first.column)
 
-    def call(self) -> Call:
+    def _bind(self, name: str, value: Arg | None) -> None:
+        """``name`` now holds ``value`` (None: what its call computes).  A
+        variable copied from ``name`` earlier (``x = name;``) held its old
+        value, which clayx no longer has: it may not be used any more."""
+        for other, v in self.bound.items():
+            if v == Var(name) and other != name:
+                self.bound[other] = _Stale(name)
+        self.bound[name] = value
+
+    def call(self, top: bool = False) -> Call:
         lx = self.lx
         name = lx.take()
-        opening = lx.peek()
-        if opening.kind != "(":
-            raise self.fail(f"expected '(' after {name.value}, found {_describe(opening)}",
-                            opening)
-        lx.take()
+        if not top:
+            kind = _value_kind(name.value)
+            if kind != "query":
+                from .directives.common import QUERIES
+                what = "unknown function" if kind == "unknown" else "a directive"
+                queries = ", ".join(sorted({q.name for q in QUERIES.values()}))
+                raise self.fail(f"{name.value}(...) is {what}: only a query can be called "
+                                f"inside an argument ({queries}; Clay allows no call there: "
+                                "use a variable)", name)
+            if self.depth >= MAX_NESTING:
+                raise self.fail(f"calls nested more than {MAX_NESTING} deep", name)
+        opening = lx.take()                     # '(' (checked by the caller)
         args = []
+        self.depth += 1
         if lx.peek().kind == ")":
             lx.take()
         else:
@@ -575,6 +697,9 @@ class _Parser:
                     raise self.fail(f"expected ',' or ')' in {name.value}(...), "
                                     f"found {_describe(tok)}", tok)
                 lx.take()
+        self.depth -= 1
+        if name.value == "break" and args:
+            raise self.fail(f"break() takes no arguments, got {len(args)}", opening)
         return Call(name.value, tuple(args), line=name.line, column=name.column)
 
     def arg(self) -> Arg:
@@ -593,48 +718,62 @@ class _Parser:
             if lx.peek(1).kind == "(":
                 return self.call()
             lx.take()
-            return Var(tok.value)
+            value = self.bound.get(tok.value)
+            if isinstance(value, _Stale):
+                raise self.fail(f"{tok.value} was copied from {value.name}, which has been "
+                                f"assigned since: clayx keeps only the new value of "
+                                f"{value.name}", tok)
+            return Var(tok.value) if value is None else value
         if tok.kind == "[":
             return self.array()
         if tok.kind == "{":
             return self.clay_list()
         raise self.fail(f"{_ARG_EXPECTED}, found {_describe(tok)}", tok)
 
+    def ints(self, closers: str) -> list[int]:
+        """Clay's ``ints``: empty, or integers separated by commas, maybe
+        after one leading comma; stops before a token in ``closers``."""
+        lx = self.lx
+        values: list[int] = []
+        if lx.peek().kind in closers:
+            return values
+        if lx.peek().kind == "," and lx.peek(1).kind in ("int", "name"):
+            lx.take()                           # Clay's quirk: [,1] is [1]
+        while True:
+            tok = lx.peek()
+            if tok.kind == "int":
+                values.append(lx.take().value)
+            elif tok.kind == "name" and tok.value in _KEYWORDS:
+                values.append(int(lx.take().value == "true"))
+            else:
+                raise self.fail(f"expected an integer, found {_describe(tok)}", tok)
+            if lx.peek().kind != ",":
+                return values
+            lx.take()
+
     def array(self) -> Array:
         lx = self.lx
         opening = lx.take()
-        values = []
-        if lx.peek().kind == "]":
+        values = self.ints("]")
+        tok = lx.peek()
+        if tok.kind == "]":
             lx.take()
-            return Array(())
-        while True:
-            tok = lx.peek()
-            if tok.kind == "eof":
-                raise self.fail("unterminated array: '[' is never closed", opening)
-            if tok.kind != "int":
-                raise self.fail(f"expected an integer in array, found {_describe(tok)}", tok)
-            values.append(lx.take().value)
-            tok = lx.peek()
-            if tok.kind == "]":
-                lx.take()
-                return Array(tuple(values))
-            if tok.kind in ("eof", ";"):
-                raise self.fail("unterminated array: '[' is never closed", opening)
-            if tok.kind != ",":
-                raise self.fail(f"expected ',' or ']' in array, found {_describe(tok)}", tok)
-            lx.take()
+            return Array(tuple(values))
+        if tok.kind in ("eof", ";"):
+            raise self.fail("unterminated array: '[' is never closed", opening)
+        raise self.fail(f"expected ',' or ']' in array, found {_describe(tok)}", tok)
 
     def clay_list(self) -> ClayList:
         lx = self.lx
         opening = lx.take()
-        items = []
-        if lx.peek().kind == "}":
-            lx.take()
-            return ClayList(())
+        items: list[int | Array] = []
         while True:
-            if lx.peek().kind == "eof":
-                raise self.fail("unterminated list: '{' is never closed", opening)
-            items.append(self.arg())
+            tok = lx.peek()
+            if tok.kind == "[":
+                items.append(self.array())
+            else:
+                values = self.ints("|}")
+                items.append(values[0] if len(values) == 1 else Array(tuple(values)))
             tok = lx.peek()
             if tok.kind == "}":
                 lx.take()
@@ -642,14 +781,15 @@ class _Parser:
             if tok.kind in ("eof", ";"):
                 raise self.fail("unterminated list: '{' is never closed", opening)
             if tok.kind != "|":
-                raise self.fail(f"expected '|' or '}}' in list, found {_describe(tok)}", tok)
+                raise self.fail(f"expected ',', '|' or '}}' in list, found {_describe(tok)}",
+                                tok)
             lx.take()
 
 
 # --------------------------------------------------------------------------- C files
 
 _C_SCAN = re.compile(r'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|//[^\n]*|/\*.*?\*/'
-                     r'|^[ \t]*#[ \t]*pragma[ \t]+(scop|endscop)\b', re.S | re.M)
+                     r'|^[ \t]*#[ \t]*pragma(?:[ \t]|/\*.*?\*/)+(scop|endscop)\b', re.S | re.M)
 _CLAY_HEAD = re.compile(r"\s*Clay\b")
 
 

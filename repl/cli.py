@@ -10,12 +10,17 @@ Forms (kept stable as later features are added):
 - ``clayx FILE`` (no ``--emit``): a summary of the SCoP(s): statements, the
   β-tree with the original iterator names, parameters, dependences by kind;
 - ``clayx FILE --script S.clay [--emit c|omp|scop] [-o OUT]``: apply a Clay
-  script in batch (each step checked against the exact dependences); without
-  ``--script``, directives are read from standard input when it is not a
-  terminal, else a script embedded in the file (a ``/* Clay … */`` comment
-  in a C file, the ``<clay>`` extension of an OpenScop file) is applied;
-  an applied ``<clay>`` extension is left out of the written OpenScop (as
-  Clay does), so the output can be read again without applying it twice;
+  script in batch (each step checked against the exact dependences);
+  ``--script -`` reads it from standard input (never read otherwise, so
+  ``clayx`` inside a ``while read`` loop leaves the loop's input alone);
+  without ``--script``, a script embedded in the file (a ``/* Clay … */``
+  comment in a C file, the ``<clay>`` extension of an OpenScop file) is
+  applied, as Clay does; an applied ``<clay>`` extension is left out of the
+  written OpenScop (as Clay does), so the output can be read again without
+  applying it twice; ``print(…)`` writes to standard error as in Clay;
+- an OpenScop file may hold several SCoPs (the script transforms the
+  first, ``--emit scop`` writes all of them, the others as read) or none
+  (``--emit scop`` writes ``# NULL scop`` as Clay does, ``--emit c`` nothing);
 - ``--unchecked``: a script step prefixed with ``unchecked`` skips the
   legality check; the result (``--emit c|omp|scop``) is then refused unless
   ``--unchecked`` is given, and ``--emit scop`` records those steps in the
@@ -37,11 +42,12 @@ from __future__ import annotations
 
 import argparse
 import sys
+import warnings
 from importlib import resources
 from pathlib import Path
 from typing import Sequence
 
-from clayx.errors import ClayxError, LegalityError
+from clayx.errors import ClayxError, InputWarning, LegalityError
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_ILLEGAL = 0, 1, 2, 3
 
@@ -64,7 +70,8 @@ def _parser() -> argparse.ArgumentParser:
                     help="write the regenerated C file (omp: with OpenMP pragmas on the "
                          "parallelized loops), or the OpenScop form")
     ap.add_argument("-o", "--output", help="output file (default: standard output)")
-    ap.add_argument("--script", metavar="S.clay", help="apply this Clay script")
+    ap.add_argument("--script", metavar="S.clay",
+                    help="apply this Clay script ('-': read it from standard input)")
     ap.add_argument("--unchecked", action="store_true",
                     help="write code or OpenScop even if a step was applied without the "
                          "legality check (here, or in the run that wrote the input .scop)")
@@ -141,12 +148,24 @@ def run(argv: Sequence[str] | None = None, stdout=None, stderr=None, stdin=None)
             from .app import main as prompt
             return prompt(bundled_example("beamforming") if args.demo else args.file,
                           demo=args.demo, no_color=args.no_color, unchecked=args.unchecked)
-        out = _main(args, stdin)
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always", InputWarning)
+            try:
+                out = _main(args, stdin, stderr)
+            finally:
+                for w in seen:
+                    if issubclass(w.category, InputWarning):
+                        print(f"clayx: warning: {w.message}", file=stderr)
+                    else:
+                        warnings.showwarning(w.message, w.category, w.filename, w.lineno)
     except LegalityError as e:
         print(f"clayx: refused: {e}", file=stderr)
         return EXIT_ILLEGAL
     except ClayxError as e:
-        print(f"clayx: error: {e}", file=stderr)
+        # an error about no place in the input (code generation…) names the file
+        where = ("" if getattr(e, "line", None) is not None or getattr(e, "path", None)
+                 or not args.file else f"{args.file}: ")
+        print(f"clayx: error: {where}{e}", file=stderr)
         return EXIT_ERROR
     if args.output:
         try:
@@ -160,20 +179,29 @@ def run(argv: Sequence[str] | None = None, stdout=None, stderr=None, stdin=None)
 
 
 def _script_text(args, stdin, path: Path, scop) -> tuple[str | None, str | None]:
-    """The script to apply and its name: --script, else standard input when
-    it is not a terminal, else the script embedded in the file."""
+    """The script to apply and its name: ``--script`` (``-``: standard
+    input), else the script embedded in the file (Clay: the ``<clay>``
+    extension)."""
+    from clayx.errors import ScriptSyntaxError
+    from clayx.frontend.text import decode, read_text
+
+    def bad_text(name: str):
+        return lambda m, line, col: ScriptSyntaxError(m, line=line, column=col, path=name)
+
+    if args.script == "-":
+        try:
+            data = stdin.buffer.read() if hasattr(stdin, "buffer") else stdin.read()
+        except (OSError, ValueError) as e:   # closed or unreadable
+            raise ClayxError(f"cannot read the script from standard input: {e}") from None
+        if isinstance(data, bytes):
+            data = decode(data, bad_text("<stdin>"))
+        return data, "<stdin>"
     if args.script:
-        try:
-            return Path(args.script).read_text(), args.script
-        except OSError as e:
-            raise ClayxError(f"cannot read script {args.script}: {e}") from None
-    if stdin is not None and not _isatty(stdin):
-        try:
-            text = stdin.read()
-        except (OSError, ValueError):   # closed or unreadable: no script there
-            text = ""
-        if text.strip():
-            return text, "<stdin>"
+        return read_text(args.script, bad_text(args.script),
+                         lambda why: ClayxError(f"cannot read script {args.script}: {why}")
+                         ), args.script
+    if scop is None:
+        return None, None
     if path.suffix == ".scop":
         from clayx.frontend.openscop import scop_clay_script
         return scop_clay_script(scop), f"{path} <clay>"
@@ -197,7 +225,7 @@ def _interactive(args, stdin, stdout) -> bool:
             and _isatty(stdin) and _isatty(stdout))
 
 
-def _main(args, stdin=None) -> str:
+def _main(args, stdin=None, stderr=None) -> str:
     from clayx.frontend import load
     if args.demo:
         from clayx.codegen import generate_region
@@ -214,20 +242,88 @@ def _main(args, stdin=None) -> str:
         raise ClayxError(f"{path}: no such file")
     from clayx.session import Session
     scops = load(path)
-    text, name = _script_text(args, stdin, path, scops[0])
+    # the script is read (a file that cannot be read is an error, as in Clay)
+    # but parsed only when there is a SCoP to apply it to
+    text, name = _script_text(args, stdin, path, scops[0] if scops else None)
+    if not scops:           # an OpenScop file without a SCoP (osl's NULL scop):
+        return _null_scop(args)     # Clay prints "# NULL scop" and never parses the script
     session = Session(scops[0], others=tuple(scops[1:]))
     if text:
-        session.apply(text, path=name)
+        entries = session.apply(text, path=name)
+        _print_outputs(entries, session, stderr)
+    # an applied <clay> is dropped, as Clay does, so a second run does not
+    # apply it again
+    applied_clay = (name or "").endswith("<clay>")
     if args.emit in ("c", "omp"):
-        return session.code(args.emit, unchecked=args.unchecked)
+        _need_bodies([session.current, *session.others])
+        code = session.code(args.emit, unchecked=args.unchecked)
+        if session.current.source is None:      # OpenScop: every SCoP's region
+            code += "".join(_region(o, args) for o in session.others)
+        return code
     if args.emit == "scop":
-        if len(scops) != 1:
-            raise ClayxError(f"{path} has {len(scops)} SCoPs; OpenScop holds one")
-        # an applied <clay> is dropped, as Clay does, so a second run does not
-        # apply it again
-        return session.openscop(unchecked=args.unchecked,
-                                clay_script=not (name or "").endswith("<clay>"))
+        return _openscop(session, path, args.unchecked, applied_clay)
     return summary([session.current, *session.others])
+
+
+def _need_bodies(scops) -> None:
+    """Code needs every statement's text: an OpenScop file may have none
+    (schedule work needs none)."""
+    for scop in scops:
+        for st in scop.statements:
+            if not st.body.strip():
+                raise ClayxError(f"statement {st.name} has no <body> text: its code "
+                                 "cannot be generated (--emit scop needs none)")
+
+
+def _null_scop(args) -> str:
+    """What a file without a SCoP gives: Clay's ``# NULL scop`` as OpenScop,
+    no code, a one-line summary."""
+    from clayx.frontend.openscop import NULL_SCOP
+    if args.emit == "scop":
+        return NULL_SCOP
+    if args.emit in ("c", "omp"):
+        return ""
+    return "no SCoP (the file holds no <OpenScop> block)\n"
+
+
+def _region(scop, args) -> str:
+    """The code of a further SCoP of an OpenScop file (untransformed)."""
+    from clayx.codegen import generate_region
+    from clayx.frontend.openscop import unchecked_steps
+    if unchecked_steps(scop) is not None and not args.unchecked:
+        raise LegalityError("cannot generate code: a SCoP of the file was read with a record "
+                            "(<clayx_unchecked>) of steps applied without the legality "
+                            "check; pass --unchecked to generate code anyway")
+    return generate_region(scop, target=args.emit)
+
+
+def _openscop(session, path: Path, unchecked: bool, applied_clay: bool) -> str:
+    """``--emit scop``: the transformed SCoP, then the file's other SCoPs as
+    read (an OpenScop file may hold several, which Clay prints all)."""
+    from clayx.frontend.openscop import write_all
+    if session.others and session.current.source is not None:
+        raise ClayxError(f"{path} has {1 + len(session.others)} SCoPs; clayx writes the "
+                         "OpenScop of a C file with one")
+    first = session.openscop(unchecked=unchecked, clay_script=not applied_clay)
+    return first + (write_all(session.others, banner=False) if session.others else "")
+
+
+def _print_outputs(entries, session, stderr) -> None:
+    """What the script's ``print(…)`` steps print, on standard error, in
+    Clay's form (``ref array [0,0]``)."""
+    from clayx.script import clay_print
+    if stderr is None:
+        return
+    env: dict = {}
+    done = session.entries
+    start = len(done) - len(entries)
+    if start > 0:
+        env = dict(done[start - 1].env)
+    for e in entries:
+        if e.step.call.name == "print":
+            text = clay_print(e.step.call, env)
+            print(e.output if text is None else text, file=stderr)
+        env = e.env
 
 
 def main() -> None:

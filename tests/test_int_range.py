@@ -22,7 +22,7 @@ import pytest
 import clayx
 from clayx.codegen import generate_region, types
 from clayx.directives.registry import REGISTRY
-from clayx.errors import CodegenError, DirectiveError, NotAScopError
+from clayx.errors import CodegenError, DirectiveError, NotAScopError, OpenScopError
 from clayx.frontend.c import parse_string
 from clayx.frontend.openscop import read as read_openscop
 from clayx.model.inttypes import INT, INT64_MAX, LONG_LONG, common_type, int_type
@@ -291,9 +291,13 @@ def test_iterators_without_declared_types_get_the_type_their_values_need():
     region = generate_region(scop)
     assert "for (long long c1 = 0; c1 <= 5000000000; c1 += 4)" in region
     assert "for (long long i = c1;" in region and "(int)" not in region
-    scop = read_openscop(text.replace(old, "   1   -1    0    0   " + str(10 ** 22)))
-    with pytest.raises(CodegenError, match="10000000000000000000000, beyond 64 bits"):
+    scop = read_openscop(text.replace(old, "   1   -1    0    0   " + str(2 ** 63 - 1)))
+    with pytest.raises(CodegenError, match="9223372036854775810, beyond 64 bits"):
         generate_region(scop)
+    # a constant beyond 64 bits is refused when read, with its line
+    with pytest.raises(OpenScopError, match="10000000000000000000000 in row 2 of the DOMAIN "
+                                            "matrix is beyond 64 bits"):
+        read_openscop(text.replace(old, "   1   -1    0    0   " + str(10 ** 22)))
 
 
 def test_front_end_records_iterator_types():

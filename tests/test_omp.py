@@ -128,13 +128,13 @@ def test_unknown_target_is_refused(mm):
 
 def test_cli_emit_omp(mm, tmp_path):
     out, err = io.StringIO(), io.StringIO()
-    rc = run([str(mm), "--emit", "omp"], stdout=out, stderr=err,
+    rc = run([str(mm), "--script", "-", "--emit", "omp"], stdout=out, stderr=err,
              stdin=io.StringIO("parallelize([0]);\n"))
     assert rc == 0, err.getvalue()
     assert "#pragma omp parallel for private(j, k)" in out.getvalue()
     # the carried k loop cannot be parallelized: exit 3, nothing written
     dest = tmp_path / "o.c"
-    rc = run([str(mm), "--emit", "omp", "-o", str(dest)], stdout=out, stderr=err,
+    rc = run([str(mm), "--script", "-", "--emit", "omp", "-o", str(dest)], stdout=out, stderr=err,
              stdin=io.StringIO("parallelize([0, 0, 0]);\n"))
     assert rc == 3 and not dest.exists()
 

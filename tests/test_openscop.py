@@ -8,7 +8,7 @@ from pathlib import Path
 import islpy as isl
 import pytest
 
-from clayx.errors import OpenScopError
+from clayx.errors import InputWarning, OpenScopError
 from clayx.frontend import openscop
 from clayx.frontend.openscop import (read, read_all, read_file, scop_clay_script,
                                      with_clay_script, write, write_file)
@@ -82,7 +82,9 @@ def test_clay_extension_and_context():
 
 
 def test_union_domain_scalar_unknown_extension():
-    scop = load("union_domain.scop")
+    with pytest.warns(InputWarning, match=r"union_domain.scop:87: unknown extension <foo> "
+                                          r"dropped \(osl drops it too\)"):
+        scop = load("union_domain.scop")
     assert scop.params == ("P0",)  # names not provided
     s0, s1 = scop.statements
     assert s0.domain == S("[P0] -> { S0[i] : 0 <= i < P0 and (i <= 2 or i >= 7) }")
@@ -93,11 +95,9 @@ def test_union_domain_scalar_unknown_extension():
     assert [(a.name, a.ndim, a.is_scalar) for a in scop.arrays] == [
         ("x", 1, False), ("s", 0, True)]
     assert scop.schedule.betas == [(0, 0), (1,)]
-    assert scop.extensions == (("foo", "# some comment kept verbatim\n"
-                                "  indented   text 1 2 3\n\n<bar> not a tag here"),)
-    text = write(scop)
-    assert ("<foo>\n# some comment kept verbatim\n  indented   text 1 2 3\n\n"
-            "<bar> not a tag here\n</foo>") in text
+    # osl drops an extension it does not know (Clay reference 2.1)
+    assert scop.extensions == ()
+    assert "<foo>" not in write(scop)
 
 
 def test_local_dimensions():
@@ -207,7 +207,7 @@ def test_marks_round_trip():
     assert "clayx_marks" not in [t for t, _ in again.extensions]
     assert "<clayx_marks>" not in write(scop)
     bad = text.replace("parallel [0]", "parallel 0")
-    with pytest.raises(OpenScopError, match="expected 'kind \\[loop\\] \\[arg\\]'") as info:
+    with pytest.raises(OpenScopError, match="expected 'parallel \\[loop\\]'") as info:
         read(bad)
     assert info.value.line == line_of(bad, "parallel 0")
 
@@ -238,15 +238,22 @@ def test_div_rows_restore_hidden_div_constraints():
 
 
 def test_big_coefficients():
+    big = 2**63 - 1
     text = (DATA / "iss.scop").read_text().replace(
         "   1    0    0    0   -1    0    4    ## -i+4 >= 0",
-        "   1    0    0    0   -1    0    123456789012345678901234567890")
+        f"   1    0    0    0   -1    0    {big}")
     text = text.replace("   1    0    0    0    1    0   -5    ## i-5 >= 0",
-                        "   1    0    0    0    1    0   -123456789012345678901234567891")
+                        f"   1    0    0    0    1    0   {-big}")
     scop = read(text)
     assert scop.schedule.relations[0].map == M(
-        "[N] -> { S0[i0] -> [0, i0, 0] : i0 <= 123456789012345678901234567890 }")
+        f"[N] -> {{ S0[i0] -> [0, i0, 0] : i0 <= {big} }}")
     assert read(write(scop)) == scop
+    # beyond 64 bits (as C constants and directive arguments): refused, with the line
+    for v in (2**63, -2**63 - 1, 10**100):
+        bad = text.replace(str(big), str(v), 1)
+        with pytest.raises(OpenScopError, match="beyond 64 bits") as info:
+            read(bad)
+        assert info.value.line == line_of(bad, f"   1    0    0    0   -1    0    {v}")
 
 
 # --- C front end -> OpenScop -> model ------------------------------------------
@@ -365,11 +372,8 @@ def _must_fail_cases():
                   "   0    0    0    0    0   -1    0    0    0    0    0    0    0    0    0")
     cases.append(("beta prefix", t, line_of(t, "7 15 7 3 0 3"),
                   "β-vector [0, 0, 0, 0] of S1 is a prefix of, or extends"))
-    t, ln = edit("<OpenScop>", None)
-    cases.append(("no OpenScop tag", t, line_of(t, "C"), "expected <OpenScop>, found 'C'"))
     cut = MATMUL.split("\n")[:40]
     cases.append(("end of file", "\n".join(cut), 40, "unexpected end of file"))
-    cases.append(("empty", "", 1, "no <OpenScop> block"))
     t, ln = edit("CONTEXT", "CONTEXTE")
     cases.append(("no context", t, ln, "expected CONTEXT"))
     t, ln = edit("9", "8")
@@ -384,9 +388,6 @@ def _must_fail_cases():
     t = tiny(acc="2 6 2 1 0 1\n1 -1 0 0 0 1\n0 0 -1 1 0 0")
     cases.append(("array id not fixed", t, line_of(t, "2 6 2 1 0 1"),
                   "must be fixed to the array id"))
-    t = tiny(acc="3 7 3 1 0 1\n0 -1 0 0 0 0 1\n0 0 -1 0 1 0 0\n0 0 0 -1 0 0 0")
-    cases.append(("array dims conflict", t, line_of(t, "READ"),
-                  "accessed with 1 subscripts here and 2 elsewhere"))
     t = tiny().replace("DOMAIN\n2 4 1 0 0 1", "DOMAIN\n2 4 1 0 0 1\n")
     t = t.replace("DOMAIN\n2 4 1 0 0 1\n", "DOMAIN\n2 5 1 1 0 1\n").replace(
         "1 1 0 0\n1 -1 1 -1", "1 1 0 0 0\n1 -1 0 1 -1")
@@ -417,5 +418,6 @@ def test_tiny_is_valid():
 def test_read_file_binary(tmp_path):
     p = tmp_path / "x.scop"
     p.write_bytes(b"\xff\xfe\x00<OpenScop>")
-    with pytest.raises(OpenScopError, match="not a text file"):
+    with pytest.raises(OpenScopError, match="not UTF-8 text: byte 0xff .*utf-16") as info:
         read_file(p)
+    assert str(info.value).startswith(f"{p}:1: column 1: ")

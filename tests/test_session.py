@@ -120,10 +120,15 @@ def _cli(*argv, stdin=""):
 
 def test_batch_exit_status(src, tmp_path):
     dest = tmp_path / "o.c"
-    rc, out, err = _cli(str(src), "--emit", "c", "-o", str(dest), stdin="reverse([0], 1);\n")
+    rc, out, err = _cli(str(src), "--script", "-", "--emit", "c", "-o", str(dest),
+                        stdin="reverse([0], 1);\n")
     assert rc == 3 and "refused" in err and not dest.exists()
-    rc, out, err = _cli(str(src), "--emit", "c", stdin="reverse([0], 1\n")
+    rc, out, err = _cli(str(src), "--script", "-", "--emit", "c", stdin="reverse([0], 1\n")
     assert rc == 1 and "1:15" in err
+    # standard input is read only when asked for (--script -)
+    rc, out, err = _cli(str(src), "--emit", "c", "-o", str(dest), stdin="reverse([0], 1);\n")
+    assert rc == 0 and err == "" and dest.exists()
+    dest.unlink()
     script = tmp_path / "s.clay"
     script.write_text("skew([1,0], 2, 1, -1); tile([1,0], 2, 1, 4);\n")
     rc, out, err = _cli(str(src), "--script", str(script), "--emit", "c", "-o", str(dest))

@@ -95,7 +95,8 @@ def String(name: str, *, optional: bool = False, default: Any = None) -> Param:
 
 
 def Bool(name: str, *, optional: bool = False, default: Any = None) -> Param:
-    """A boolean parameter (``true``/``false``)."""
+    """A boolean parameter (``true``/``false``, or an integer: non-zero is
+    true, as in Clay)."""
     return Param(name, "bool", optional, default)
 
 
@@ -118,7 +119,9 @@ class Directive:
         return f"{self.name}({', '.join(p.describe() for p in self.params)})"
 
     def bind(self, args: Sequence[Any]) -> list[Any]:
-        """Check the argument count and kinds; fill defaults.  Raises
+        """Check the argument count and kinds; fill defaults.  As in Clay,
+        ``true``/``false`` are the integers 1/0 and an integer is accepted
+        where a boolean is expected (non-zero is true).  Raises
         :class:`DirectiveError` naming the argument (1-based)."""
         required = sum(1 for p in self.params if not p.optional)
         if not required <= len(args) <= len(self.params):
@@ -154,10 +157,27 @@ def _wide(v: Any) -> bool:
     return _is_int(v) and abs(v) > INT64_MAX
 
 
+def _clay_ints(v: Any) -> Any:
+    """``v`` with Clay's integer booleans made integers (``true`` is 1,
+    ``false`` 0, in arrays and lists too)."""
+    if isinstance(v, bool):
+        return int(v)
+    if isinstance(v, (list, tuple)):
+        return tuple(_clay_ints(x) for x in v)
+    return v
+
+
 def _check(dname: str, pos: int, p: Param, v: Any) -> Any:
     def bad(what: str) -> DirectiveError:
         return DirectiveError(f"'{p.name}': expected {what}, got {v!r}",
                               directive=dname, argument=pos)
+
+    # Clay's booleans are integers and its integers booleans (reference 3.3)
+    if p.kind == "bool":
+        if not isinstance(v, int):
+            raise bad("true, false or an integer")
+        return bool(v)
+    v = _clay_ints(v)
 
     if p.kind in ("int", "ints", "beta", "list") and _wide(v):
         raise bad(("an integer " if p.kind == "int" else "integers ") + _WIDE)
@@ -190,10 +210,6 @@ def _check(dname: str, pos: int, p: Param, v: Any) -> Any:
     if p.kind == "string":
         if not isinstance(v, str):
             raise bad("a string")
-        return v
-    if p.kind == "bool":
-        if not isinstance(v, bool):
-            raise bad("true or false")
         return v
     raise AssertionError(p.kind)
 

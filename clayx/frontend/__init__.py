@@ -15,10 +15,11 @@ __all__ = ["load"]
 
 def load(path: str | Path) -> list[Scop]:
     """Read ``path`` into SCoPs: ``.scop`` files with the OpenScop reader
-    (one SCoP), anything else as C (one SCoP per ``#pragma scop`` region)."""
+    (every ``<OpenScop>`` block, none for a file without one: osl's NULL
+    scop), anything else as C (one SCoP per ``#pragma scop`` region)."""
     p = Path(path)
     if p.suffix == ".scop":
-        from .openscop import read_file
-        return [read_file(str(p))]
+        from .openscop import read_all_file
+        return read_all_file(p)
     from .c import parse_file
     return parse_file(p)

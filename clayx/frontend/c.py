@@ -81,7 +81,11 @@ _MIN = {"min", "MIN", "clayx_min", "fmin", "__min"}
 _MAX = {"max", "MAX", "clayx_max", "fmax", "__max"}
 _FLOORD = {"floord", "clayx_floord", "FLOORD"}
 _CEILD = {"ceild", "clayx_ceild", "CEILD"}
-_PRAGMA = re.compile(r"\s*#\s*pragma\s+(scop|endscop)\s*(?:(?://|/\*).*)?$", re.S)
+_PRAGMA = re.compile(r"\s*#\s*pragma\s+(scop|endscop)\s*$")
+# what gcc's preprocessor removes from a directive line before reading it
+_PP_NOISE = re.compile(r"/\*.*?\*/|//[^\n]*|\\\n", re.S)
+#: The deepest syntax tree read (PolyBench kernels nest about 25 levels).
+MAX_DEPTH = 200
 _INT_TYPES = re.compile(r"^(unsigned|signed|int|long|short|char|size_t|ptrdiff_t|"
                         r"int\d+_t|uint\d+_t|\s)+$")
 
@@ -117,12 +121,12 @@ def parse_file(path: str | Path) -> list[Scop]:
     Raises :class:`NotAScopError` when the file has no region or a region
     holds an unsupported construct.
     """
-    p = Path(path)
-    try:
-        text = p.read_text()
-    except (OSError, UnicodeDecodeError) as e:
-        raise NotAScopError(f"cannot read file: {e}", path=str(p)) from None
-    return parse_string(text, path=str(p))
+    from .text import read_text
+    p = str(path)
+    text = read_text(path, lambda m, line, col: NotAScopError(m, line=line, column=col, path=p),
+                     lambda why: NotAScopError(f"cannot read the file: {why}", path=p))
+    # universal newlines, as Python's text mode reads them
+    return parse_string(text.replace("\r\n", "\n").replace("\r", "\n"), path=p)
 
 
 def parse_string(text: str, path: str | None = None) -> list[Scop]:
@@ -204,6 +208,7 @@ class _Extractor:
         self.path = path
         self.src = text.encode("utf8")
         self.tree = _parser().parse(self.src)
+        self._check_depth()
         self.ctx = isl.DEFAULT_CONTEXT
         self.pp = pp.directives(self.tree.root_node, self.src)
         # per region (see _region_macros): the macros in force, clayx's own
@@ -215,6 +220,17 @@ class _Extractor:
         self._in_body = False
 
     # -- errors ----------------------------------------------------------
+    def _check_depth(self) -> None:
+        """Refuse a syntax tree nested deeper than :data:`MAX_DEPTH` (the
+        walks over it recurse; real code nests a few dozen levels)."""
+        stack = [(self.tree.root_node, 1)]
+        while stack:
+            node, d = stack.pop()
+            if d > MAX_DEPTH:
+                raise self.error(node, "nesting", f"the code nests more than {MAX_DEPTH} "
+                                 "levels deep (expressions, blocks, parentheses)")
+            stack.extend((ch, d + 1) for ch in node.children)
+
     def error(self, node: ts.Node, construct: str, message: str) -> NotAScopError:
         line, col = node.start_point
         # tree-sitter columns are bytes; convert to characters
@@ -429,10 +445,12 @@ class _Extractor:
 
     def _pragma(self, node: ts.Node) -> str | None:
         """``scop``/``endscop`` for those pragma lines (``# pragma scop``,
-        trailing comments allowed), else None."""
+        comments and line continuations anywhere, as gcc reads them), else
+        None."""
         if node.type != "preproc_call":
             return None
-        m = _PRAGMA.match(_text(node))
+        text = _PP_NOISE.sub(lambda m: "" if m.group(0) == "\\\n" else " ", _text(node))
+        m = _PRAGMA.match(text)
         return m.group(1) if m else None
 
     def _find_regions(self) -> list[tuple[ts.Node, int, int]]:
@@ -563,6 +581,10 @@ class _Extractor:
         if t == "ERROR" or node.has_error:
             bad = self._first_error(node)
             raise self.error(bad, "syntax error", "the C parser could not read this")
+        if self._pragma(node) is not None:
+            raise self.error(node, f"#pragma {self._pragma(node)}",
+                             f"'#pragma {self._pragma(node)}' inside a SCoP (SCoPs do not "
+                             "nest)")
         if t == "preproc_call" or t == "preproc_def" or t == "preproc_function_def":
             # #define / #undef lines (clayx's own output has them) are allowed
             d = node.child_by_field_name("directive")
@@ -632,6 +654,9 @@ class _Extractor:
         if it is None:
             raise self.error(init, "loop initialization",
                              "expected 'i = expression' or 'int i = expression'")
+        if not it.isascii():
+            raise self.error(init, "non-ASCII identifier",
+                             f"loop iterator '{it}': clayx names iterators in ASCII")
         if it in outer:
             raise self.error(init, "shadowed iterator",
                              f"loop iterator '{it}' is already the iterator of an enclosing loop")
@@ -900,6 +925,9 @@ class _Extractor:
                     # attempt introduced)
                     self.params[:] = saved[0]
                     self.param_values, self.param_nodes = saved[1:]
+            if not name.isascii():
+                raise self.error(node, "non-ASCII identifier",
+                                 f"'{name}' in a {where}: clayx names parameters in ASCII")
             self._add_param(name)
             self.param_nodes.setdefault(name, self._frames[0].site if self._frames else node)
             v = self.macro_int(name)

@@ -1,12 +1,13 @@
 """OpenScop 1.0 reader and writer (the format of Clan, Candl, Clay, CLooG, Pluto).
 
-:func:`read` turns OpenScop text into a :class:`~clayx.model.Scop`,
-:func:`write` does the reverse; ``read(write(scop)) == scop`` for the data
-OpenScop carries (parameters, context, statements, accesses, schedule,
-extensions).
+:func:`read_all` turns OpenScop text into :class:`~clayx.model.Scop` s (the
+first is the one Clay transforms), :func:`write` and :func:`write_all` do the
+reverse; ``read(write(scop)) == scop`` for the data OpenScop carries
+(parameters, context, statements, accesses, schedule, extensions).
 
 Layout of a file (``#`` starts a comment, blank lines are ignored)::
 
+    [Clan] Info: parsing file #1        anything before <OpenScop>: skipped
     <OpenScop>
     C                                   language
     CONTEXT  <relation>                 over the parameters
@@ -19,63 +20,88 @@ Layout of a file (``#`` starts a comment, blank lines are ignored)::
     1 <body> ... </body>                statement extensions
     <scatnames> ... </scatnames>        global extensions
     </OpenScop>
+    <OpenScop> … </OpenScop>            more SCoPs
 
 A relation is a header ``ROWS COLS OUT IN LOCAL PARAMS`` and ROWS rows of
 ``0|1  out…  in…  local…  params…  constant`` (0: ``= 0``, 1: ``>= 0``); a
 union is a part count followed by the parts.  Local columns are
 existentially quantified.
 
+Reading follows osl, the library Clay reads with (Clay reference §2.1):
+everything before ``<OpenScop>`` and between SCoPs is skipped (Clan's
+``[Clan] Info: …`` lines); a file without any ``<OpenScop>`` holds no SCoP
+(osl's NULL scop: an empty list); a ``#`` starts a comment anywhere, and
+text after the numbers of a line is ignored; an extension's text runs from
+``<tag>`` to ``</tag>`` wherever they are on their lines.  Anything
+malformed is an :class:`~clayx.errors.OpenScopError` naming its line.
+
 How the model is built:
 
 - statements are ``S0, S1, …``; the domain's dimensions are named after the
-  ``<body>`` iterators (``i0, i1, …`` without a body);
+  ``<body>`` iterators (or the ``<extbody>``'s, whose body osl prints in
+  place of ``<body>``; ``i0, i1, …`` without a body);
 - a SCATTERING must be in Clay's ``2d+1`` form ``[β0, α1, β1, …]`` (as Clan
-  writes it): its union parts become :class:`~clayx.model.Relation` s, parts
-  with the same β-vector are merged into one relation;
+  writes it), giving each instance one date: its union parts become
+  :class:`~clayx.model.Relation` s, parts with the same β-vector are merged
+  into one relation; β-vectors are normalized (dense, 0-based), as Clay
+  does before a script;
 - an access relation's first output dimension is the array id, fixed by an
-  equality; the name comes from ``<arrays>`` (``A<id>`` without it);
+  equality; the name comes from ``<arrays>`` (``A<id>`` without it).  An
+  array used with different numbers of subscripts (Clan writes ``A[i]`` for
+  a row passed to a call) has the largest number; a shorter access touches
+  every element of the missing subscripts (a write among them becomes a
+  may-write), so dependences stay safe, and a warning says so;
+- names (parameters, iterators, arrays) must be C identifiers other than C
+  keywords: they are printed into C;
 - ``<arrays>`` and ``<scatnames>`` are rebuilt by :func:`write` from the
-  model, and so is clayx's own ``<clayx_marks>`` (the schedule's loop marks,
-  one ``parallel [0, 1]`` / ``unroll [0] 4`` line each); every other global
-  extension (``<coordinates>``, ``<clay>``, ``<loop>``, clayx's
-  ``<clayx_layout>`` and ``<clayx_unchecked>``, unknown ones) is kept
-  verbatim in ``Scop.extensions`` (Clay's osl drops unknown ones; clayx
-  keeps them so its own records survive);
+  model, and so are clayx's own ``<clayx_marks>`` (the schedule's loop
+  marks, one ``parallel [0, 1]`` / ``unroll [0] 4`` line each) and
+  ``<clayx_arrays>`` (one JSON record an array: element type, extents,
+  whether it is local to the region, so arrays made by layout steps can be
+  declared after a round trip); the other extensions osl knows
+  (``<coordinates>``, ``<clay>``, ``<loop>``, …) and clayx's
+  ``<clayx_layout>`` and ``<clayx_unchecked>`` are kept verbatim in
+  ``Scop.extensions``; an extension with an unknown tag is dropped with an
+  :class:`~clayx.errors.InputWarning`, as osl drops it;
 - ``<clayx_unchecked>`` records that the schedule was changed without the
   legality check (one ``unchecked …;`` step a line, see
   :func:`unchecked_steps`): a session on such a SCoP refuses to generate
   code or write it again unless told ``unchecked`` (as after the step
   itself), and writing it keeps the record.  Clay itself would drop it.
 
-Not carried by OpenScop (lost on a round trip through it): array element
-types and extents, arrays never accessed, the C source and its region,
-statement lines, unknown *statement* extensions.
+Not carried by OpenScop (lost on a round trip through it): the C source and
+its region, statement lines, statement extensions other than the body.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import json
 import re
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import islpy as isl
 
-from ..errors import ModelError, OpenScopError
+from ..errors import InputWarning, ModelError, OpenScopError
 from ..model import (MAY_WRITE, READ, WRITE, Access, Array, ClaySchedule,
                      Mark, Relation, Scop, Statement)
+from ..model.inttypes import INT64_MAX
 
-__all__ = ["read", "read_all", "read_file", "write", "write_file",
-           "scop_clay_script", "with_clay_script", "UNCHECKED", "unchecked_steps",
-           "with_unchecked_step"]
+__all__ = ["read", "read_all", "read_file", "read_all_file", "write", "write_all",
+           "write_file", "scop_clay_script", "with_clay_script", "UNCHECKED",
+           "unchecked_steps", "with_unchecked_step", "NULL_SCOP"]
 
 _KIND_OF = {"READ": READ, "WRITE": WRITE, "MAY_WRITE": MAY_WRITE}
 _TYPE_OF = {v: k for k, v in _KIND_OF.items()}
 _REL_TYPES = ("DOMAIN", "SCATTERING", *_KIND_OF)
 # Global extensions rebuilt from the model by write() (never kept verbatim).
-# <clayx_marks> is clayx's own: the loop marks of the schedule (parallel, …).
+# <clayx_marks> is clayx's own: the loop marks of the schedule (parallel, …);
+# <clayx_arrays> too: what OpenScop does not say about arrays.
 _MARKS = "clayx_marks"
-_REBUILT = ("arrays", "scatnames", "body", _MARKS)
+_ARRAYS = "clayx_arrays"
+_REBUILT = ("arrays", "scatnames", "body", _MARKS, _ARRAYS)
 #: clayx's record of the steps applied without the legality check (kept
 #: verbatim like any other extension, so it survives every round trip)
 UNCHECKED = "clayx_unchecked"
@@ -83,11 +109,12 @@ _UNCHECKED_NOTE = ("# steps applied without the legality check: this schedule ma
                    "dependences;\n# clayx generates code from it only with --unchecked")
 _MARK_LINE = re.compile(
     r"([A-Za-z_]\w*)\s+\[\s*(-?\d+(?:\s*,\s*-?\d+)*)?\s*\]\s*([+-]?\d+)?\Z")
+#: What Clay prints for a file without a SCoP (osl's NULL scop).
+NULL_SCOP = "# NULL scop\n"
 
 _INT = re.compile(r"[+-]?\d+\Z")
 _IDENT = re.compile(r"[A-Za-z_]\w*\Z")
-_NAME = re.compile(r"[A-Za-z_]\S*\Z")  # array names: identifiers, maybe s.x
-_OPEN_TAG = re.compile(r"<([A-Za-z_][\w.-]*)>\Z")
+_NAME = re.compile(r"[^\W\d]\S*\Z")  # array names: identifiers, maybe s.x
 
 
 # --- public API ----------------------------------------------------------------
@@ -95,36 +122,62 @@ _OPEN_TAG = re.compile(r"<([A-Za-z_][\w.-]*)>\Z")
 def read(text: str, path: str | None = None) -> Scop:
     """Parse OpenScop ``text`` holding one SCoP (``path`` is for messages).
 
-    Raises :class:`OpenScopError` with the 1-based line on malformed input.
+    Raises :class:`OpenScopError` with the 1-based line on malformed input,
+    or when the text holds no SCoP or several (see :func:`read_all`).
     """
     scops = read_all(text, path)
     if len(scops) != 1:
         raise OpenScopError(f"the file holds {len(scops)} SCoPs; expected one "
-                            "(use read_all)", line=1, path=path)
+                            "(use read_all)", path=path or "<openscop>")
     return scops[0]
 
 
 def read_all(text: str, path: str | None = None) -> list[Scop]:
-    """Parse every ``<OpenScop>`` block of ``text`` (at least one)."""
+    """Parse every ``<OpenScop>`` block of ``text``; none is an empty list
+    (osl's NULL scop).  What is dropped (unknown extensions) or
+    reinterpreted is reported with :class:`~clayx.errors.InputWarning` s."""
+    reader = _Reader(text, path)
     try:
-        return _Reader(text, path).scops()
+        scops = reader.scops()
     except (isl.Error, ModelError) as e:  # pragma: no cover - defensive
-        raise OpenScopError(f"invalid relation: {e}", path=path) from None
+        raise OpenScopError(f"invalid relation: {e}", path=path or "<openscop>") from None
+    for w in reader.warnings:
+        warnings.warn(w, InputWarning, stacklevel=2)
+    return scops
+
+
+def read_all_file(path: str | Path) -> list[Scop]:
+    """Read every SCoP of an OpenScop file (:func:`read_all`)."""
+    from .text import read_text
+    p = str(path)
+    text = read_text(path, lambda m, line, col: OpenScopError(f"column {col}: {m}",
+                                                              line=line, path=p),
+                     lambda why: OpenScopError(f"cannot read the file: {why}", path=p))
+    return read_all(text, p)
 
 
 def read_file(path: str | Path) -> Scop:
-    """Read an OpenScop file."""
-    try:
-        text = Path(path).read_text()
-    except UnicodeDecodeError as e:
-        raise OpenScopError(f"not a text file ({e.reason})", path=str(path)) from None
-    return read(text, str(path))
+    """Read an OpenScop file holding one SCoP."""
+    scops = read_all_file(path)
+    if len(scops) != 1:
+        raise OpenScopError(f"the file holds {len(scops)} SCoPs; expected one "
+                            "(use read_all_file)", path=str(path))
+    return scops[0]
 
 
 def write(scop: Scop) -> str:
     """The OpenScop text of ``scop`` (Clan's layout, with comments)."""
+    return write_all([scop])
+
+
+def write_all(scops, *, banner: bool = True) -> str:
+    """The OpenScop text of several SCoPs (one banner, unless ``banner`` is
+    false, then each SCoP); :data:`NULL_SCOP` for none, as Clay prints it."""
+    if not scops:
+        return NULL_SCOP
     try:
-        return _Writer(scop).text()
+        return "".join(_Writer(s).text(banner=banner and k == 0)
+                       for k, s in enumerate(scops))
     except isl.Error as e:  # pragma: no cover - defensive
         raise OpenScopError(f"cannot write the SCoP: {e}") from None
 
@@ -137,12 +190,13 @@ def write_file(scop: Scop, path: str | Path) -> None:
 def scop_clay_script(scop: Scop) -> str | None:
     """The Clay script of the ``<clay>`` extension, or None.
 
-    Comment lines (``#``) and surrounding blank lines are dropped.
+    As Clay reads it: the text between the tags less its leading newlines,
+    so line numbers in errors are Clay's.
     """
     text = _extension(scop, "clay")
     if text is None:
         return None
-    return "\n".join(_uncommented(text)).strip()
+    return text.lstrip("\n")
 
 
 def with_clay_script(scop: Scop, script: str | None) -> Scop:
@@ -198,6 +252,35 @@ def _with_extension(scop: Scop, tag: str, text: str | None) -> Scop:
 
 # --- reading -------------------------------------------------------------------
 
+#: The extensions osl knows (Clay keeps them when it writes the SCoP back).
+#: An extension with another tag is dropped with a warning, as osl does;
+#: clayx's own extensions are known to clayx and kept.
+OSL_EXTENSIONS = frozenset({
+    "strings", "body", "textual", "comment", "null", "scatnames", "arrays", "coordinates",
+    "clay", "dependence", "symbols", "extbody", "loop", "pluto_unroll", "region",
+    "annotation"})
+#: clayx's own extensions (``clayx_layout`` is
+#: :data:`clayx.analysis.equivalence.LAYOUT_TAG`).
+CLAYX_EXTENSIONS = frozenset({_MARKS, UNCHECKED, _ARRAYS, "clayx_layout"})
+
+#: Names a parameter, iterator or array may not take: they would be printed
+#: into C (``for (int c1 = 0; c1 < for; …)``).
+C_KEYWORDS = frozenset("""
+    auto break case char const continue default do double else enum extern float for goto
+    if inline int long register restrict return short signed sizeof static struct switch
+    typedef union unsigned void volatile while _Alignas _Alignof _Atomic _Bool _Complex
+    _Generic _Imaginary _Noreturn _Static_assert _Thread_local""".split())
+
+#: Longest integer literal read (digits): longer ones are refused before
+#: Python converts them (:data:`INT64_MAX` bounds the values read).
+_MAX_DIGITS = 40
+#: isl operation budget for turning one SCoP's matrices into isl objects.
+_READ_MAX_OPERATIONS = 20_000_000
+_START, _END = "<OpenScop>", "</OpenScop>"
+_TAG_AT_START = re.compile(r"<([A-Za-z_][\w.-]*)>")
+_MARK_KINDS = {"parallel": False, "vectorize": False, "unroll": True}  # kind -> has arg
+
+
 @dataclass
 class _Part:
     """One matrix of a relation (one part of a union)."""
@@ -216,16 +299,27 @@ class _RawStmt:
     domain: tuple[int, list[_Part]] | None = None
     scattering: tuple[int, list[_Part]] | None = None
     accesses: list[tuple[str, int, list[_Part]]] = field(default_factory=list)
-    body: tuple[int, list[str] | None, str] | None = None
+    body: tuple[int, list[str], str] | None = None
+    extbody: tuple[int, list[str], str] | None = None
 
 
 class _Reader:
-    """A line cursor over the text; every error names its line."""
+    """A cursor over the lines of the text, as osl reads it; every error
+    names its line.
+
+    Everything before ``<OpenScop>`` and between ``</OpenScop>`` and the
+    next ``<OpenScop>`` is skipped; a ``#`` starts a comment to the end of
+    the line; an extension's text runs from its ``<tag>`` to ``</tag>``,
+    wherever on their lines they are.  A line consumed in part has the
+    consumed characters blanked, so line numbers stay those of the file.
+    ``warnings`` collects what was read but dropped.
+    """
 
     def __init__(self, text: str, path: str | None):
-        self.lines = text.splitlines()
+        self.lines = [ln[:-1] if ln.endswith("\r") else ln for ln in text.split("\n")]
         self.pos = 0
         self.path = path
+        self.warnings: list[str] = []
 
     # -- cursor -------------------------------------------------------------------
     def error(self, message: str, line: int | None) -> OpenScopError:
@@ -233,6 +327,11 @@ class _Reader:
 
     def _eof_line(self) -> int:
         return max(len(self.lines), 1)
+
+    def _consume(self, k: int, col: int) -> None:
+        """Blank line ``k`` up to column ``col`` and move the cursor there."""
+        self.lines[k] = " " * col + self.lines[k][col:]
+        self.pos = k
 
     def peek(self) -> tuple[int, str] | None:
         """The next line with content (comment removed), not consumed."""
@@ -251,47 +350,85 @@ class _Reader:
             self.pos = len(self.lines)
             raise self.error(f"unexpected end of file: expected {what}", self._eof_line())
         self.pos = nxt[0]
+        if _START in nxt[1] or _END in nxt[1]:
+            tag = _START if _START in nxt[1] else _END
+            raise self.error(f"expected {what}, found {tag} (the SCoP is incomplete)", nxt[0])
         return nxt
 
-    def ints(self, line: int, content: str, what: str) -> list[int]:
-        out = []
+    def ints(self, line: int, content: str, what: str, counts: tuple[int, ...]) -> list[int]:
+        """The integers at the start of ``content``.  Text after them is
+        ignored (as osl does) once one of ``counts`` numbers were read; a
+        non-number before that is an error."""
+        nums: list[int] = []
         for tok in content.split():
             if not _INT.match(tok):
+                if len(nums) in counts:
+                    break
                 raise self.error(f"bad number {tok!r} in {what}", line)
-            out.append(int(tok))
-        return out
+            if len(tok.lstrip("+-")) > _MAX_DIGITS or abs(int(tok)) > INT64_MAX:
+                raise self.error(f"{tok} in {what} is beyond 64 bits (clayx's integers, "
+                                 "like C's widest, are 64-bit)", line)
+            nums.append(int(tok))
+        return nums
 
     def one_int(self, what: str) -> tuple[int, int]:
         line, c = self.content(what)
-        nums = self.ints(line, c, what)
+        nums = self.ints(line, c, what, (1,))
         if len(nums) != 1:
             raise self.error(f"expected one number ({what}), found {c!r}", line)
         return line, nums[0]
 
-    def block(self, tag: str, line: int) -> list[str]:
-        """The raw lines up to ``</tag>`` (consumed) after an opening ``<tag>``."""
+    def _find(self, needle: str, k: int, col: int = 0) -> tuple[int, int] | None:
+        """The first (line index, column) of ``needle`` from line ``k``,
+        column ``col``."""
+        while k < len(self.lines):
+            j = self.lines[k].find(needle, col)
+            if j >= 0:
+                return k, j
+            k, col = k + 1, 0
+        return None
+
+    def tag(self, line: int, c: str, what: str) -> tuple[str, int]:
+        """The extension tag that opens content line ``line`` (consumed) and
+        the column just after it."""
+        m = _TAG_AT_START.match(c)
+        if not m:
+            raise self.error(f"expected {what}, found {c!r}", line)
+        k = line - 1
+        col = self.lines[k].index(m.group(0)) + len(m.group(0))
+        self._consume(k, col)
+        return m.group(1), col
+
+    def block(self, tag: str, line: int, col: int) -> str:
+        """The raw text from column ``col`` of line ``line`` (just after
+        ``<tag>``) to ``</tag>``, which is consumed: its first line is the
+        rest of line ``line``."""
         close = f"</{tag}>"
-        for k in range(self.pos, len(self.lines)):
-            if self.lines[k].split("#", 1)[0].strip() == close:
-                inner = self.lines[self.pos:k]
-                self.pos = k + 1
-                return inner
-        raise self.error(f"<{tag}> is not closed by {close}", line)
+        k = line - 1
+        found = self._find(close, k, col)
+        end = self._find(_END, k, col)
+        if found is None or (end is not None and end < found):
+            raise self.error(f"<{tag}> is not closed by {close}"
+                             + (" before </OpenScop>" if found else ""), line)
+        j, end_col = found
+        if j == k:
+            text = self.lines[k][col:end_col]
+        else:
+            text = "\n".join([self.lines[k][col:], *self.lines[k + 1:j],
+                              self.lines[j][:end_col]])
+        self._consume(j, end_col + len(close))
+        return text
 
     # -- structure ----------------------------------------------------------------
     def scops(self) -> list[Scop]:
         out = []
         while True:
-            nxt = self.peek()
-            if nxt is None:
-                break
-            line, c = self.content("<OpenScop>")
-            if c != "<OpenScop>":
-                raise self.error(f"expected <OpenScop>, found {c!r}", line)
-            out.append(self.scop(line))
-        if not out:
-            raise self.error("no <OpenScop> block", 1)
-        return out
+            found = self._find(_START, self.pos)
+            if found is None:
+                return out
+            k, col = found
+            self._consume(k, col + len(_START))
+            out.append(self.scop(k + 1))
 
     def scop(self, open_line: int) -> Scop:
         line, language = self.content("the language")
@@ -310,21 +447,27 @@ class _Reader:
                 raise self.error(f"CONTEXT part has {p.params} parameters, another "
                                  f"{n_params}", p.line)
         params = self.param_names(n_params)
-        _, n_stmts = self.one_int("the number of statements")
+        line, n_stmts = self.one_int("the number of statements")
         if n_stmts < 0:
-            raise self.error("negative number of statements", self.pos)
+            raise self.error("negative number of statements", line)
         raws = [self.statement(k) for k in range(n_stmts)]
         exts: list[tuple[str, str, int]] = []
         while True:
-            line, c = self.content("an extension <tag> or </OpenScop>")
-            if c == "</OpenScop>":
+            nxt = self.peek()
+            if nxt is None:
+                raise self.error(f"<OpenScop> is not closed by {_END}", open_line)
+            line, c = nxt
+            if c.startswith(_END):
+                k = line - 1
+                self._consume(k, self.lines[k].index(_END) + len(_END))
                 break
-            m = _OPEN_TAG.match(c)
-            if not m:
-                raise self.error(f"expected an extension <tag> or </OpenScop>, found {c!r}",
-                                 line)
-            exts.append((m.group(1), "\n".join(self.block(m.group(1), line)), line))
-        return _Builder(self, language, params, ctx_parts, raws, exts).scop()
+            if c.startswith(_START):
+                raise self.error(f"a new {_START} starts before the {_END} of the SCoP "
+                                 f"at line {open_line}", line)
+            self.pos = line - 1
+            tag, col = self.tag(line, c, f"an extension <tag> or {_END}")
+            exts.append((tag, self.block(tag, line, col), line))
+        return _Builder(self, open_line, language, params, ctx_parts, raws, exts).scop()
 
     def param_names(self, n: int) -> tuple[str, ...]:
         line, flag = self.one_int("whether parameter names are provided (0 or 1)")
@@ -333,10 +476,11 @@ class _Reader:
         if flag == 0:
             return tuple(f"P{k}" for k in range(n))
         line, c = self.content("<strings>")
-        if c != "<strings>":
+        tag, col = self.tag(line, c, "<strings> with the parameter names")
+        if tag != "strings":
             raise self.error(f"expected <strings> with the parameter names, found {c!r}", line)
         names = []
-        for ln in self.block("strings", line):
+        for ln in self.block("strings", line, col).split("\n"):
             names += ln.split("#", 1)[0].split()
         if len(names) != n:
             raise self.error(f"{len(names)} parameter names for {n} parameters "
@@ -348,7 +492,7 @@ class _Reader:
         """The matrices after a type keyword: one, or a count and the parts."""
         what = f"the {rtype} header 'ROWS COLS OUT IN LOCAL PARAMS'"
         line, c = self.content(what)
-        nums = self.ints(line, c, what)
+        nums = self.ints(line, c, what, (1, 6))
         if len(nums) == 1:
             count = nums[0]
             if count < 1:
@@ -359,7 +503,7 @@ class _Reader:
                 line, c = self.content(what)
                 if c == rtype:  # tolerate the keyword repeated before each part
                     line, c = self.content(what)
-                parts.append(self.matrix(rtype, line, self.ints(line, c, what)))
+                parts.append(self.matrix(rtype, line, self.ints(line, c, what, (6,))))
             return parts
         return [self.matrix(rtype, line, nums)]
 
@@ -379,7 +523,7 @@ class _Reader:
         for r in range(rows):
             what = f"row {r + 1} of the {rtype} matrix"
             ln, c = self.content(what)
-            row = self.ints(ln, c, what)
+            row = self.ints(ln, c, what, (cols,))
             if len(row) != cols:
                 raise self.error(f"{what} has {len(row)} numbers, expected {cols}", ln)
             if row[0] not in (0, 1):
@@ -390,6 +534,8 @@ class _Reader:
 
     def statement(self, k: int) -> _RawStmt:
         line, n = self.one_int(f"the number of relations of statement {k + 1}")
+        if n < 0:
+            raise self.error(f"negative number of relations of statement {k + 1}", line)
         raw = _RawStmt(line)
         for r in range(n):
             ln, kw = self.content(f"relation {r + 1} of statement {k + 1}")
@@ -413,58 +559,89 @@ class _Reader:
         _, n_ext = self.one_int(f"the number of extensions of statement {k + 1}")
         for _ in range(n_ext):
             ln, c = self.content(f"an extension of statement {k + 1}")
-            m = _OPEN_TAG.match(c)
-            if not m:
-                raise self.error(f"expected a statement extension <tag>, found {c!r}", ln)
-            inner = self.block(m.group(1), ln)
-            if m.group(1) == "body":
-                raw.body = self.body(inner, ln)
-            # other statement extensions (extbody, …) are not kept
+            tag, col = self.tag(ln, c, f"an extension <tag> of statement {k + 1}")
+            text = self.block(tag, ln, col)
+            if tag in ("body", "extbody"):
+                if getattr(raw, tag) is not None:
+                    raise self.error(f"statement {k + 1} has a second <{tag}>", ln)
+                setattr(raw, tag, self.body(text, ln) if tag == "body"
+                        else self.extbody(text, ln))
+            elif tag not in OSL_EXTENSIONS:
+                self.warnings.append(f"{self.path or '<openscop>'}:{ln}: unknown statement "
+                                     f"extension <{tag}> dropped (osl drops it too)")
+            # the other statement extensions osl knows are not kept by clayx
         return raw
 
-    def body(self, inner: list[str], open_line: int) -> tuple[int, list[str] | None, str]:
+    def _numbered(self, text: str, open_line: int) -> list[tuple[int, str]]:
+        """The lines of a block with content, comments removed, numbered."""
+        items = [(open_line + k, ln.split("#", 1)[0].strip())
+                 for k, ln in enumerate(text.split("\n"))]
+        return [(ln, c) for ln, c in items if c]
+
+    def body(self, text: str, open_line: int) -> tuple[int, list[str], str]:
         """``<body>``: iterator count, iterator names, statement text."""
-        items = [(open_line + 1 + k, ln) for k, ln in enumerate(inner)]
-        k = 0
-
-        def next_content(what: str) -> tuple[int, str]:
-            nonlocal k
-            while k < len(items):
-                ln, raw = items[k]
-                k += 1
-                c = raw.split("#", 1)[0].strip()
-                if c:
-                    return ln, c
-            raise self.error(f"<body> ends early: expected {what}", open_line)
-
-        ln, c = next_content("the number of original iterators")
-        nums = self.ints(ln, c, "the number of original iterators")
+        items = self._numbered(text, open_line)
+        if not items:
+            raise self.error("<body> is empty: expected the number of original iterators",
+                             open_line)
+        ln, c = items[0]
+        nums = self.ints(ln, c, "the number of original iterators", (1,))
         if len(nums) != 1 or nums[0] < 0:
             raise self.error(f"expected the number of original iterators, found {c!r}", ln)
         iterators: list[str] = []
+        k = 1
         if nums[0]:
-            ln, c = next_content("the original iterators")
+            if len(items) < 2:
+                raise self.error("<body> ends early: expected the original iterators",
+                                 open_line)
+            ln, c = items[1]
             iterators = c.split()
             if len(iterators) != nums[0]:
                 raise self.error(f"<body> lists {len(iterators)} iterators, expected "
                                  f"{nums[0]}", ln)
             _check_names(self, iterators, "iterator", ln)
-        rest = [raw for _, raw in items[k:]]
-        while rest and (not rest[0].strip() or rest[0].lstrip().startswith("#")):
-            rest.pop(0)
-        while rest and not rest[-1].strip():
-            rest.pop()
-        return open_line, iterators, "\n".join(rest).strip()
+            k = 2
+        # the statement text: the lines after the iterators, as written
+        # (comment lines and blank lines around it dropped)
+        raw = text.split("\n")[items[k - 1][0] - open_line + 1:]
+        while raw and (not raw[0].strip() or raw[0].lstrip().startswith("#")):
+            raw.pop(0)
+        while raw and (not raw[-1].strip() or raw[-1].lstrip().startswith("#")):
+            raw.pop()
+        text = "\n".join(raw).strip()
+        if not text:
+            raise self.error("<body> has no statement text after the iterators", open_line)
+        return open_line, iterators, text
+
+    def extbody(self, text: str, open_line: int) -> tuple[int, list[str], str]:
+        """``<extbody>``: the number of accesses, a start/length pair per
+        access, then a ``<body>``; the body is returned (the pairs locate
+        accesses in the text for Clay's layout functions, which clayx
+        regenerates otherwise)."""
+        lines = text.split("\n")
+        numbers: list[int] = []
+        k = 0
+        while k < len(lines):
+            c = lines[k].split("#", 1)[0].strip()
+            k += 1
+            if not c:
+                continue
+            numbers += self.ints(open_line + k - 1, c, "<extbody> access positions",
+                                 (len(c.split()),))
+            if len(numbers) >= 1 + 2 * max(numbers[0], 0):
+                break
+        if not numbers or numbers[0] < 0 or len(numbers) != 1 + 2 * numbers[0]:
+            raise self.error("<extbody>: expected the number of accesses and a start/length "
+                             "pair for each", open_line)
+        return self.body("\n".join([""] * k + lines[k:]), open_line)
 
     def arrays(self, text: str, open_line: int) -> dict[int, str]:
         """``<arrays>``: count, then ``id name`` lines."""
-        items = [(open_line + 1 + k, ln.split("#", 1)[0].strip())
-                 for k, ln in enumerate(text.splitlines())]
-        items = [(ln, c) for ln, c in items if c]
+        items = self._numbered(text, open_line)
         if not items:
             raise self.error("<arrays> is empty: expected the number of arrays", open_line)
         ln, c = items[0]
-        nums = self.ints(ln, c, "the number of arrays")
+        nums = self.ints(ln, c, "the number of arrays", (1,))
         if len(nums) != 1:
             raise self.error(f"expected the number of arrays, found {c!r}", ln)
         if len(items) - 1 != nums[0]:
@@ -473,33 +650,82 @@ class _Reader:
         out: dict[int, str] = {}
         for ln, c in items[1:]:
             toks = c.split()
-            if len(toks) != 2 or not _INT.match(toks[0]) or not _NAME.match(toks[1]):
+            if len(toks) != 2 or not _INT.match(toks[0]) or not _NAME.match(toks[1]) \
+                    or len(toks[0]) > _MAX_DIGITS:
                 raise self.error(f"expected 'id name' in <arrays>, found {c!r}", ln)
+            _check_names(self, [_base_name(toks[1])], "array", ln)
+            if int(toks[0]) in out:
+                raise self.error(f"array id {toks[0]} is named twice in <arrays>", ln)
             out[int(toks[0])] = toks[1]
         return out
 
+    def array_records(self, text: str, open_line: int) -> dict[str, dict]:
+        """``<clayx_arrays>``: one JSON object a line, ``{"name": …, "ndim": …,
+        "type": …, "extents": […], "local": …}``."""
+        out: dict[str, dict] = {}
+        for ln, c in self._numbered(text, open_line):
+            try:
+                rec = json.loads(c)
+            except ValueError:
+                rec = None
+            ok = (isinstance(rec, dict) and isinstance(rec.get("name"), str)
+                  and _NAME.match(rec["name"]) and type(rec.get("ndim")) is int
+                  and 0 <= rec["ndim"] <= 64
+                  and (rec.get("type") is None or isinstance(rec.get("type"), str))
+                  and isinstance(rec.get("extents", []), list)
+                  and all(isinstance(e, str) for e in rec.get("extents", []))
+                  and isinstance(rec.get("local", False), bool))
+            if not ok:
+                raise self.error(f"expected a JSON array record in <{_ARRAYS}>, found {c!r}",
+                                 ln)
+            out[rec["name"]] = rec
+        return out
 
     def marks(self, text: str, open_line: int) -> tuple[Mark, ...]:
         """``<clayx_marks>``: one ``kind [β-prefix] [arg]`` line per mark."""
         out = []
-        for k, raw in enumerate(text.splitlines()):
-            c = raw.split("#", 1)[0].strip()
-            if not c:
-                continue
+        for ln, c in self._numbered(text, open_line):
             m = _MARK_LINE.match(c)
-            if not m:
-                raise self.error(f"expected 'kind [loop] [arg]' in <{_MARKS}>, found {c!r}",
-                                 open_line + 1 + k)
+            if not m or m.group(1) not in _MARK_KINDS or (
+                    (m.group(3) is not None) != _MARK_KINDS[m.group(1)]):
+                raise self.error(f"expected 'parallel [loop]', 'vectorize [loop]' or "
+                                 f"'unroll [loop] factor' in <{_MARKS}>, found {c!r}", ln)
             loop = tuple(int(v) for v in (m.group(2) or "").replace(",", " ").split())
             arg = int(m.group(3)) if m.group(3) is not None else None
-            out.append(Mark(m.group(1), loop, arg))
+            if arg is not None and not 0 < arg <= 2**31:
+                raise self.error(f"unroll factor {arg} out of range in <{_MARKS}>", ln)
+            out.append((ln, Mark(m.group(1), loop, arg)))
         return tuple(out)
 
 
+def _strip_block(text: str) -> str:
+    """An extension's text as kept: without the blank rest of the ``<tag>``
+    line and the blank start of the ``</tag>`` line (so the text clayx
+    writes between tag lines reads back unchanged)."""
+    first, sep, rest = text.partition("\n")
+    if sep and not first.strip():
+        text = rest
+    head, sep, last = text.rpartition("\n")
+    if sep and not last.strip():
+        text = head
+    elif not sep and not text.strip():
+        text = ""
+    return text
+
+
+def _base_name(name: str) -> str:
+    """The variable of an array name (``s`` of ``s.x``)."""
+    return re.match(r"[^\W\d]\w*", name).group(0)
+
+
 def _check_names(reader: _Reader, names: list[str], what: str, line: int) -> None:
+    """Names are C identifiers, not keywords; parameters and iterators in
+    ASCII (they are isl names), arrays in any letters C allows."""
     for n in names:
-        if not _IDENT.match(n):
+        if not (n.isidentifier() if what == "array" else _IDENT.match(n)):
             raise reader.error(f"bad {what} name {n!r}", line)
+        if n in C_KEYWORDS:
+            raise reader.error(f"the {what} name {n!r} is a C keyword", line)
     if len(set(names)) != len(names):
         raise reader.error(f"duplicate {what} names in {' '.join(names)}", line)
 
@@ -521,10 +747,11 @@ def _fixed_out(m: isl.Map, pos: int) -> int | None:
 class _Builder:
     """Turns the parsed matrices into model objects (all checks name a line)."""
 
-    def __init__(self, reader: _Reader, language: str, params: tuple[str, ...],
-                 ctx_parts: list[_Part], raws: list[_RawStmt],
+    def __init__(self, reader: _Reader, open_line: int, language: str,
+                 params: tuple[str, ...], ctx_parts: list[_Part], raws: list[_RawStmt],
                  exts: list[tuple[str, str, int]]):
         self.r = reader
+        self.open_line = open_line
         self.ctx = isl.DEFAULT_CONTEXT
         self.language = language
         self.params = params
@@ -572,6 +799,18 @@ class _Builder:
         return obj.project_out(t_out, p.out, p.local)
 
     def scop(self) -> Scop:
+        """The :class:`Scop`, its isl work bounded (a pathological system of
+        constraints is an error, not a hang)."""
+        from ..codegen.build import isl_guard
+        from ..errors import CodegenError
+        try:
+            with isl_guard(self.ctx, _READ_MAX_OPERATIONS, "reading the relations"):
+                return self._scop()
+        except CodegenError as e:
+            raise self.r.error(f"{e} (the SCoP that starts here is too complex)",
+                               self.open_line) from None
+
+    def _scop(self) -> Scop:
         r = self.r
         # context
         context = None
@@ -580,45 +819,131 @@ class _Builder:
             context = s if context is None else context.union(s)
         # global extensions
         array_names: dict[int, str] = {}
+        records: dict[str, dict] = {}
         kept: list[tuple[str, str]] = []
-        marks: tuple[Mark, ...] = ()
+        marks: tuple[tuple[int, Mark], ...] = ()
         for tag, text, line in self.exts:
             if tag == "arrays":
                 array_names = r.arrays(text, line)
             elif tag == _MARKS:
                 marks = r.marks(text, line)
-            elif tag not in _REBUILT:
-                kept.append((tag, text))
+            elif tag == _ARRAYS:
+                records = r.array_records(text, line)
+            elif tag in ("scatnames", "body"):
+                pass                            # rebuilt by write()
+            elif tag in OSL_EXTENSIONS or tag in CLAYX_EXTENSIONS:
+                kept.append((tag, _strip_block(text)))
+            else:
+                r.warnings.append(f"{r.path or '<openscop>'}:{line}: unknown extension "
+                                  f"<{tag}> dropped (osl drops it too)")
+        # the number of subscripts of each array: the most it is used with
+        ids: dict[int, str] = {}
+        subs: dict[str, int] = {}
+        for k, raw in enumerate(self.raws):
+            for kind, aline, aparts in raw.accesses:
+                arr_id, nsub = self.access_id(f"S{k}", kind, aparts)
+                name = ids.setdefault(arr_id, self.array_name(arr_id, array_names))
+                if name in subs and subs[name] != nsub:
+                    r.warnings.append(
+                        f"{r.path or '<openscop>'}:{aline}: array {name} is accessed with "
+                        f"{min(subs[name], nsub)} and {max(subs[name], nsub)} subscripts; "
+                        "the shorter accesses are taken to touch every element of the "
+                        "missing subscripts (a write among them as a may-write)")
+                subs[name] = max(subs.get(name, 0), nsub)
         # statements
         statements, relations = [], []
-        array_dims: dict[str, int] = {}
-        array_ids: dict[str, int] = {}
         seen_betas: list[tuple[tuple[int, ...], str]] = []
         for k, raw in enumerate(self.raws):
             name = f"S{k}"
-            st, rels = self.statement(name, raw, array_names, array_dims, array_ids)
+            st, rels = self.statement(name, raw, ids, subs)
             for rel, line in rels:
                 for beta, other in seen_betas:
                     n = min(len(beta), len(rel.beta))
                     if beta[:n] == rel.beta[:n]:
                         how = ("is the β-vector of" if len(beta) == len(rel.beta)
                                else "is a prefix of, or extends, the β-vector of")
+                        whose = "another part of it" if other == name else other
                         raise r.error(f"the β-vector {list(rel.beta)} of {name} {how} "
-                                      f"{other} ({list(beta)})", line)
+                                      f"{whose} ({list(beta)})", line)
                 seen_betas.append((rel.beta, name))
                 relations.append(rel)
             statements.append(st)
-        arrays = tuple(Array(n, array_dims[n])
-                       for n in sorted(array_dims, key=lambda n: array_ids[n]))
+        order = {name: k for k, name in enumerate(ids[i] for i in sorted(ids))}
+        arrays = [self.array(n, subs[n], records.get(n)) for n in sorted(subs, key=order.get)]
+        arrays += [self.array(n, rec["ndim"], rec) for n, rec in records.items()
+                   if n not in subs]
         try:
-            schedule = ClaySchedule(tuple(relations), marks)
+            schedule = ClaySchedule(tuple(relations), tuple(m for _, m in marks)).normalized()
         except ModelError as e:  # pragma: no cover - checked above
-            raise r.error(str(e), None) from None
-        return Scop(params=self.params, context=context, statements=tuple(statements),
-                    arrays=arrays, schedule=schedule, extensions=tuple(kept),
+            raise r.error(str(e), self.open_line) from None
+        for (line, m), new in zip(marks, schedule.marks):
+            if not schedule.is_loop(new.loop):
+                raise r.error(f"the mark {m.kind} {list(m.loop)} is on no loop", line)
+        scop = Scop(params=self.params, context=context, statements=tuple(statements),
+                    arrays=tuple(arrays), schedule=schedule, extensions=tuple(kept),
                     language=self.language)
+        return self.layout(scop, records)
 
-    def statement(self, name, raw: _RawStmt, array_names, array_dims, array_ids):
+    def layout(self, scop: Scop, records: dict[str, dict]) -> Scop:
+        """Check the ``<clayx_layout>`` record, and add to its new arrays
+        the arrays recorded as local (dead after the SCoP in the C file the
+        SCoP came from): without that file, the region is the only place
+        that can declare them once a layout step reshapes them."""
+        from ..analysis.equivalence import LAYOUT_TAG, layout_info, with_layout
+        line = next((ln for t, _, ln in self.exts if t == LAYOUT_TAG), None)
+        try:
+            info = layout_info(scop)
+        except ModelError as e:
+            raise self.r.error(str(e), line) from None
+        local = tuple(n for n, rec in records.items() if rec.get("local") and n not in info.new)
+        if local:
+            scop = with_layout(scop, dataclasses.replace(info, new=info.new + local))
+        return scop
+
+    def array_name(self, arr_id: int, names: dict[int, str]) -> str:
+        """The name of array ``arr_id``: from ``<arrays>``, else ``A<id>``
+        (``_``s appended while that name is taken)."""
+        if arr_id in names:
+            return names[arr_id]
+        name = f"A{arr_id}" if arr_id >= 0 else f"A_{-arr_id}"
+        while name in names.values() or name in self.params:
+            name += "_"
+        return name
+
+    def array(self, name: str, ndim: int, rec: dict | None) -> Array:
+        """The :class:`Array` ``name``, with the element type and extents of
+        its ``<clayx_arrays>`` record."""
+        if rec is None:
+            return Array(name, ndim)
+        return Array(name, ndim, rec.get("type"), tuple(rec.get("extents", ())))
+
+    def access_id(self, name: str, kind: str, aparts: list[_Part]) -> tuple[int, int]:
+        """The array id and number of subscripts of an access relation,
+        whose first output dimension is fixed to the id in each part."""
+        r = self.r
+        rtype = _TYPE_OF[kind]
+        nout = aparts[0].out
+        arr_id = None
+        for p in aparts:
+            if p.out < 1:
+                raise r.error(f"the {rtype} relation of {name} has no output "
+                              "dimension: the first one must be the array id", p.line)
+            if p.out != nout:
+                raise r.error(f"the {rtype} parts of {name} have {nout} and {p.out} "
+                              "output dimensions", p.line)
+            self.check_params(p, rtype)
+            m = isl.Map.from_basic_map(self.basic(p, p.in_))
+            pid = _fixed_out(m, 0)
+            if pid is None:
+                raise r.error(f"the first output dimension of the {rtype} relation of "
+                              f"{name} must be fixed to the array id (Arr = id)", p.line)
+            if arr_id is not None and pid != arr_id:
+                raise r.error(f"the {rtype} parts of {name} access arrays {arr_id} and "
+                              f"{pid}", p.line)
+            arr_id = pid
+        return arr_id, nout - 1
+
+    def statement(self, name, raw: _RawStmt, ids: dict[int, str], subs: dict[str, int]):
         r = self.r
         dline, dparts = raw.domain
         dim = dparts[0].out
@@ -630,13 +955,21 @@ class _Builder:
                 raise r.error(f"the DOMAIN parts of {name} have {dim} and {p.out} "
                               "dimensions", p.line)
             self.check_params(p, "DOMAIN")
-        if raw.body is not None:
-            bline, iterators, body = raw.body
+        # the text: an <extbody>'s body is the one Clay prints (osl's export)
+        text = raw.extbody or raw.body
+        if text is not None:
+            bline, iterators, body = text
             if len(iterators) != dim:
                 raise r.error(f"<body> of {name} lists {len(iterators)} iterators; its "
                               f"DOMAIN has {dim} dimensions", bline)
+            for it in iterators:
+                if it in self.params:
+                    raise r.error(f"the iterator {it!r} of {name} is also a parameter",
+                                  bline)
         else:
             iterators, body = [f"i{k}" for k in range(dim)], ""
+            while any(it in self.params for it in iterators):
+                iterators = ["_" + it for it in iterators]
 
         def name_in(obj, t):
             obj = (obj.set_tuple_name(name) if isinstance(obj, isl.Set)
@@ -670,6 +1003,10 @@ class _Builder:
             except ModelError as e:
                 raise r.error(f"the SCATTERING of {name} is not in Clay's 2d+1 form: {e}",
                               p.line) from None
+            if not m.intersect_domain(domain).is_single_valued():
+                raise r.error(f"the SCATTERING of {name} gives an instance several dates "
+                              "(a local dimension, or an α dimension that is not a "
+                              "function of the iterators)", p.line)
             if rel.beta in by_beta:
                 by_beta[rel.beta] = by_beta[rel.beta].union(m)
             else:
@@ -680,35 +1017,22 @@ class _Builder:
         accesses = []
         for n, (kind, aline, aparts) in enumerate(raw.accesses):
             rtype = _TYPE_OF[kind]
-            nout = aparts[0].out
-            rel, arr_id = None, None
+            arr_id, nsub = self.access_id(name, kind, aparts)
+            rel = None
             for p in aparts:
                 if p.in_ != dim:
                     raise r.error(f"the {rtype} relation of {name} has {p.in_} input "
                                   f"dimensions; its DOMAIN has {dim}", p.line)
-                if p.out < 1:
-                    raise r.error(f"the {rtype} relation of {name} has no output "
-                                  "dimension: the first one must be the array id", p.line)
-                if p.out != nout:
-                    raise r.error(f"the {rtype} parts of {name} have {nout} and {p.out} "
-                                  "output dimensions", p.line)
-                self.check_params(p, rtype)
                 m = name_in(isl.Map.from_basic_map(self.basic(p, dim)), isl.dim_type.in_)
-                pid = _fixed_out(m, 0)
-                if pid is None:
-                    raise r.error(f"the first output dimension of the {rtype} relation of "
-                                  f"{name} must be fixed to the array id (Arr = id)", p.line)
-                if arr_id is not None and pid != arr_id:
-                    raise r.error(f"the {rtype} parts of {name} access arrays {arr_id} and "
-                                  f"{pid}", p.line)
-                arr_id = pid
                 rel = m if rel is None else rel.union(m)
-            arr = array_names.get(arr_id, f"A{arr_id}")
-            rel = rel.project_out(isl.dim_type.out, 0, 1).set_tuple_name(isl.dim_type.out, arr)
-            if array_dims.setdefault(arr, nout - 1) != nout - 1:
-                raise r.error(f"array {arr} is accessed with {nout - 1} subscripts here "
-                              f"and {array_dims[arr]} elsewhere", aline)
-            array_ids.setdefault(arr, arr_id)
+            arr = ids[arr_id]
+            rel = rel.project_out(isl.dim_type.out, 0, 1)
+            if nsub < subs[arr]:
+                # A[i] where A[i][j] is used elsewhere (a row passed to a
+                # call, a pointer): every element of the row, maybe written
+                rel = rel.add_dims(isl.dim_type.out, subs[arr] - nsub)
+                kind = MAY_WRITE if kind == WRITE else kind
+            rel = rel.set_tuple_name(isl.dim_type.out, arr)
             accesses.append(Access(kind, arr, rel, _access_text(arr, rel, self.params),
                                    f"{name}_r{n}"))
         st = Statement(name, domain, tuple(iterators), body, tuple(accesses))
@@ -933,9 +1257,11 @@ class _Writer:
             parts = ext
         self.emit_parts(rtype, parts, out_names, in_names, arr_name)
 
-    def text(self) -> str:
+    def text(self, banner: bool = True) -> str:
         scop = self.scop
-        self.emit("# [File generated by clayx]", "", "<OpenScop>", "",
+        if banner:
+            self.emit("# [File generated by clayx]", "")
+        self.emit("<OpenScop>", "",
                   "# =============================================== Global",
                   "# Language", scop.language, "", "# Context")
         self.relation("CONTEXT", self.aligned(scop.context, "the context"), [], [])
@@ -960,11 +1286,31 @@ class _Writer:
                         + ("" if m.arg is None else f" {m.arg}")
                         for m in scop.schedule.marks),
                       f"</{_MARKS}>", "")
+        self.array_records()
         for tag, text in scop.extensions:
             if tag not in _REBUILT:
                 self.emit(f"<{tag}>", text, f"</{tag}>", "")
         self.emit("</OpenScop>", "")
         return "\n".join(self.out)
+
+    def array_records(self) -> None:
+        """``<clayx_arrays>``: what OpenScop does not carry about arrays (the
+        element type, the declared extents, whether the array is local to
+        the region: dead after it in the C file), for every array when one
+        of them has any of it."""
+        from ..analysis.equivalence import dead_arrays
+        local = dead_arrays(self.scop)
+        arrays = self.scop.arrays
+        if not any(a.ctype or a.extents or a.name in local for a in arrays):
+            return
+        recs = []
+        for a in arrays:
+            rec = {"name": a.name, "ndim": a.ndim, "type": a.ctype, "extents": list(a.extents)}
+            if a.name in local:
+                rec["local"] = True
+            recs.append(json.dumps(rec))
+        self.emit(f"<{_ARRAYS}>", "# element type, declared extents, local to the region",
+                  *recs, f"</{_ARRAYS}>", "")
 
     def array_ids(self) -> dict[str, int]:
         names = [a.name for a in self.scop.arrays]
@@ -1017,8 +1363,11 @@ class _Writer:
                           ["Arr"] + [f"[{j + 1}]" for j in range(nsub)], its,
                           extra_first=ids[a.array], arr_name=a.array)
         self.emit(f"# ----------------------------------------------  {n}.4 Statement Extensions",
-                  "# Number of Statement Extensions", "1", "<body>",
-                  "# Number of original iterators", str(len(its)))
+                  "# Number of Statement Extensions", "1" if st.body.strip() else "0")
+        if not st.body.strip():         # no text (an OpenScop read without a body)
+            self.emit("")
+            return
+        self.emit("<body>", "# Number of original iterators", str(len(its)))
         if its:
             self.emit("# List of original iterators", " ".join(its))
         self.emit("# Statement body expression", st.body, "</body>", "")
