@@ -174,3 +174,13 @@ def test_failed_script_leaves_the_session_as_it_was():
         with pytest.raises(ClayxError):
             s.apply(bad)
         assert (s.current, len(s.entries)) == before
+
+
+def test_huge_scattering_coefficient_reaches_no_type_error():
+    """Found by scripts/fuzz_inputs.py (seed 1003897): an INT64_MAX
+    coefficient in an OpenScop scattering reached the AST check's isl value
+    constructor (a TypeError); now a result or a clear error."""
+    (case,) = cases(1003897, 1, ROOT)
+    with Runner(timeout=60) as runner:
+        o = runner.run(case)
+    assert o.ok, o.problem

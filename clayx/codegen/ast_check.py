@@ -300,14 +300,20 @@ def _neg(a):
 def _scale(a, c: int):
     if isinstance(a, _MinMax):
         return a.map(lambda x: _scale(x, c), flip=c < 0)
-    return a.scale_val(isl.Val.int_from_si(a.get_ctx(), c))
+    return a.scale_val(_val(a.get_ctx(), c))
 
 
 def _floordiv(a, d: int):
     # floor(·/d) is monotone: it goes inside min and max
     if isinstance(a, _MinMax):
         return a.map(lambda x: _floordiv(x, d))
-    return a.scale_down_val(isl.Val.int_from_si(a.get_ctx(), d)).floor()
+    return a.scale_down_val(_val(a.get_ctx(), d)).floor()
+
+
+def _val(ctx: isl.Context, n: int) -> isl.Val:
+    """``n`` as an isl value, whatever its size (``int_from_si`` takes 64
+    bits only)."""
+    return isl.Val(str(n), context=ctx)
 
 
 def _flat(a) -> isl.PwAff:
