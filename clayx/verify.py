@@ -135,19 +135,26 @@ def compile_c(source_path: str | os.PathLike, exe_path: str | os.PathLike, *,
               opt: str = "-O1",
               include_dirs: Iterable[str | os.PathLike] = (),
               extra_flags: Sequence[str] = (),
-              openmp: bool = False) -> None:
+              openmp: bool = False,
+              cc: str | None = None,
+              std: str | None = "default") -> None:
     """Compile one C file into an executable with gcc.
 
     The command is ``gcc -std=c99 OPT -I... -DNAME=VALUE... EXTRA source -o
     exe -lm``; with ``openmp`` the standard is ``gnu99`` and ``-fopenmp`` is
     added.  A define whose value is ``None`` is passed as a bare ``-DNAME``.
+    ``cc`` replaces the compiler (:data:`CC`); ``std`` the ``-std=`` value
+    (None: no ``-std`` flag, the compiler's default); an empty ``opt`` adds
+    no optimization flag (``extra_flags`` then carry the user's).
 
     Raises :class:`~clayx.errors.VerifyError` carrying the first lines of the
     compiler's diagnostics when gcc fails (or cannot be started).  The
     error's ``stderr`` attribute holds the full diagnostics and ``command``
     the argument list.
     """
-    cmd = [CC, "-std=gnu99" if openmp else "-std=c99", opt]
+    if std == "default":
+        std = "gnu99" if openmp else "c99"
+    cmd = [cc or CC] + ([f"-std={std}"] if std else []) + ([opt] if opt else [])
     cmd += [f"-I{d}" for d in include_dirs]
     cmd += [_define_flag(k, v) for k, v in (defines or {}).items()]
     cmd += list(extra_flags)
@@ -158,7 +165,7 @@ def compile_c(source_path: str | os.PathLike, exe_path: str | os.PathLike, *,
         proc = subprocess.run(cmd, capture_output=True, text=True,
                               errors="replace", timeout=_COMPILE_TIMEOUT)
     except FileNotFoundError as exc:
-        raise VerifyError(f"cannot run the C compiler {CC!r}: {exc}") from exc
+        raise VerifyError(f"cannot run the C compiler {cmd[0]!r}: {exc}") from exc
     except subprocess.TimeoutExpired as exc:
         raise VerifyError(f"compiling {source_path} took more than "
                           f"{_COMPILE_TIMEOUT} s") from exc

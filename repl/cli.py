@@ -26,6 +26,12 @@ Forms (kept stable as later features are added):
   ``--unchecked`` is given, and ``--emit scop`` records those steps in the
   ``<clayx_unchecked>`` extension, so a later ``clayx OUT.scop --emit …``
   is refused in turn without ``--unchecked`` (and keeps the record);
+- ``clayx FILE.c [--script S] --run [--threads N] [--repeat R] [-D NAME=V …]``:
+  compile the original and the transformed program (``$CC``/``$CFLAGS``,
+  default ``gcc -O3 -fopenmp``), check that every run prints the same
+  output (a difference is a failed verification, exit 1), and report the
+  median time of the SCoP regions themselves and the speedup
+  (:mod:`clayx.run`);
 - ``clayx --list``: every directive with its signature and aliases;
 - ``clayx --demo``: the summary and regenerated code of a bundled example.
 
@@ -75,6 +81,16 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--unchecked", action="store_true",
                     help="write code or OpenScop even if a step was applied without the "
                          "legality check (here, or in the run that wrote the input .scop)")
+    ap.add_argument("--run", action="store_true",
+                    help="compile the original and the transformed program ($CC, $CFLAGS; "
+                         "default gcc -O3 -fopenmp), check they print the same output, and "
+                         "report the time of the SCoP regions and the speedup")
+    ap.add_argument("--threads", type=int, metavar="N",
+                    help="with --run: OMP_NUM_THREADS for both programs")
+    ap.add_argument("--repeat", type=int, default=5, metavar="R",
+                    help="with --run: runs of each program (median reported; default 5)")
+    ap.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME=V",
+                    help="with --run: a -D definition for both compilations (repeatable)")
     ap.add_argument("--list", action="store_true", help="list every directive and exit")
     ap.add_argument("--demo", action="store_true",
                     help="open the prompt on a bundled example (beamforming)")
@@ -138,6 +154,9 @@ def run(argv: Sequence[str] | None = None, stdout=None, stderr=None, stdin=None)
         return EXIT_OK
     if args.demo and args.file:
         print("clayx: error: --demo takes no FILE", file=stderr)
+        return EXIT_USAGE
+    if args.run and args.emit:
+        print("clayx: error: --run reports times; it takes no --emit", file=stderr)
         return EXIT_USAGE
     if not args.demo and not args.file:
         ap.print_usage(stderr)
@@ -221,7 +240,7 @@ def _isatty(f) -> bool:
 def _interactive(args, stdin, stdout) -> bool:
     """Open the prompt: standard input and output are terminals and no
     batch output (``--emit``, ``--script``, ``-o``) was asked for."""
-    return (not (args.emit or args.script or args.output)
+    return (not (args.emit or args.script or args.output or args.run)
             and _isatty(stdin) and _isatty(stdout))
 
 
@@ -262,7 +281,26 @@ def _main(args, stdin=None, stderr=None) -> str:
         return code
     if args.emit == "scop":
         return _openscop(session, path, args.unchecked, applied_clay)
+    if args.run:
+        return _measure(session, args)
     return summary([session.current, *session.others])
+
+
+def _measure(session, args) -> str:
+    """``--run``: the region-time report of the original against the
+    transformed program (:func:`clayx.run.measure_session`)."""
+    from clayx.run import measure_session
+    defines: dict[str, str | None] = {}
+    for d in args.defines:
+        name, eq, value = d.partition("=")
+        if not name.isidentifier():
+            raise ClayxError(f"-D {d}: expected NAME or NAME=VALUE")
+        defines[name] = value if eq else None
+    if args.threads is not None and args.threads < 1:
+        raise ClayxError(f"--threads must be at least 1, not {args.threads}")
+    result = measure_session(session, unchecked=args.unchecked, defines=defines,
+                             threads=args.threads, repeat=args.repeat)
+    return result.table() + "\n"
 
 
 def _need_bodies(scops) -> None:
