@@ -185,7 +185,7 @@ def test_golden_skew_parenthesized_substitution():
         "  (void)j;\n"
         "  for (i = 0; i < N; i++)\n"
         "    for (int c2 = i; c2 <= 2 * i; c2++)\n"
-        "      A[i][(-i + c2)] = A[i][(-i + c2)] + B[i][(-i + c2)] * 2.0;\n")
+        "      A[i][(c2 - i)] = A[i][(c2 - i)] + B[i][(c2 - i)] * 2.0;\n")
 
 
 def test_golden_reversed_loops_count_down():

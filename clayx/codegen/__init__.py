@@ -22,12 +22,12 @@ printers that are visitors over it, and a structured result.
   original source in place of each SCoP.
 """
 
-from .build import (AST_OPTIONS, DEFAULT_MAX_OPERATIONS, STRATEGIES, alpha_depth,
-                    build_ast, isl_guard, iterator_dim, user_relation)
+from .budget import isl_guard
+from .build import AST_OPTIONS, DEFAULT_MAX_OPERATIONS, STRATEGIES, build_ast, user_relation
 from .c import (MACROS, TARGETS, CPrinter, LoopInfo, detect_indent, generate,
                 generate_file, generate_region, macro_names, printer_class)
 from .result import GeneratedRegion, LoopSpan
-from .tree import schedule_tree
+from .tree import alpha_depth, iterator_dim, schedule_tree
 
 __all__ = ["AST_OPTIONS", "DEFAULT_MAX_OPERATIONS", "STRATEGIES", "CPrinter",
            "GeneratedRegion", "LoopInfo", "LoopSpan", "MACROS", "alpha_depth", "build_ast",

@@ -18,7 +18,9 @@ and parentheses are added only where a substituted value needs them.
   order a person writes them (positive terms first, the constant last):
   ``A[i][c2 - i - 1]`` after a skew, and a reshaped array's new subscripts
   without any text rewriting.
-- Scalars and names that are no iterator are printed as written.
+- Scalars and names that are no iterator are printed as written; where the
+  source breaks a long expression across lines, the printed body breaks it
+  too (before the operator, the next lines indented one level deeper).
 
 A statement whose tree is stale (:meth:`~clayx.model.Statement.
 printable_expr`) or whose access relation isl cannot write is printed from
@@ -116,7 +118,8 @@ class BodyPrinter:
             prec = _BINARY.get(e.op)
             if prec is None:
                 raise CodegenError(f"unknown operator {e.op!r} in a statement body")
-            return f"{sub(e.left, prec)} {e.op} {sub(e.right, prec - 1)}", prec
+            gap = "\n" if e.newline else " "
+            return f"{sub(e.left, prec)}{gap}{e.op} {sub(e.right, prec - 1)}", prec
         if isinstance(e, bx.Assign):
             return f"{sub(e.target, UNARY)} {e.op} {sub(e.value, ASSIGN)}", ASSIGN
         if isinstance(e, bx.Cond):

@@ -1,17 +1,23 @@
 """isl AST generation for a :class:`~clayx.model.Scop`, with a guard.
 
-:func:`build_ast` turns the Clay schedule into an ``isl.AstNode`` that every
+:func:`build_ast` scans the schedule tree of
+:func:`~clayx.codegen.tree.schedule_tree` into an ``isl.AstNode`` that every
 printer (plain C, OpenMP, CUDA) walks.  The AST it returns is
 self-describing:
 
+- the marks of a loop are ``mark`` nodes around the code of its band (ids
+  ``clayx:parallel``…, the :class:`~clayx.model.Mark` as user object);
 - every ``for`` node's iterator is the isl id ``c<d>`` (``<d>`` the 0-based
   schedule dimension, so α depth ``k`` is ``c<2k-1>``; see
-  :func:`iterator_dim`);
+  :func:`~clayx.codegen.tree.iterator_dim`);
 - every ``user`` node is a call ``S0(e1, e2, …)`` (the statement name and
   the values of its original iterators) annotated with the id
   ``clayx_rel<k>``, ``k`` the index of the relation in
   ``scop.schedule.relations`` that produced it (see :func:`user_relation`).
-  Index-set split statements therefore stay distinguishable.
+  Index-set split statements therefore stay distinguishable.  The
+  annotation's user object is a :class:`UserInfo`: isl's access expressions
+  of the statement's array references at that node (:func:`user_info`),
+  from which bodies print their subscripts.
 
 isl AST generation can run for minutes on some tiled/wavefront shapes and
 islpy holds the GIL, so the build runs under ``ctx.set_max_operations``: when
@@ -22,7 +28,6 @@ restored afterwards, so the context stays usable.
 
 from __future__ import annotations
 
-import re
 import warnings
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -32,7 +37,9 @@ import islpy as isl
 
 from ..errors import CodegenError, CodegenWarning
 from ..model import Beta, Scop
-from .tree import (REL_PREFIX, BandOptions, iterator_ids, relation_tag, schedule_tree,
+from .ast_check import check_ast
+from .budget import isl_guard
+from .tree import (REL_PREFIX, BandOptions, iterator_ids, iterator_prefix, schedule_tree,
                    tag_index)
 
 #: Default isl operation budget of one AST build.  Measured on this machine:
@@ -59,25 +66,7 @@ AST_OPTIONS = {
     "separation_bounds": 0,
 }
 
-_QUOTA_MARK = "maximal number of operations exceeded"
 
-
-def iterator_dim(name: str) -> int:
-    """The 0-based schedule dimension of an AST loop iterator named by
-    :func:`build_ast` (``"c3"`` → 3).  α depth ``k`` is dimension ``2k-1``."""
-    m = re.search(r"(\d+)$", name)
-    if m is None:
-        raise CodegenError(f"unexpected AST iterator name {name!r}")
-    return int(m.group(1))
-
-
-def alpha_depth(dim: int, max_depth: int) -> int | None:
-    """The 1-based α depth of schedule dimension ``dim`` (``2k-1`` → ``k``),
-    or None for a β dimension or an extra dimension isl added beyond the
-    ``2·max_depth+1`` schedule dimensions (non-injective schedules)."""
-    if dim % 2 == 1 and dim < 2 * max_depth + 1:
-        return (dim + 1) // 2
-    return None
 
 
 def user_relation(node: isl.AstNode) -> int:
@@ -96,42 +85,6 @@ def user_info(node: isl.AstNode) -> UserInfo:
     return info if isinstance(info, UserInfo) else UserInfo()
 
 
-def _iterator_prefix(scop: Scop) -> str:
-    """``c``, or ``_c``… when a parameter is itself named like ``c3`` (isl ids
-    of parameters and iterators must stay distinct in the AST)."""
-    prefix = "c"
-    while any(re.fullmatch(re.escape(prefix) + r"\d+", p) for p in scop.params):
-        prefix = "_" + prefix
-    return prefix
-
-
-@contextmanager
-def isl_guard(ctx: isl.Context, max_operations: int | None,
-              what: str = "AST generation") -> Iterator[None]:
-    """Run a block of isl calls under an operation budget.
-
-    Sets ``ctx``'s ``max_operations`` (0 or None: unlimited) and resets its
-    counter; restores the previous limit and resets the counter on exit.  An
-    ``isl.Error`` raised inside becomes a :class:`CodegenError` (a quota hit
-    says so, with the budget).
-    """
-    prev = ctx.get_max_operations()
-    ctx.reset_operations()
-    ctx.set_max_operations(int(max_operations or 0))
-    try:
-        yield
-    except isl.Error as e:
-        if _QUOTA_MARK in str(e):
-            raise CodegenError(
-                f"{what} exceeded {max_operations} operations; the schedule is "
-                "probably too complex to scan (try smaller tiles, fewer "
-                "statements per loop, or raise max_operations)") from None
-        raise CodegenError(f"{what} failed in isl: {e}") from None
-    finally:
-        ctx.set_max_operations(prev)
-        ctx.reset_operations()
-
-
 @contextmanager
 def _pinned_options(ctx: isl.Context) -> Iterator[None]:
     """Set :data:`AST_OPTIONS` on ``ctx`` for the duration of a build."""
@@ -143,22 +96,6 @@ def _pinned_options(ctx: isl.Context) -> Iterator[None]:
     finally:
         for k, v in saved.items():
             getattr(ctx, f"set_ast_build_{k}")(v)
-
-
-def scheduled_relations(scop: Scop) -> isl.UnionMap:
-    """The schedule as isl scans it: each relation padded to
-    ``2·max_depth+1`` outputs, restricted to its statement's domain, its
-    domain tuple renamed ``clayx_rel<k>`` (so relations of one statement stay
-    apart)."""
-    sched = scop.schedule
-    n_out = 2 * sched.max_depth + 1
-    um = isl.UnionMap.empty(scop.context.get_space())
-    for k, rel in enumerate(sched.relations):
-        st = scop.statement(rel.stmt)
-        m = rel.padded(n_out).intersect_domain(st.domain)
-        m = m.set_tuple_name(isl.dim_type.in_, relation_tag(k))
-        um = um.union(isl.UnionMap.from_map(m))
-    return um
 
 
 #: How the AST can be generated, tried in this order until one passes
@@ -212,10 +149,10 @@ def build_ast(scop: Scop, *,
               check: bool = True) -> isl.AstNode:
     """Generate the isl AST of ``scop``'s current schedule.
 
-    The schedule (:meth:`ClaySchedule.union_map` form, ``[β0, α1, β1, …]``) is
-    intersected with the statement domains and scanned under
+    The schedule tree of :func:`~clayx.codegen.tree.schedule_tree` (the
+    relations intersected with the statement domains) is scanned under
     ``scop.context``.  Loop iterators are ``c<d>`` for schedule dimension
-    ``d`` (:func:`iterator_dim`, :func:`alpha_depth`); user nodes are calls
+    ``d`` (:func:`~clayx.codegen.tree.iterator_dim`, :func:`~clayx.codegen.tree.alpha_depth`); user nodes are calls
     ``S(e…)`` of the statement's original iterators' values, annotated with
     their relation (:func:`user_relation`).
 
@@ -233,7 +170,6 @@ def build_ast(scop: Scop, *,
     """
     if not check:
         return _build(scop, STRATEGIES[0], max_operations)
-    from .ast_check import check_ast
     first: list[str] | None = None
     for strategy in STRATEGIES:
         try:
@@ -300,7 +236,7 @@ def _build(scop: Scop, strategy: str, max_operations: int | None) -> isl.AstNode
     ctx = scop.context.get_ctx()
     sched = scop.schedule
     extra = max((s.dim for s in scop.statements), default=0) + 2
-    prefix = _iterator_prefix(scop)
+    prefix = iterator_prefix(scop)
     failures: list[BaseException] = []
     funcs = _access_functions(scop)
     tagged: dict[tuple[int, str], isl.MultiPwAff] = {}

@@ -1,19 +1,26 @@
 """Plain C from a Clay schedule: our printer over the isl AST.
 
-:func:`generate_region` returns the text that replaces a SCoP's region (the
-lines strictly between ``#pragma scop`` and ``#pragma endscop``);
-:func:`generate_file` splices every SCoP of a file.  :class:`CPrinter` walks
-the AST of :func:`~clayx.codegen.build.build_ast`; its ``print_*`` methods
-and the :meth:`CPrinter.before_for` hook are what an OpenMP or CUDA printer
-overrides.  Each ``for`` node is described by a :class:`LoopInfo` (schedule
-dimension, α depth, β-prefix, enclosed relations and statements, marks), so a
-subclass can put ``#pragma omp parallel for`` on the loops that
-``scop.schedule.marks`` names.
+:func:`generate` returns the code replacing a SCoP's region (the lines
+strictly between ``#pragma scop`` and ``#pragma endscop``) as a
+:class:`~clayx.codegen.result.GeneratedRegion`: the lines and, per printed
+loop, a :class:`~clayx.codegen.result.LoopSpan`; :func:`generate_region`
+returns its text and :func:`generate_file` splices every SCoP of a file.
+:class:`CPrinter` is a visitor over the AST of
+:func:`~clayx.codegen.build.build_ast`: its ``visit_*`` methods write lines,
+and the hooks :meth:`CPrinter.loop_pragmas` / :meth:`CPrinter.complete_pragmas`
+are what an OpenMP or CUDA printer overrides.  Each ``for`` node is described
+by a :class:`LoopInfo` (schedule dimension, α depth, β-prefix, enclosed
+relations and statements, and the marks of the mark nodes around it), so a
+subclass can put ``#pragma omp parallel for`` on the loops marked parallel.
 
 Printing choices:
 
-- Statement bodies are the original C text with the iterators replaced by the
-  printed values (:func:`clayx.model.substitute_iterators`), no macros.
+- Statement bodies are printed from their expression trees
+  (:mod:`clayx.codegen.body`): the iterators replaced by the printed values,
+  parenthesized only where precedence needs it, array subscripts as written
+  while they still read right, else as isl writes them from the access
+  relations (``A[i][c2 - i - 1]``).  A body without a (current) tree is its
+  C text with the iterators replaced (:func:`clayx.model.substitute_iterators`).
 - A loop is named after an original iterator ``x`` when every statement
   instance below it that depends on the loop gets the loop iterator itself
   as ``x``'s value, ``x`` is not the name of an enclosing loop and does not
@@ -68,13 +75,13 @@ import islpy as isl
 
 from ..errors import CodegenError
 from ..model import Beta, Mark, Scop, identifiers, substitute_iterators
+from ..model.helpers import MACROS
 from ..model.inttypes import INT, LONG_LONG, IntType, int_type, literal_type
 from . import types
 from .body import BodyPrinter
-from .build import (DEFAULT_MAX_OPERATIONS, alpha_depth, build_ast,
-                    iterator_dim, user_info, user_relation)
+from .build import DEFAULT_MAX_OPERATIONS, build_ast, user_info, user_relation
 from .result import GeneratedRegion, LoopSpan
-from .tree import node_mark
+from .tree import alpha_depth, iterator_dim, node_mark
 from .types import LoopValues, Value
 
 _N = isl.ast_node_type
@@ -92,15 +99,6 @@ _BINARY = {
     _O.eq: ("==", EQ),
     _O.and_: ("&&", AND), _O.and_then: ("&&", AND),
     _O.or_: ("||", OR), _O.or_else: ("||", OR),
-}
-
-#: Macro definitions by role; ``{n}`` is the name used.  ``floord`` is floor
-#: division for a positive divisor, correct for negative dividends.
-MACROS = {
-    "floord": "#define {n}(n, d) (((n) < 0) ? -((-(n) + (d) - 1) / (d)) : (n) / (d))",
-    "ceild": "#define {n}(n, d) (((n) < 0) ? -((-(n)) / (d)) : ((n) + (d) - 1) / (d))",
-    "min": "#define {n}(x, y) ((x) < (y) ? (x) : (y))",
-    "max": "#define {n}(x, y) ((x) > (y) ? (x) : (y))",
 }
 
 #: Expressions more complex than this (op count) are not substituted for the
@@ -384,7 +382,7 @@ class CPrinter:
         self._where.append(f"statement {st.name} ({' '.join(st.body.split())})")
         try:
             for k, (it, a) in enumerate(zip(st.iterators, args)):
-                text, prec = self.expr_prec(a)
+                text, prec = self.body_value(a)
                 want, got = int_type(st.iterator_type(k) or ""), self.value(a)
                 if want is not None and got is not None and not want.same(got.ctype):
                     text, prec = f"({want})" + self._wrap((text, prec), UNARY), UNARY
@@ -918,11 +916,17 @@ class CPrinter:
         """An array subscript written by isl, as a person writes it: its
         sums with the positive terms first (``c2 - i - 1``, not
         ``-i + c2 - 1``)."""
+        return self.body_value(e)[0]
+
+    def body_value(self, e: isl.AstExpr) -> tuple[str, int]:
+        """(text, precedence) of an expression inside a statement body (a
+        subscript, an iterator's value): sums with the positive terms first
+        (``c2 - i``, ``1 - c2``)."""
         self._positive_first += 1
         try:
             if self._is_op(e, _O.add, _O.sub, _O.minus):
-                return self.sum_prec(self._terms(e, 1))[0]
-            return self.expr(e)
+                return self.sum_prec(self._terms(e, 1))
+            return self.expr_prec(e)
         finally:
             self._positive_first -= 1
 

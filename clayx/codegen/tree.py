@@ -33,6 +33,7 @@ dimension it scans, as every printer and the AST check expect.
 
 from __future__ import annotations
 
+import re
 from typing import Callable
 
 import islpy as isl
@@ -188,3 +189,46 @@ def schedule_tree(scop: Scop, band_options: BandOptions | None = None) -> isl.Sc
     root = isl.Schedule.from_domain(domain_of(list(range(len(sched.relations)))))
     node = contents(root.get_root().child(0), ())
     return node.get_schedule()
+
+
+def iterator_dim(name: str) -> int:
+    """The 0-based schedule dimension of an AST loop iterator named by
+    :func:`build_ast` (``"c3"`` → 3).  α depth ``k`` is dimension ``2k-1``."""
+    m = re.search(r"(\d+)$", name)
+    if m is None:
+        raise CodegenError(f"unexpected AST iterator name {name!r}")
+    return int(m.group(1))
+
+
+def alpha_depth(dim: int, max_depth: int) -> int | None:
+    """The 1-based α depth of schedule dimension ``dim`` (``2k-1`` → ``k``),
+    or None for a β dimension or an extra dimension isl added beyond the
+    ``2·max_depth+1`` schedule dimensions (non-injective schedules)."""
+    if dim % 2 == 1 and dim < 2 * max_depth + 1:
+        return (dim + 1) // 2
+    return None
+
+
+def scheduled_relations(scop: Scop) -> isl.UnionMap:
+    """The schedule as isl scans it: each relation padded to
+    ``2·max_depth+1`` outputs, restricted to its statement's domain, its
+    domain tuple renamed ``clayx_rel<k>`` (so relations of one statement stay
+    apart)."""
+    sched = scop.schedule
+    n_out = 2 * sched.max_depth + 1
+    um = isl.UnionMap.empty(scop.context.get_space())
+    for k, rel in enumerate(sched.relations):
+        st = scop.statement(rel.stmt)
+        m = rel.padded(n_out).intersect_domain(st.domain)
+        m = m.set_tuple_name(isl.dim_type.in_, relation_tag(k))
+        um = um.union(isl.UnionMap.from_map(m))
+    return um
+
+
+def iterator_prefix(scop: Scop) -> str:
+    """``c``, or ``_c``… when a parameter is itself named like ``c3`` (isl ids
+    of parameters and iterators must stay distinct in the AST)."""
+    prefix = "c"
+    while any(re.fullmatch(re.escape(prefix) + r"\d+", p) for p in scop.params):
+        prefix = "_" + prefix
+    return prefix

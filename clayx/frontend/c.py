@@ -338,7 +338,7 @@ class _Extractor:
         writes, a name not defined before the region, used only between the
         pair and only in loop headers and conditions, which code generation
         rewrites): name -> role."""
-        from ..codegen.c import MACROS  # the definitions code generation writes
+        from ..model.helpers import MACROS  # the definitions code generation writes
         out: dict[str, str] = {}
         for name in {ev.name for _, ev in found}:
             m = re.fullmatch(r"(floord|ceild|min|max)|clayx_(floord|ceild|min|max)_*", name)
@@ -1433,9 +1433,10 @@ def _tree(n: ts.Node, refs: dict[tuple[int, int], list[str]]) -> bx.Expr:
                          _tree(n.child_by_field_name("left"), refs),
                          _tree(n.child_by_field_name("right"), refs))
     if t == "binary_expression":
-        return bx.Binary(_text(n.child_by_field_name("operator")),
-                         _tree(n.child_by_field_name("left"), refs),
-                         _tree(n.child_by_field_name("right"), refs))
+        left, right = n.child_by_field_name("left"), n.child_by_field_name("right")
+        between = n.text[left.end_byte - n.start_byte:right.start_byte - n.start_byte]
+        return bx.Binary(_text(n.child_by_field_name("operator")), _tree(left, refs),
+                         _tree(right, refs), newline=b"\n" in between)
     if t in ("unary_expression", "pointer_expression"):
         return bx.Unary(_text(n.child_by_field_name("operator")),
                         _tree(n.child_by_field_name("argument"), refs))

@@ -88,11 +88,14 @@ class Unary:
 
 @dataclass(frozen=True)
 class Binary:
-    """``left op right`` (arithmetic, comparison, logic, bitwise)."""
+    """``left op right`` (arithmetic, comparison, logic, bitwise);
+    ``newline`` when the source breaks the line between the operands (the
+    printed body breaks it before the operator)."""
 
     op: str
     left: "Expr"
     right: "Expr"
+    newline: bool = False
 
 
 @dataclass(frozen=True)
