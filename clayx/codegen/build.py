@@ -254,10 +254,8 @@ def _build(scop: Scop, strategy: str, max_operations: int | None) -> isl.AstNode
                 args = args.add(expr.get_op_arg(a))
             name = isl.AstExpr.from_id(isl.Id(stmt, context=ctx))
             new = isl.AstNode.user_from_expr(name.call(args))
-            info = UserInfo()
-            if funcs.get(stmt):
-                info.subscripts.update(_subscripts(build, k, tag, funcs[stmt], tagged))
-            return new.set_annotation(isl.Id(tag, user=info, context=ctx))
+            subs = _subscripts(build, k, tag, funcs[stmt], tagged) if funcs.get(stmt) else {}
+            return new.set_annotation(isl.Id(tag, user=UserInfo(subs), context=ctx))
         except BaseException as e:  # noqa: BLE001 - see comment above
             failures.append(e)
             return node

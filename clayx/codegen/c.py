@@ -115,7 +115,8 @@ class LoopInfo:
     the loop's β-prefix (length ``depth``); ``relations`` the indices in
     ``scop.schedule.relations`` of the relations with instances below, in
     AST order, and ``statements`` their statement names; ``marks`` the
-    schedule marks on ``beta``.  ``name`` is the printed iterator, ``declared``
+    schedule marks of the mark nodes around the loop's band (those on
+    ``beta``).  ``name`` is the printed iterator, ``declared``
     true when it is a variable declared outside the region (assigned, not
     declared); ``reversed`` when the printed iterator is the negation of the
     schedule dimension (a loop with ``α = -x`` printed as ``x`` counting
