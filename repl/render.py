@@ -461,63 +461,6 @@ def changes(old: Scop, new: Scop) -> Changes:
 
 # --- code -------------------------------------------------------------------------------
 
-_SENTINEL = "\x1f"
-_SENT_RE = re.compile(_SENTINEL + r"(\d+)" + _SENTINEL)
-
-
-def _printer_base():
-    """The printer of the ``omp`` target when it exists (pragmas show the
-    marks), else the plain C printer."""
-    from clayx.codegen import c as cg
-    pc = getattr(cg, "printer_class", None)
-    if pc is not None:
-        try:
-            return pc("omp")
-        except ClayxError:
-            pass
-    return cg.CPrinter
-
-
-_display_printer = None
-
-
-def _display_class():
-    global _display_printer
-    if _display_printer is not None:
-        return _display_printer
-    base = _printer_base()
-
-    class DisplayPrinter(base):
-        """The target printer, remembering where each loop's lines are."""
-
-        def __init__(self, *a, **kw):
-            super().__init__(*a, **kw)
-            self.loop_ids: list = []          # id -> β-prefix
-            self.extent: dict[int, tuple[int, int]] = {}   # id -> (before, after)
-
-        def for_header(self, node, info):
-            """The header, tagged with the loop's id (removed after printing)."""
-            k = len(self.loop_ids)
-            self.loop_ids.append(info.beta)
-            return super().for_header(node, info) + f"{_SENTINEL}{k}{_SENTINEL}"
-
-        def print_for(self, node, level):
-            """The loop's lines; remembers how many come before and from its
-            header (pragmas, the body, a closing brace)."""
-            n0 = len(self.loop_ids)
-            out = super().print_for(node, level)
-            if len(self.loop_ids) > n0:
-                tag = f"{_SENTINEL}{n0}{_SENTINEL}"
-                for i, ln in enumerate(out):
-                    if tag in ln:
-                        self.extent[n0] = (i, len(out) - i)
-                        break
-            return out
-
-    _display_printer = DisplayPrinter
-    return DisplayPrinter
-
-
 #: SCoPs with more relations than this show, after a step, only the code of
 #: the top-level nests that changed (generating all of deriche's 47
 #: relations takes ~70 ms; the step must answer within 100 ms).
@@ -547,42 +490,24 @@ def step_region(scop: Scop, focus: Iterable[Beta]) -> Region:
 
 
 def region(scop: Scop, *, only: set[int] | None = None) -> Region:
-    """Generate the SCoP's region (OpenMP printer when available, so marks
-    show as pragmas) and locate each loop's lines; with ``only``, just the
-    top-level nests whose β0 is in it (for display)."""
+    """Generate the SCoP's region with the ``omp`` target (marks show as
+    pragmas) and take each loop's lines, pragmas included, from the loop
+    spans of the result (:class:`~clayx.codegen.GeneratedRegion`); with
+    ``only``, just the top-level nests whose β0 is in it (for display)."""
     from dataclasses import replace
 
-    from clayx.codegen import build_ast, detect_indent
+    from clayx.codegen import generate
     if only is not None:
         sched = scop.schedule
         scop = replace(scop, schedule=ClaySchedule(
             tuple(r for r in sched.relations if r.beta[0] in only),
             tuple(m for m in sched.marks if m.loop and m.loop[0] in only)))
-    original = None
-    if scop.source is not None and scop.region is not None:
-        original = scop.source[scop.region[0]:scop.region[1]]
-    base, unit = detect_indent(original or "")
-    node = build_ast(scop)
-    pr = _display_class()(scop, base_indent=base, indent=unit)
-    try:
-        text = pr.region(node, original)
-    except isl.Error as e:
-        raise ClayxError(f"printing the generated code failed in isl: {e}") from None
-    lines = text.splitlines()
-    where: dict[int, int] = {}
-    for i, ln in enumerate(lines):
-        for m in _SENT_RE.finditer(ln):
-            where[int(m.group(1))] = i
-        if _SENTINEL in ln:
-            lines[i] = _SENT_RE.sub("", ln)
+    gen = generate(scop, target="omp")
     loops: dict[Beta, list[tuple[int, int]]] = {}
-    for k, at in where.items():
-        beta = pr.loop_ids[k]
-        if beta is None or k not in pr.extent:
-            continue
-        before, after = pr.extent[k]
-        loops.setdefault(tuple(beta), []).append((at - before, at + after - 1))
-    return Region(lines, loops, partial=only is not None)
+    for span in gen.loops:
+        if span.beta is not None:
+            loops.setdefault(tuple(span.beta), []).append((span.first, span.last))
+    return Region(list(gen.lines), loops, partial=only is not None)
 
 
 def warm_up(session) -> None:

@@ -236,7 +236,8 @@ def test_fallback_strategy_is_used_when_the_first_ast_is_wrong(monkeypatch):
     small = _with_domain(scop, "S0", "[n] -> { S0[i] : i < n - 1 }")
 
     def first_wrong(s, strategy, max_operations):
-        return real(small if strategy == "map" else s, strategy, max_operations)
+        return real(small if strategy == build_mod.STRATEGIES[0] else s, strategy,
+                    max_operations)
 
     monkeypatch.setattr(build_mod, "_build", first_wrong)
     node = build_ast(scop)

@@ -185,7 +185,7 @@ def test_golden_skew_parenthesized_substitution():
         "  (void)j;\n"
         "  for (i = 0; i < N; i++)\n"
         "    for (int c2 = i; c2 <= 2 * i; c2++)\n"
-        "      A[i][(-i + c2)] = A[i][(-i + c2)] + B[i][(-i + c2)] * 2.0;\n")
+        "      A[i][(c2 - i)] = A[i][(c2 - i)] + B[i][(c2 - i)] * 2.0;\n")
 
 
 def test_golden_reversed_loops_count_down():
@@ -246,17 +246,27 @@ def test_loop_info_hook_for_openmp_printers():
     seen: list[LoopInfo] = []
 
     class OmpLike(CPrinter):
-        def before_for(self, info, level):
+        def loop_pragmas(self, info):
             seen.append(info)
             if any(m.kind == "parallel" for m in info.marks):
-                return [f"{self.ind(level)}#pragma omp parallel for"]
+                return ["#pragma omp parallel for"]
             return []
 
-    text = OmpLike(scop, base_indent="  ").region(build_ast(scop))
+    gen = OmpLike(scop, base_indent="  ").generate(build_ast(scop))
     assert [(i.depth, i.beta, i.statements, i.name) for i in seen] == [
         (1, (0,), ("S0", "S1"), "i"), (2, (0, 0), ("S0",), "j")]
+    text = gen.text
     assert text.splitlines()[0] == "  #pragma omp parallel for"
     assert "#pragma omp" not in "\n".join(text.splitlines()[1:])
+    # the structured result: one span per printed loop, in line order
+    assert [s.beta for s in gen.loops] == [(0,), (0, 0)]
+    outer, = gen.spans((0,))
+    inner, = gen.spans((0, 0))
+    assert (outer.first, outer.header, outer.last) == (0, 1, len(gen.lines) - 1)
+    assert outer.pragmas == ("#pragma omp parallel for",)
+    assert [m.kind for m in outer.marks] == ["parallel"] and inner.marks == ()
+    assert gen.lines[inner.header].strip().startswith("for (j = 0;")
+    assert inner.first == inner.header and inner.last == inner.header + 1
 
 
 def test_zero_dimensional_statement():

@@ -43,13 +43,13 @@ GOLDEN = {
   (void)i;
   for (int c1 = -2; c1 < n - 2; c1++)
     for (j = 0; j < m; j++)
-      A[(c1 + 2)][j] = A[(c1 + 2)][j] + 1;
+      A[c1 + 2][j] = A[c1 + 2][j] + 1;
 """,
     ("shift", ((0,), 1, (1, 0), 0)): """\
   (void)i;
   for (int c1 = -n; c1 < 0; c1++)
     for (j = 0; j < m; j++)
-      A[(n + c1)][j] = A[(n + c1)][j] + 1;
+      A[n + c1][j] = A[n + c1][j] + 1;
 """,
     # Clay's sign: skew(β, 2, 1, k) substitutes α2 ↦ α2 + k·α1, so the new
     # j-loop iterator is j - k·i: coeff -1 gives the wavefront j' = j + i …
@@ -57,14 +57,14 @@ GOLDEN = {
   (void)j;
   for (i = 0; i < n; i++)
     for (int c2 = i; c2 < m + i; c2++)
-      A[i][(-i + c2)] = A[i][(-i + c2)] + 1;
+      A[i][c2 - i] = A[i][c2 - i] + 1;
 """,
     # … and coeff 1 gives j' = j - i.
     ("skew", ((0,), 2, 1, 1)): """\
   (void)j;
   for (i = 0; i < n; i++)
     for (int c2 = -i; c2 < m - i; c2++)
-      A[i][(i + c2)] = A[i][(i + c2)] + 1;
+      A[i][i + c2] = A[i][i + c2] + 1;
 """,
     ("reverse", ((0,), 1)): """\
   for (i = n - 1; i >= 0; i--)
@@ -90,13 +90,13 @@ GOLDEN = {
   (void)j;
   for (i = 0; i < n; i++)
     for (int c2 = i; c2 < m + i; c2++)
-      A[i][(-i + c2)] = A[i][(-i + c2)] + 1;
+      A[i][c2 - i] = A[i][c2 - i] + 1;
 """,
     ("grain", ((0,), 1, 2)): """\
   (void)i;
   for (int c1 = 0; c1 < 2 * n - 1; c1 += 2)
     for (j = 0; j < m; j++)
-      A[(c1 / 2)][j] = A[(c1 / 2)][j] + 1;
+      A[c1 / 2][j] = A[c1 / 2][j] + 1;
 """,
 }
 
@@ -339,7 +339,7 @@ def test_densify_a_strided_source_loop(tmp_path):
     code = s.code("c")
     region = code[code.index("#pragma scop"):code.index("#pragma endscop")]
     assert "for (int c1 = 0; c1 < floord(N + 1, 3); c1++)\n" \
-           "    A[(3 * c1 + 1)] = A[(3 * c1 + 1)] * 2 + 1;" in region
+           "    A[3 * c1 + 1] = A[3 * c1 + 1] * 2 + 1;" in region
     if needs_gcc.args[0]:     # no gcc: the golden above is the test
         return
     gen = tmp_path / "gen.c"

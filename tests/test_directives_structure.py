@@ -144,7 +144,7 @@ GOLDEN = [
   for (i = 0; i < N - 1; i++)
     A[i] = A[i] + 1;
   if (N >= 1)
-    A[(N - 1)] = A[(N - 1)] + 1;
+    A[N - 1] = A[N - 1] + 1;
 """),
     ("embed", [[0, 1]], [[0, 0], [0, 1, 0], [0, 2, 0], [1, 0]], ORIGINAL),
     ("context", [[1, -10]], [[0, 0], [0, 1], [0, 2, 0], [1, 0]], ORIGINAL),
@@ -191,7 +191,7 @@ def test_fuse_loops_with_different_bounds_runs_union():
     t = apply(s, "fuse", [[0]])
     assert _betas(t) == [[0, 0], [0, 1], [0, 2, 0], [0, 3, 0]]
     code = generate_region(t)       # y[i] = 0 runs over i < N, tmp over i < M
-    assert "for (i = M; i < N; i++)" in code and "if (N >= i + 1)" in code
+    assert "for (i = max(0, M); i < N; i++)" in code and "if (N >= i + 1)" in code
 
 
 def test_iss_four_part_form_with_iterators(small):

@@ -232,7 +232,9 @@ def test_a_long_iterator_with_64_bit_bounds(tmp_path, script):
     elif script.startswith("reverse"):
         assert "for (long i = N + 2999999999; i > 2999999999; i--)" in region
     else:   # long long and long compute alike: no cast
-        assert "for (long long c1 = 2999999993;" in region and "A[(c1 + 7) -" in region
+        assert "for (long long c1 = 2999999993;" in region
+        assert "A[c1 - 2999999993] = A[c1 - 2999999993] * 2 + (double)((c1 + 7) % 1000);" \
+            in region
 
 
 @needs_gcc
@@ -268,16 +270,18 @@ def test_unsigned_iterators_loop_signed_and_reach_bodies_unsigned(tmp_path, scri
     """Item 3: a ``size_t``/``unsigned`` iterator is not the generated
     loop's type (isl's bounds are signed: ``j <= min(n - 1, …)`` would
     compare as unsigned); the loop is ``int`` and the body gets the value in
-    the declared type, here with ``n = 0`` at run time too."""
+    the declared type, here with ``n = 0`` at run time too (subscripts are
+    isl's exact values: ``A[i + j]``, no cast needed)."""
     kernel = """  for (size_t i = 0; i < N; i++)
     for (unsigned j = i; j < n; j++)
-      A[i + j] = A[i + j] * 2 + (double)(j % 3u);
+      A[i + j] = A[i + j] * 2 + (double)(j % 3u) + (double)(i % 2u);
 """
     for n in (0, 7):
         region = differential(tmp_path, program(kernel, decl=f"int n = {n};", size=20,
                                                 extra="#include <stddef.h>"), script)
-        assert "for (int i = 0; i < " in region and "(size_t)i" in region
-        assert "(unsigned)j" in region and "unsigned j =" not in region
+        assert "for (int i = 0; i < " in region and "(size_t)i % 2u" in region
+        assert "(unsigned)j % 3u" in region and "unsigned j =" not in region
+        assert "A[i + j] = A[i + j] * 2" in region
 
 
 def test_iterators_without_declared_types_get_the_type_their_values_need():

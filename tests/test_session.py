@@ -142,7 +142,7 @@ def test_embedded_clay_script_is_applied(tmp_path):
     rc, out, err = _cli(str(p), "--emit", "c")
     assert rc == 0, err
     region = out[out.index("#pragma scop"):]
-    assert region.index("b[i][j]") < region.index("a[i] = a[i-1]")
+    assert region.index("b[i][j]") < region.index("a[i] = a[i - 1]")
 
 
 def test_list_names_every_directive():

@@ -57,6 +57,8 @@ import islpy as isl
 
 from ..errors import CodegenError, CodegenWarning
 from ..model import Scop
+from .budget import isl_guard
+from .tree import iterator_dim, scheduled_relations
 
 _N = isl.ast_node_type
 _E = isl.ast_expr_type
@@ -381,7 +383,6 @@ def check_ast(scop: Scop, node: isl.AstNode, *, order: bool = True,
     :class:`~clayx.errors.CodegenWarning` (every instance is still proven to
     run once, at its dates).
     """
-    from .build import isl_guard
     ctx = scop.context.get_ctx()
     with isl_guard(ctx, max_operations, what="checking the generated AST"):
         problems, state = _check(scop, node)
@@ -402,7 +403,6 @@ def check_ast(scop: Scop, node: isl.AstNode, *, order: bool = True,
 
 def _check(scop: Scop, node: isl.AstNode) -> tuple[list[str], tuple]:
     """The instance problems of an AST, and what the order check needs."""
-    from .build import iterator_dim, scheduled_relations
     users = read_ast(node, scop.context)
     sched: dict[str, isl.Map] = {}
     scheduled_relations(scop).intersect_params(scop.context).foreach_map(
@@ -535,7 +535,6 @@ def _order(scop: Scop, users: list[UserNode], sched: dict[str, isl.Map],
     unshifted, and their block order is that of the β-vectors, the AST's
     order is the schedule's by construction (and within one call whose loops
     are all its relation's α dimensions, likewise)."""
-    from .build import iterator_dim
     rels = scop.schedule.relations
 
     def beta(tag: str):

@@ -1,17 +1,23 @@
 """isl AST generation for a :class:`~clayx.model.Scop`, with a guard.
 
-:func:`build_ast` turns the Clay schedule into an ``isl.AstNode`` that every
+:func:`build_ast` scans the schedule tree of
+:func:`~clayx.codegen.tree.schedule_tree` into an ``isl.AstNode`` that every
 printer (plain C, OpenMP, CUDA) walks.  The AST it returns is
 self-describing:
 
+- the marks of a loop are ``mark`` nodes around the code of its band (ids
+  ``clayx:parallel``…, the :class:`~clayx.model.Mark` as user object);
 - every ``for`` node's iterator is the isl id ``c<d>`` (``<d>`` the 0-based
   schedule dimension, so α depth ``k`` is ``c<2k-1>``; see
-  :func:`iterator_dim`);
+  :func:`~clayx.codegen.tree.iterator_dim`);
 - every ``user`` node is a call ``S0(e1, e2, …)`` (the statement name and
   the values of its original iterators) annotated with the id
   ``clayx_rel<k>``, ``k`` the index of the relation in
   ``scop.schedule.relations`` that produced it (see :func:`user_relation`).
-  Index-set split statements therefore stay distinguishable.
+  Index-set split statements therefore stay distinguishable.  The
+  annotation's user object is a :class:`UserInfo`: isl's access expressions
+  of the statement's array references at that node (:func:`user_info`),
+  from which bodies print their subscripts.
 
 isl AST generation can run for minutes on some tiled/wavefront shapes and
 islpy holds the GIL, so the build runs under ``ctx.set_max_operations``: when
@@ -22,15 +28,19 @@ restored afterwards, so the context stays usable.
 
 from __future__ import annotations
 
-import re
 import warnings
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from typing import Iterator
 
 import islpy as isl
 
 from ..errors import CodegenError, CodegenWarning
-from ..model import Scop
+from ..model import Beta, Scop
+from .ast_check import check_ast
+from .budget import isl_guard
+from .tree import (REL_PREFIX, BandOptions, iterator_ids, iterator_prefix, schedule_tree,
+                   tag_index)
 
 #: Default isl operation budget of one AST build.  Measured on this machine:
 #: isl counts 1–6 million operations per second during AST generation, and
@@ -56,71 +66,23 @@ AST_OPTIONS = {
     "separation_bounds": 0,
 }
 
-_REL_PREFIX = "clayx_rel"
-_QUOTA_MARK = "maximal number of operations exceeded"
 
-
-def iterator_dim(name: str) -> int:
-    """The 0-based schedule dimension of an AST loop iterator named by
-    :func:`build_ast` (``"c3"`` → 3).  α depth ``k`` is dimension ``2k-1``."""
-    m = re.search(r"(\d+)$", name)
-    if m is None:
-        raise CodegenError(f"unexpected AST iterator name {name!r}")
-    return int(m.group(1))
-
-
-def alpha_depth(dim: int, max_depth: int) -> int | None:
-    """The 1-based α depth of schedule dimension ``dim`` (``2k-1`` → ``k``),
-    or None for a β dimension or an extra dimension isl added beyond the
-    ``2·max_depth+1`` schedule dimensions (non-injective schedules)."""
-    if dim % 2 == 1 and dim < 2 * max_depth + 1:
-        return (dim + 1) // 2
-    return None
 
 
 def user_relation(node: isl.AstNode) -> int:
     """The index in ``scop.schedule.relations`` of the relation that produced
     a user node of an AST made by :func:`build_ast`."""
     name = node.get_annotation().get_name()
-    if not name.startswith(_REL_PREFIX):
+    if not name.startswith(REL_PREFIX):
         raise CodegenError(f"user node without a clayx annotation ({name!r})")
-    return int(name[len(_REL_PREFIX):])
+    return tag_index(name)
 
 
-def _iterator_prefix(scop: Scop) -> str:
-    """``c``, or ``_c``… when a parameter is itself named like ``c3`` (isl ids
-    of parameters and iterators must stay distinct in the AST)."""
-    prefix = "c"
-    while any(re.fullmatch(re.escape(prefix) + r"\d+", p) for p in scop.params):
-        prefix = "_" + prefix
-    return prefix
-
-
-@contextmanager
-def isl_guard(ctx: isl.Context, max_operations: int | None,
-              what: str = "AST generation") -> Iterator[None]:
-    """Run a block of isl calls under an operation budget.
-
-    Sets ``ctx``'s ``max_operations`` (0 or None: unlimited) and resets its
-    counter; restores the previous limit and resets the counter on exit.  An
-    ``isl.Error`` raised inside becomes a :class:`CodegenError` (a quota hit
-    says so, with the budget).
-    """
-    prev = ctx.get_max_operations()
-    ctx.reset_operations()
-    ctx.set_max_operations(int(max_operations or 0))
-    try:
-        yield
-    except isl.Error as e:
-        if _QUOTA_MARK in str(e):
-            raise CodegenError(
-                f"{what} exceeded {max_operations} operations; the schedule is "
-                "probably too complex to scan (try smaller tiles, fewer "
-                "statements per loop, or raise max_operations)") from None
-        raise CodegenError(f"{what} failed in isl: {e}") from None
-    finally:
-        ctx.set_max_operations(prev)
-        ctx.reset_operations()
+def user_info(node: isl.AstNode) -> UserInfo:
+    """The :class:`UserInfo` :func:`build_ast` attached to a user node (an
+    empty one for a node another builder made)."""
+    info = node.get_annotation().user
+    return info if isinstance(info, UserInfo) else UserInfo()
 
 
 @contextmanager
@@ -136,30 +98,16 @@ def _pinned_options(ctx: isl.Context) -> Iterator[None]:
             getattr(ctx, f"set_ast_build_{k}")(v)
 
 
-def scheduled_relations(scop: Scop) -> isl.UnionMap:
-    """The schedule as isl scans it: each relation padded to
-    ``2·max_depth+1`` outputs, restricted to its statement's domain, its
-    domain tuple renamed ``clayx_rel<k>`` (so relations of one statement stay
-    apart)."""
-    sched = scop.schedule
-    n_out = 2 * sched.max_depth + 1
-    um = isl.UnionMap.empty(scop.context.get_space())
-    for k, rel in enumerate(sched.relations):
-        st = scop.statement(rel.stmt)
-        m = rel.padded(n_out).intersect_domain(st.domain)
-        m = m.set_tuple_name(isl.dim_type.in_, f"{_REL_PREFIX}{k}")
-        um = um.union(isl.UnionMap.from_map(m))
-    return um
-
-
 #: How the AST can be generated, tried in this order until one passes
-#: :func:`~clayx.codegen.ast_check.check_ast`:
+#: :func:`~clayx.codegen.ast_check.check_ast`.  Every strategy scans the
+#: schedule tree of :func:`~clayx.codegen.tree.schedule_tree` (so marks are
+#: mark nodes whatever the strategy); they differ in the AST build options
+#: of the bands (:func:`band_options`):
 #:
-#: - ``map``: the flat schedule map (isl's default way);
-#: - ``dims-separate``: a schedule tree with one band per schedule dimension,
-#:   each with the ``separate`` AST option;
-#: - ``isolate``: one band whose whole domain is isolated, ``separate`` inside;
-#: - ``map-atomic``: the flat map with the ``atomic`` option on every dimension.
+#: - ``tree``: none (isl's default per band);
+#: - ``separate``: ``separate`` on every band;
+#: - ``isolate``: every band's whole domain isolated, ``separate`` inside;
+#: - ``atomic``: ``atomic`` on every band.
 #:
 #: isl 0.27–0.28 (islpy 2025.1–2026.2) drops instances on some tiled and
 #: reshaped schedules: ``detect_mod`` in ``isl_map.c`` accepts a window of
@@ -169,10 +117,25 @@ def scheduled_relations(scop: Scop) -> isl.UnionMap:
 #: offset is a floor of an outer dimension, inside a tile, then looks
 #: single-valued and is generated as one iteration.  The one-line fix and a
 #: reproducer are in ``docs/isl-detect-mod-bug.md``.  The other strategies
-#: only avoid the bug by luck (measured on 423 generated schedules: 281
-#: exact with ``map`` alone, 411 with ``dims-separate`` after it, 415 with the
-#: whole chain); what none of them gets right is refused, never printed.
-STRATEGIES = ("map", "dims-separate", "isolate", "map-atomic")
+#: only avoid the bug by luck (``scripts/fuzz_codegen.py`` counts how often);
+#: what none of them gets right is refused, never printed.
+STRATEGIES = ("tree", "separate", "isolate", "atomic")
+
+
+def band_options(strategy: str) -> BandOptions | None:
+    """The per-band AST option hook of a :data:`STRATEGIES` entry."""
+    if strategy == "tree":
+        return None
+    if strategy == "separate":
+        return lambda beta: "{ separate[x] }"
+    if strategy == "atomic":
+        return lambda beta: "{ atomic[x] }"
+    if strategy == "isolate":
+        def isolate(beta: Beta) -> str:
+            outer = ", ".join(f"o{k}" for k in range(len(beta) - 1))
+            return f"{{ isolate[[{outer}] -> [x]]; separate[x] }}"
+        return isolate
+    raise CodegenError(f"unknown AST strategy {strategy!r}")
 
 
 #: isl operation budget of one exactness check of an AST (see
@@ -186,10 +149,10 @@ def build_ast(scop: Scop, *,
               check: bool = True) -> isl.AstNode:
     """Generate the isl AST of ``scop``'s current schedule.
 
-    The schedule (:meth:`ClaySchedule.union_map` form, ``[β0, α1, β1, …]``) is
-    intersected with the statement domains and scanned under
+    The schedule tree of :func:`~clayx.codegen.tree.schedule_tree` (the
+    relations intersected with the statement domains) is scanned under
     ``scop.context``.  Loop iterators are ``c<d>`` for schedule dimension
-    ``d`` (:func:`iterator_dim`, :func:`alpha_depth`); user nodes are calls
+    ``d`` (:func:`~clayx.codegen.tree.iterator_dim`, :func:`~clayx.codegen.tree.alpha_depth`); user nodes are calls
     ``S(e…)`` of the statement's original iterators' values, annotated with
     their relation (:func:`user_relation`).
 
@@ -207,7 +170,6 @@ def build_ast(scop: Scop, *,
     """
     if not check:
         return _build(scop, STRATEGIES[0], max_operations)
-    from .ast_check import check_ast
     first: list[str] | None = None
     for strategy in STRATEGIES:
         try:
@@ -232,13 +194,52 @@ def build_ast(scop: Scop, *,
         "other tile sizes or another order of the tiling steps usually avoid it")
 
 
+@dataclass(frozen=True)
+class UserInfo:
+    """What :func:`build_ast` attaches to each user node (as the user object
+    of its ``clayx_rel<k>`` annotation): ``subscripts`` maps the ref
+    (:attr:`~clayx.model.Access.ref`) of each access the statement's body
+    tree prints to isl's ``access`` expression of it at that node (the
+    array id, then one subscript per dimension, in the AST's iterators),
+    built like PPCG's: the access relation pulled back through the inverse
+    of the node's schedule.  A ref is missing when isl cannot write it (an
+    access relation that is not a function); the printer then prints the
+    body's text."""
+
+    subscripts: dict = field(default_factory=dict)
+
+
+def _access_functions(scop: Scop) -> dict[str, dict[str, isl.MultiPwAff]]:
+    """Per statement with a body tree, the access function of each ref that
+    tree prints (``S[i…] -> A[…]`` as a ``MultiPwAff``); refs whose relation
+    is not a function are left out."""
+    from ..model.expr import refs_of
+    out: dict[str, dict[str, isl.MultiPwAff]] = {}
+    for st in scop.statements:
+        tree = st.printable_expr()
+        if tree is None:
+            continue
+        wanted = refs_of(tree)
+        funcs = {}
+        for a in st.accesses:
+            if a.ref in wanted and a.relation.dim(isl.dim_type.out) > 0:
+                rel = a.relation.intersect_domain(st.domain)
+                if rel.is_single_valued():
+                    funcs[a.ref] = isl.MultiPwAff.from_pw_multi_aff(
+                        isl.PwMultiAff.from_map(rel))
+        out[st.name] = funcs
+    return out
+
+
 def _build(scop: Scop, strategy: str, max_operations: int | None) -> isl.AstNode:
     """One AST of ``scop`` with ``strategy`` (see :data:`STRATEGIES`)."""
     ctx = scop.context.get_ctx()
     sched = scop.schedule
-    n_ids = 2 * sched.max_depth + 1 + max((s.dim for s in scop.statements), default=0) + 2
-    prefix = _iterator_prefix(scop)
+    extra = max((s.dim for s in scop.statements), default=0) + 2
+    prefix = iterator_prefix(scop)
     failures: list[BaseException] = []
+    funcs = _access_functions(scop)
+    tagged: dict[tuple[int, str], isl.MultiPwAff] = {}
 
     def at_each_domain(node: isl.AstNode, build: isl.AstBuild) -> isl.AstNode:
         # islpy turns an exception escaping a callback into a NULL node and a
@@ -246,49 +247,42 @@ def _build(scop: Scop, strategy: str, max_operations: int | None) -> isl.AstNode
         try:
             expr = node.user_get_expr()
             tag = expr.get_op_arg(0).get_id().get_name()
-            k = int(tag[len(_REL_PREFIX):])
+            k = tag_index(tag)
+            stmt = sched.relations[k].stmt
             args = isl.AstExprList.alloc(ctx, expr.get_op_n_arg() - 1)
             for a in range(1, expr.get_op_n_arg()):
                 args = args.add(expr.get_op_arg(a))
-            name = isl.AstExpr.from_id(isl.Id(sched.relations[k].stmt, context=ctx))
+            name = isl.AstExpr.from_id(isl.Id(stmt, context=ctx))
             new = isl.AstNode.user_from_expr(name.call(args))
-            return new.set_annotation(isl.Id(tag, context=ctx))
+            subs = _subscripts(build, k, tag, funcs[stmt], tagged) if funcs.get(stmt) else {}
+            return new.set_annotation(isl.Id(tag, user=UserInfo(subs), context=ctx))
         except BaseException as e:  # noqa: BLE001 - see comment above
             failures.append(e)
             return node
 
     with _pinned_options(ctx), isl_guard(ctx, max_operations):
-        um = scheduled_relations(scop)
+        tree = schedule_tree(scop, band_options(strategy))
         build = isl.AstBuild.from_context(scop.context)
-        ids = isl.IdList.alloc(ctx, n_ids)
-        for d in range(n_ids):
-            ids = ids.add(isl.Id(f"{prefix}{d}", context=ctx))
-        build = build.set_iterators(ids)
+        build = build.set_iterators(iterator_ids(ctx, prefix, sched.max_depth, extra))
         build, _handle = build.set_at_each_domain(at_each_domain)
-        n_out = 2 * sched.max_depth + 1
-        if strategy == "map":
-            node = build.node_from_schedule_map(um)
-        elif strategy == "map-atomic":
-            dims = ", ".join(f"x{d}" for d in range(n_out))
-            build = build.set_options(isl.UnionMap(f"{{ [{dims}] -> atomic[x] }}", context=ctx))
-            node = build.node_from_schedule_map(um)
-        elif strategy in ("dims-separate", "isolate"):
-            mupa = isl.MultiUnionPwAff.from_union_map(um)
-            band = isl.Schedule.from_domain(um.domain()).get_root().child(0)
-            if strategy == "dims-separate":
-                separate = isl.UnionSet("{ separate[x] }", context=ctx)
-                for d in reversed(range(n_out)):
-                    band = band.insert_partial_schedule(
-                        isl.MultiUnionPwAff.from_union_pw_aff(mupa.get_at(d)))
-                    band = band.band_set_ast_build_options(separate)
-            else:
-                dims = ", ".join(f"x{d}" for d in range(n_out))
-                band = band.insert_partial_schedule(mupa).band_set_ast_build_options(
-                    isl.UnionSet(f"{{ isolate[[] -> [{dims}]]; separate[x] }}", context=ctx))
-            node = build.node_from_schedule(band.get_schedule())
-        else:
-            raise CodegenError(f"unknown AST strategy {strategy!r}")
+        node = build.node_from_schedule(tree)
         del _handle
     if failures:
         raise CodegenError(f"AST generation failed: {failures[0]!r}")
     return node
+
+
+def _subscripts(build: isl.AstBuild, k: int, tag: str, funcs: dict[str, isl.MultiPwAff],
+                tagged: dict) -> dict[str, isl.AstExpr]:
+    """isl's access expressions of ``funcs`` (ref -> access function of the
+    statement of relation ``k``) at the user node being built."""
+    iterators = isl.PwMultiAff.from_map(
+        isl.Map.from_union_map(build.get_schedule()).reverse())
+    out = {}
+    for ref, f in funcs.items():
+        key = (k, ref)
+        g = tagged.get(key)
+        if g is None:
+            g = tagged[key] = f.set_tuple_name(isl.dim_type.in_, tag)
+        out[ref] = build.access_from_multi_pw_aff(g.pullback_pw_multi_aff(iterators))
+    return out

@@ -1,19 +1,26 @@
 """Plain C from a Clay schedule: our printer over the isl AST.
 
-:func:`generate_region` returns the text that replaces a SCoP's region (the
-lines strictly between ``#pragma scop`` and ``#pragma endscop``);
-:func:`generate_file` splices every SCoP of a file.  :class:`CPrinter` walks
-the AST of :func:`~clayx.codegen.build.build_ast`; its ``print_*`` methods
-and the :meth:`CPrinter.before_for` hook are what an OpenMP or CUDA printer
-overrides.  Each ``for`` node is described by a :class:`LoopInfo` (schedule
-dimension, α depth, β-prefix, enclosed relations and statements, marks), so a
-subclass can put ``#pragma omp parallel for`` on the loops that
-``scop.schedule.marks`` names.
+:func:`generate` returns the code replacing a SCoP's region (the lines
+strictly between ``#pragma scop`` and ``#pragma endscop``) as a
+:class:`~clayx.codegen.result.GeneratedRegion`: the lines and, per printed
+loop, a :class:`~clayx.codegen.result.LoopSpan`; :func:`generate_region`
+returns its text and :func:`generate_file` splices every SCoP of a file.
+:class:`CPrinter` is a visitor over the AST of
+:func:`~clayx.codegen.build.build_ast`: its ``visit_*`` methods write lines,
+and the hooks :meth:`CPrinter.loop_pragmas` / :meth:`CPrinter.complete_pragmas`
+are what an OpenMP or CUDA printer overrides.  Each ``for`` node is described
+by a :class:`LoopInfo` (schedule dimension, α depth, β-prefix, enclosed
+relations and statements, and the marks of the mark nodes around it), so a
+subclass can put ``#pragma omp parallel for`` on the loops marked parallel.
 
 Printing choices:
 
-- Statement bodies are the original C text with the iterators replaced by the
-  printed values (:func:`clayx.model.substitute_iterators`), no macros.
+- Statement bodies are printed from their expression trees
+  (:mod:`clayx.codegen.body`): the iterators replaced by the printed values,
+  parenthesized only where precedence needs it, array subscripts as written
+  while they still read right, else as isl writes them from the access
+  relations (``A[i][c2 - i - 1]``).  A body without a (current) tree is its
+  C text with the iterators replaced (:func:`clayx.model.substitute_iterators`).
 - A loop is named after an original iterator ``x`` when every statement
   instance below it that depends on the loop gets the loop iterator itself
   as ``x``'s value, ``x`` is not the name of an enclosing loop and does not
@@ -68,10 +75,13 @@ import islpy as isl
 
 from ..errors import CodegenError
 from ..model import Beta, Mark, Scop, identifiers, substitute_iterators
+from ..model.helpers import MACROS
 from ..model.inttypes import INT, LONG_LONG, IntType, int_type, literal_type
 from . import types
-from .build import (DEFAULT_MAX_OPERATIONS, alpha_depth, build_ast,
-                    iterator_dim, user_relation)
+from .body import BodyPrinter
+from .build import DEFAULT_MAX_OPERATIONS, build_ast, user_info, user_relation
+from .result import GeneratedRegion, LoopSpan
+from .tree import alpha_depth, iterator_dim, node_mark
 from .types import LoopValues, Value
 
 _N = isl.ast_node_type
@@ -91,15 +101,6 @@ _BINARY = {
     _O.or_: ("||", OR), _O.or_else: ("||", OR),
 }
 
-#: Macro definitions by role; ``{n}`` is the name used.  ``floord`` is floor
-#: division for a positive divisor, correct for negative dividends.
-MACROS = {
-    "floord": "#define {n}(n, d) (((n) < 0) ? -((-(n) + (d) - 1) / (d)) : (n) / (d))",
-    "ceild": "#define {n}(n, d) (((n) < 0) ? -((-(n)) / (d)) : ((n) + (d) - 1) / (d))",
-    "min": "#define {n}(x, y) ((x) < (y) ? (x) : (y))",
-    "max": "#define {n}(x, y) ((x) > (y) ? (x) : (y))",
-}
-
 #: Expressions more complex than this (op count) are not substituted for the
 #: iterator of a degenerate loop; the loop becomes ``{ int c = init; … }``.
 _SUBSTITUTE_LIMIT = 3
@@ -114,7 +115,8 @@ class LoopInfo:
     the loop's β-prefix (length ``depth``); ``relations`` the indices in
     ``scop.schedule.relations`` of the relations with instances below, in
     AST order, and ``statements`` their statement names; ``marks`` the
-    schedule marks on ``beta``.  ``name`` is the printed iterator, ``declared``
+    schedule marks of the mark nodes around the loop's band (those on
+    ``beta``).  ``name`` is the printed iterator, ``declared``
     true when it is a variable declared outside the region (assigned, not
     declared); ``reversed`` when the printed iterator is the negation of the
     schedule dimension (a loop with ``α = -x`` printed as ``x`` counting
@@ -184,16 +186,35 @@ def detect_indent(region_text: str) -> tuple[str, str]:
     return base, unit
 
 
-class CPrinter:
-    """Print an AST of :func:`build_ast` as C.
+class _Buffer:
+    """Lines being written and the loops recorded in them (spans relative
+    to the buffer)."""
 
-    ``print_node`` dispatches on the node type to :meth:`print_for`,
-    :meth:`print_if`, :meth:`print_block`, :meth:`print_mark` and
-    :meth:`print_user`, which return lists of lines (already indented);
-    :meth:`expr` prints an expression.  Subclasses override those, or the
-    hooks :meth:`before_for` (lines above a loop, e.g. a pragma) and
-    :meth:`for_header`.  :meth:`loop_info` describes a ``for`` node.
+    __slots__ = ("lines", "loops")
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.loops: list[LoopSpan] = []
+
+
+class CPrinter:
+    """Print an AST of :func:`build_ast` as C: a visitor writing lines.
+
+    :meth:`visit` dispatches on the node type to :meth:`visit_for`,
+    :meth:`visit_if`, :meth:`visit_block`, :meth:`visit_mark` and
+    :meth:`visit_user`, which write indented lines with :meth:`emit`;
+    :meth:`expr` prints an expression.  :meth:`generate` prints a whole
+    region as a :class:`~clayx.codegen.result.GeneratedRegion` (the lines and
+    a :class:`~clayx.codegen.result.LoopSpan` per printed loop).  Subclasses
+    override the visitors or the hooks :meth:`loop_pragmas` (the pragmas
+    above a loop), :meth:`complete_pragmas` (the same once the loop's body
+    is printed: what it assigns is known) and :meth:`for_header`;
+    :meth:`loop_info` describes a ``for`` node, marks included (the mark
+    nodes of :func:`~clayx.codegen.tree.schedule_tree` around it).
     """
+
+    #: the target name recorded in the result
+    target = "c"
 
     def __init__(self, scop: Scop, *, base_indent: str = "", indent: str = "  "):
         self.scop = scop
@@ -217,29 +238,73 @@ class CPrinter:
         self._values: dict[str, Value] = {}
         # what is being printed, for errors: "the loop at [0, 1]"...
         self._where: list[str] = []
+        # schedule dimension -> the marks of the mark nodes around it
+        self._marks: dict[int, list[Mark]] = {}
+        # per enclosing loop: the outside-declared variables its body assigns
+        self._assigned: list[set[str]] = []
+        self._buffers: list[_Buffer] = [_Buffer()]
+        self._bodies = BodyPrinter(self)
+        self._positive_first = 0
 
     # -- layout ----------------------------------------------------------------
     def ind(self, level: int) -> str:
         """The indentation of nesting ``level``."""
         return self.base_indent + self.indent_unit * level
 
+    def emit(self, line: str) -> None:
+        """Write one line (already indented)."""
+        self._buffers[-1].lines.append(line)
+
+    @contextmanager
+    def capture(self) -> Iterator[_Buffer]:
+        """Write into a fresh buffer for the duration (to be :meth:`splice` d
+        or dropped)."""
+        buf = _Buffer()
+        self._buffers.append(buf)
+        try:
+            yield buf
+        finally:
+            self._buffers.pop()
+
+    def splice(self, buf: _Buffer) -> None:
+        """Write the lines of a captured buffer, its loops with them."""
+        cur = self._buffers[-1]
+        at = len(cur.lines)
+        cur.lines.extend(buf.lines)
+        cur.loops.extend(s.shifted(at) for s in buf.loops)
+
+    def print_node(self, node: isl.AstNode, level: int) -> list[str]:
+        """The lines of a node (its loops' spans are dropped)."""
+        with self.capture() as buf:
+            self.visit(node, level)
+        return buf.lines
+
     def region(self, node: isl.AstNode, original: str | None = None) -> str:
-        """The whole region text for ``node``: the region's own ``#define``/
+        """:meth:`generate`'s text."""
+        return self.generate(node, original).text
+
+    def generate(self, node: isl.AstNode, original: str | None = None) -> GeneratedRegion:
+        """The whole region for ``node``: the region's own ``#define``/
         ``#undef`` lines (``scop.macro_lines``), macro definitions, ``(void)``
         uses of outer iterators the new code no longer uses, the code, and
-        the ``#undef`` lines; ends with a newline (empty when no code).
-        Arrays a layout change gave a new shape are declared at the top of
-        the code, wrapped in ``{ … }`` (:mod:`clayx.codegen.arrays`)."""
+        the ``#undef`` lines, with the span of every printed loop.  Arrays a
+        layout change gave a new shape are declared at the top of the code,
+        wrapped in ``{ … }`` (:mod:`clayx.codegen.arrays`)."""
         from .arrays import declarations
         self.used_macros = set()
         decls = declarations(self.scop, self)
         wrap = bool(decls.lines)
-        lines = self.print_node(node, 1 if wrap else 0)
-        if wrap:
-            lines = ([f"{self.ind(0)}{{"] + [self.ind(1) + d for d in decls.lines] + lines
-                     + [self.ind(1) + f for f in decls.frees] + [f"{self.ind(0)}}}"])
-        body = "\n".join(lines)
-        used = identifiers(body)
+        with self.capture() as code:
+            if wrap:
+                self.emit(f"{self.ind(0)}{{")
+                for d in decls.lines:
+                    self.emit(self.ind(1) + d)
+            self.visit(node, 1 if wrap else 0)
+            if wrap:
+                for f in decls.frees:
+                    self.emit(self.ind(1) + f)
+                self.emit(f"{self.ind(0)}}}")
+        used = identifiers("\n".join(code.lines))
         # An iterator declared outside the SCoP (``int i, j;`` at the top of
         # the function) that the generated loops no longer use would make
         # ``gcc -Wall`` report an unused variable: read it once with a cast
@@ -253,68 +318,90 @@ class CPrinter:
         tail = [f"#undef {self.macros[r]}" for r in MACROS if r in self.used_macros]
         head += [f"{self.ind(0)}(void){x};" for x in unused]
         head += [f"{self.ind(0)}(void){x};" for x in decls.voids]
-        out = head + lines + tail
-        return "".join(ln + "\n" for ln in out)
+        return GeneratedRegion(tuple(head + code.lines + tail),
+                               tuple(sorted((s.shifted(len(head)) for s in code.loops),
+                                            key=lambda s: s.header)),
+                               self.target)
 
     # -- nodes -----------------------------------------------------------------
-    def print_node(self, node: isl.AstNode, level: int) -> list[str]:
-        """Lines of any node (dispatch on its type)."""
+    def visit(self, node: isl.AstNode, level: int) -> None:
+        """Write any node (dispatch on its type)."""
         t = node.get_type()
         if t == _N.for_:
-            return self.print_for(node, level)
-        if t == _N.if_:
-            return self.print_if(node, level)
-        if t == _N.block:
-            return self.print_block(node, level)
-        if t == _N.user:
-            return self.print_user(node, level)
-        if t == _N.mark:
-            return self.print_mark(node, level)
-        raise CodegenError(f"unsupported AST node type {t}")
+            self.visit_for(node, level)
+        elif t == _N.if_:
+            self.visit_if(node, level)
+        elif t == _N.block:
+            self.visit_block(node, level)
+        elif t == _N.user:
+            self.visit_user(node, level)
+        elif t == _N.mark:
+            self.visit_mark(node, level)
+        else:
+            raise CodegenError(f"unsupported AST node type {t}")
 
-    def print_block(self, node: isl.AstNode, level: int) -> list[str]:
+    def visit_block(self, node: isl.AstNode, level: int) -> None:
         """The children of a block, one after the other (no braces)."""
-        out: list[str] = []
         for child in self._children(node):
-            out += self.print_node(child, level)
-        return out
+            self.visit(child, level)
 
-    def print_mark(self, node: isl.AstNode, level: int) -> list[str]:
-        """A mark node: its child (plain C ignores marks)."""
-        return self.print_node(node.mark_get_node(), level)
+    def visit_mark(self, node: isl.AstNode, level: int) -> None:
+        """A mark node: its child, the loops of the marked band inside
+        carrying the mark (:meth:`loop_info`)."""
+        with self._marked(node):
+            self.visit(node.mark_get_node(), level)
 
-    def print_user(self, node: isl.AstNode, level: int) -> list[str]:
+    @contextmanager
+    def _marked(self, node: isl.AstNode) -> Iterator[None]:
+        """Inside a mark node of :func:`~clayx.codegen.tree.schedule_tree`:
+        the ``for`` nodes of its band's dimension carry its mark."""
+        mark = node_mark(node.mark_get_id())
+        if mark is None:
+            yield
+            return
+        dim = 2 * len(mark.loop) - 1
+        self._marks.setdefault(dim, []).append(mark)
+        try:
+            yield
+        finally:
+            self._marks[dim].pop()
+
+    def visit_user(self, node: isl.AstNode, level: int) -> None:
         """A statement instance: its body with the iterators replaced by the
         values the AST gives them, each cast to the iterator's declared type
         when C would compute it in another one (``(int)(c1 + 4294967296)``):
-        the body computes as in the original."""
+        the body computes as in the original.  The body is printed from its
+        expression tree (:class:`~clayx.codegen.body.BodyPrinter`: subscripts
+        from isl's access expressions) when it has one, else its text."""
         rel = self.scop.schedule.relations[user_relation(node)]
         st = self.statements[rel.stmt]
         args = self._user_args(node)
         if len(args) != st.dim:
             raise CodegenError(f"AST call of {st.name} has {len(args)} arguments, "
                                f"expected {st.dim}")
-        values = {}
+        values: dict[str, tuple[str, int]] = {}
         self._where.append(f"statement {st.name} ({' '.join(st.body.split())})")
         try:
             for k, (it, a) in enumerate(zip(st.iterators, args)):
-                text, prec = self.expr_prec(a)
+                text, prec = self.body_value(a)
                 want, got = int_type(st.iterator_type(k) or ""), self.value(a)
                 if want is not None and got is not None and not want.same(got.ctype):
-                    text = f"({want})" + self._wrap((text, prec), UNARY)
-                values[it] = text
+                    text, prec = f"({want})" + self._wrap((text, prec), UNARY), UNARY
+                values[it] = (text, prec)
+            text = self._bodies.statement(st, values, user_info(node).subscripts)
         finally:
             self._where.pop()
-        text = substitute_iterators(st.body, values)
-        return self._reindent(text.strip(), level)
+        if text is None:
+            text = substitute_iterators(st.body, {k: v for k, (v, _) in values.items()})
+        for ln in self._reindent(text.strip(), level):
+            self.emit(ln)
 
-    def print_if(self, node: isl.AstNode, level: int) -> list[str]:
+    def visit_if(self, node: isl.AstNode, level: int) -> None:
         """``if (cond) …`` with an optional ``else`` / ``else if`` chain.
         The then-branch is braced when it has an ``else`` and is not a plain
         statement, or when it ends in an unbraced ``if`` (no dangling
         ``else``, no ``-Wdangling-else``); the ``else`` follows its style."""
         ind = self.ind(level)
-        out: list[str] = []
         keyword = "if"
         while True:
             then = node.if_get_then_node()
@@ -322,34 +409,33 @@ class CPrinter:
             braces = (not self._is_single(then) or self._has_open_if(then)
                       or (els is not None and then.get_type() != _N.user))
             head = f"{ind}{keyword} ({self.expr(node.if_get_cond())})"
-            then_lines = self.print_node(then, level + 1)
-            if braces:
-                out += [head + " {"] + then_lines
-            else:
-                out += [head] + then_lines
+            self.emit(head + " {" if braces else head)
+            self.visit(then, level + 1)
             if els is None:
                 if braces:
-                    out.append(f"{ind}}}")
-                return out
+                    self.emit(f"{ind}}}")
+                return
             if els.get_type() == _N.if_:
-                if braces:
-                    keyword = "} else if"
-                else:
-                    keyword = "else if"
+                keyword = "} else if" if braces else "else if"
                 node = els
                 continue
-            else_lines = self.print_node(els, level + 1)
             if braces or not self._is_single(els):
-                out += [f"{ind}{'} ' if braces else ''}else {{"] + else_lines + [f"{ind}}}"]
+                self.emit(f"{ind}{'} ' if braces else ''}else {{")
+                self.visit(els, level + 1)
+                self.emit(f"{ind}}}")
             else:
-                out += [f"{ind}else"] + else_lines
-            return out
+                self.emit(f"{ind}else")
+                self.visit(els, level + 1)
+            return
 
-    def print_for(self, node: isl.AstNode, level: int) -> list[str]:
-        """A loop: :meth:`before_for` lines, :meth:`for_header`, the body.
-        A degenerate loop is printed without a loop (its value substituted
-        for its iterator), or as ``{ int c = value; … }`` when the value is
-        too complex to repeat."""
+    def visit_for(self, node: isl.AstNode, level: int) -> None:
+        """A loop: its pragmas (:meth:`loop_pragmas`, completed by
+        :meth:`complete_pragmas` once the body is written), the
+        :meth:`for_header`, the body; records its
+        :class:`~clayx.codegen.result.LoopSpan`.  A degenerate loop is
+        printed without a loop (its value substituted for its iterator), or
+        as ``{ int c = value; … }`` when the value is too complex to
+        repeat."""
         info = self.loop_info(node)
         it = node.for_get_iterator().get_id().get_name()
         body = node.for_get_body()
@@ -357,14 +443,43 @@ class CPrinter:
             if info.substituted:
                 self._scope[it] = node.for_get_init()
                 try:
-                    return self.print_node(body, level)
+                    self.visit(body, level)
                 finally:
                     del self._scope[it]
-            return self._print_degenerate_block(node, info, level)
+                return
+            self._print_degenerate_block(node, info, level)
+            return
+        buf = self._buffers[-1]
+        ind = self.ind(level)
         with self._inside(it, info):
-            out = self.before_for(info, level)
-            out += self._compound(self.for_header(node, info), body, level)
-        return out
+            pragmas = self.loop_pragmas(info)
+            first = len(buf.lines)
+            for p in pragmas:
+                self.emit(ind + p)
+            header = len(buf.lines)
+            self._assigned.append(set())
+            try:
+                self._compound(self.for_header(node, info), body, level)
+            finally:
+                assigns = self._assigned.pop()
+            done = self.complete_pragmas(info, pragmas, assigns)
+            if len(done) != len(pragmas):
+                raise CodegenError("complete_pragmas must keep the number of pragmas")
+            for k, p in enumerate(done):
+                buf.lines[first + k] = ind + p
+        if info.declared:
+            self._assign(info.name)
+        buf.loops.append(LoopSpan(
+            beta=info.beta, depth=info.depth, dim=info.dim, name=info.name,
+            declared=info.declared, first=first, header=header, last=len(buf.lines) - 1,
+            pragmas=tuple(done), marks=info.marks, assigns=tuple(sorted(assigns)),
+            statements=info.statements))
+
+    def _assign(self, name: str) -> None:
+        """An outside-declared variable is assigned here: every enclosing
+        loop's body assigns it."""
+        for s in self._assigned:
+            s.add(name)
 
     @contextmanager
     def _inside(self, it: str, info: LoopInfo) -> Iterator[None]:
@@ -385,10 +500,17 @@ class CPrinter:
             if saved is not None:
                 self._values[info.name] = saved
 
-    def before_for(self, info: LoopInfo, level: int) -> list[str]:
-        """Lines printed right above a loop (a pragma in an OpenMP printer);
-        none in plain C."""
+    def loop_pragmas(self, info: LoopInfo) -> list[str]:
+        """The pragma texts (without indentation) printed right above a
+        loop; none in plain C."""
         return []
+
+    def complete_pragmas(self, info: LoopInfo, pragmas: list[str],
+                         assigns: set[str]) -> list[str]:
+        """The final pragma texts of a loop, once its body is printed:
+        ``assigns`` are the variables declared outside the region its body
+        assigns.  As many as :meth:`loop_pragmas` gave; unchanged here."""
+        return pragmas
 
     def for_header(self, node: isl.AstNode, info: LoopInfo) -> str:
         """``for (int c1 = init; cond; c1++)`` (the type is
@@ -411,17 +533,22 @@ class CPrinter:
         return f"for ({decl}{name} = {init}; {cond}; {inc})"
 
     def _print_degenerate_block(self, node: isl.AstNode, info: LoopInfo,
-                                level: int) -> list[str]:
+                                level: int) -> None:
         it = node.for_get_iterator().get_id().get_name()
-        with self._inside(it, info):
-            inner = self.print_node(node.for_get_body(), level + 1)
-        if info.name not in identifiers("\n".join(inner)):
-            return self.print_node(node.for_get_body(), level)
+        with self._inside(it, info), self.capture() as inner:
+            self.visit(node.for_get_body(), level + 1)
+        if info.name not in identifiers("\n".join(inner.lines)):
+            self.visit(node.for_get_body(), level)
+            return
         decl = "" if info.declared else f"{info.ctype} "
         ind = self.ind(level)
         init = self.expr(node.for_get_init())
-        return ([f"{ind}{{", f"{self.ind(level + 1)}{decl}{info.name} = {init};"]
-                + inner + [f"{ind}}}"])
+        self.emit(f"{ind}{{")
+        self.emit(f"{self.ind(level + 1)}{decl}{info.name} = {init};")
+        self.splice(inner)
+        self.emit(f"{ind}}}")
+        if info.declared:
+            self._assign(info.name)
 
     # -- loop description ---------------------------------------------------------
     def loop_info(self, node: isl.AstNode) -> LoopInfo:
@@ -441,7 +568,7 @@ class CPrinter:
             if r.stmt not in stmts:
                 stmts.append(r.stmt)
         beta = rels[0].beta[:depth] if depth is not None and rels else None
-        marks = tuple(m for m in self.scop.schedule.marks if m.loop == beta)
+        marks = tuple(self._marks.get(dim, ()))
         degenerate = bool(node.for_is_degenerate())
         substituted = degenerate and _op_count(node.for_get_init()) <= _SUBSTITUTE_LIMIT
         name, rev, ctype, values = "", False, INT, None
@@ -771,16 +898,38 @@ class CPrinter:
                     return self._terms(a, sign * b.get_val().to_python())
         return [(sign, e)]
 
-    @staticmethod
-    def _ordered(terms: list[tuple[int, isl.AstExpr | str | None]]
+    def _ordered(self, terms: list[tuple[int, isl.AstExpr | str | None]]
                  ) -> list[tuple[int, isl.AstExpr | str | None]]:
         """The terms of a sum in printed order: constants added up and put
-        last, zero terms dropped (a lone 0 when nothing is left)."""
+        last, zero terms dropped (a lone 0 when nothing is left); inside
+        :meth:`subscript`, positive terms before negative ones."""
         const = sum(c for c, a in terms if a is None)
         out = [(c, a) for c, a in terms if a is not None and c != 0]
+        if self._positive_first:
+            out.sort(key=lambda t: t[0] < 0)
+            if const > 0 and out and out[0][0] < 0:
+                return [(const, None)] + out        # 1 - c2, not -c2 + 1
         if const or not out:
             out.append((const, None))
         return out
+
+    def subscript(self, e: isl.AstExpr) -> str:
+        """An array subscript written by isl, as a person writes it: its
+        sums with the positive terms first (``c2 - i - 1``, not
+        ``-i + c2 - 1``)."""
+        return self.body_value(e)[0]
+
+    def body_value(self, e: isl.AstExpr) -> tuple[str, int]:
+        """(text, precedence) of an expression inside a statement body (a
+        subscript, an iterator's value): sums with the positive terms first
+        (``c2 - i``, ``1 - c2``)."""
+        self._positive_first += 1
+        try:
+            if self._is_op(e, _O.add, _O.sub, _O.minus):
+                return self.sum_prec(self._terms(e, 1))
+            return self.expr_prec(e)
+        finally:
+            self._positive_first -= 1
 
     def _sum_plan(self, terms: list[tuple[int, isl.AstExpr | str | None]]) -> types.SumPlan:
         """The casts and value of a sum of terms in printed order
@@ -925,15 +1074,19 @@ class CPrinter:
                 return self._is_single(node.for_get_body())
             return True
         if t == _N.mark:
-            return self._is_single(node.mark_get_node())
+            with self._marked(node):
+                return self._is_single(node.mark_get_node())
         return True
 
-    def _compound(self, header: str, body: isl.AstNode, level: int) -> list[str]:
+    def _compound(self, header: str, body: isl.AstNode, level: int) -> None:
         ind = self.ind(level)
-        lines = self.print_node(body, level + 1)
         if self._is_single(body):
-            return [f"{ind}{header}"] + lines
-        return [f"{ind}{header} {{"] + lines + [f"{ind}}}"]
+            self.emit(f"{ind}{header}")
+            self.visit(body, level + 1)
+        else:
+            self.emit(f"{ind}{header} {{")
+            self.visit(body, level + 1)
+            self.emit(f"{ind}}}")
 
     def _reindent(self, text: str, level: int) -> list[str]:
         lines = text.splitlines()
@@ -993,10 +1146,32 @@ def printer_class(target: str) -> type[CPrinter]:
     return getattr(importlib.import_module(module), name)
 
 
+def generate(scop: Scop, *, target: str = "c",
+             max_operations: int | None = DEFAULT_MAX_OPERATIONS) -> GeneratedRegion:
+    """The code replacing ``scop``'s region as a structured result: its
+    lines (indented like the original region) and the
+    :class:`~clayx.codegen.result.LoopSpan` of every printed loop (β-prefix,
+    lines, pragmas, marks, the variables its body assigns).  ``target``
+    picks the printer (:data:`TARGETS`); ``max_operations`` bounds isl's
+    AST generation (None: no bound).  :class:`~clayx.errors.CodegenError`
+    when code cannot be generated."""
+    printer = printer_class(target)
+    original = None
+    if scop.source is not None and scop.region is not None:
+        original = scop.source[scop.region[0]:scop.region[1]]
+    base, unit = detect_indent(original or "")
+    node = build_ast(scop, max_operations=max_operations)
+    try:
+        return printer(scop, base_indent=base, indent=unit).generate(node, original)
+    except isl.Error as e:
+        raise CodegenError(f"printing the generated code failed in isl: {e}") from None
+
+
 def generate_region(scop: Scop, *, target: str = "c",
                     max_operations: int | None = DEFAULT_MAX_OPERATIONS,
                     timeout: float | None = None) -> str:
-    """The C text replacing ``scop.source[scop.region[0]:scop.region[1]]``.
+    """The C text replacing ``scop.source[scop.region[0]:scop.region[1]]``:
+    :func:`generate`'s text, with the original region's line endings.
 
     The text between the ``#pragma scop`` and ``#pragma endscop`` lines
     (both kept by the caller), indented like the original region, ending with
@@ -1008,18 +1183,12 @@ def generate_region(scop: Scop, *, target: str = "c",
     ~0.3 s, is not counted).  Either limit raises
     :class:`~clayx.errors.CodegenError`.
     """
-    printer = printer_class(target)
+    printer_class(target)
     if timeout is not None:
         return _generate_in_worker(scop, target, max_operations, timeout)
-    original = None
-    if scop.source is not None and scop.region is not None:
-        original = scop.source[scop.region[0]:scop.region[1]]
-    base, unit = detect_indent(original or "")
-    node = build_ast(scop, max_operations=max_operations)
-    try:
-        text = printer(scop, base_indent=base, indent=unit).region(node, original)
-    except isl.Error as e:
-        raise CodegenError(f"printing the generated code failed in isl: {e}") from None
+    text = generate(scop, target=target, max_operations=max_operations).text
+    original = scop.source[scop.region[0]:scop.region[1]] \
+        if scop.source is not None and scop.region is not None else None
     if original is not None and "\r\n" in original:  # keep the file's line endings
         text = text.replace("\r\n", "\n").replace("\n", "\r\n")
     return text
@@ -1061,8 +1230,7 @@ def _generate_in_worker(scop: Scop, target: str, max_operations: int | None,
     """Run :func:`generate_region` in a fresh interpreter
     (:mod:`clayx.codegen._worker`) and kill it ``timeout`` seconds after it
     has started: islpy holds the GIL, so a thread could not be stopped."""
-    import clayx
-    root = str(Path(clayx.__file__).resolve().parents[1])
+    root = str(Path(__file__).resolve().parents[2])
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [root, env.get("PYTHONPATH")]))
     try:

@@ -1,8 +1,10 @@
 """C with OpenMP: the plain C printer plus pragmas on the marked loops.
 
 :class:`OmpPrinter` is a :class:`~clayx.codegen.c.CPrinter` whose
-:meth:`~clayx.codegen.c.CPrinter.before_for` hook puts, above each loop the
-schedule marks (``scop.schedule.marks``, see :mod:`clayx.directives.marks`):
+:meth:`~clayx.codegen.c.CPrinter.loop_pragmas` hook puts, above each loop
+the schedule marks (``scop.schedule.marks``, see :mod:`clayx.directives.marks`;
+they reach the printer as mark nodes of the schedule tree around the
+loop's band, :mod:`clayx.codegen.tree`):
 
 - ``parallel``: ``#pragma omp parallel for``, with ``private(…)`` naming
   every loop iterator the function declares outside the region
@@ -11,7 +13,10 @@ schedule marks (``scop.schedule.marks``, see :mod:`clayx.directives.marks`):
   otherwise be shared by the threads.  The loop's own iterator is private by
   OpenMP's rules; iterators of the enclosing loops are only read inside and
   stay shared.  Iterators the generated code declares itself (``for (int
-  c2 = …``) are private by scope.
+  c2 = …``) are private by scope.  What the body assigns is data the
+  printer records while it prints the body
+  (:attr:`~clayx.codegen.result.LoopSpan.assigns`), read by
+  :meth:`OmpPrinter.complete_pragmas`.
 - ``vectorize``: ``#pragma omp simd`` (``#pragma omp parallel for simd``
   when the loop is also parallel), with the same ``private`` clause: the
   session keeps a vectorized loop innermost, but should a loop still sit
@@ -48,7 +53,6 @@ from __future__ import annotations
 
 import islpy as isl
 
-from ..model import identifiers
 from .c import CPrinter, LoopInfo
 
 _N = isl.ast_node_type
@@ -83,10 +87,11 @@ class MarkPrinter(CPrinter):
     and ignores the OpenMP-only ones; :class:`OmpPrinter` adds those."""
 
     openmp = False
+    target = "c"
 
-    def before_for(self, info: LoopInfo, level: int) -> list[str]:
-        """The mark pragmas of the loop, indented like it."""
-        return [self.ind(level) + p for p in mark_pragmas(info, openmp=self.openmp)]
+    def loop_pragmas(self, info: LoopInfo) -> list[str]:
+        """The mark pragmas of the loop."""
+        return mark_pragmas(info, openmp=self.openmp)
 
     def _is_single(self, node: isl.AstNode) -> bool:
         # a loop preceded by pragmas is not a plain single statement: brace it
@@ -103,40 +108,19 @@ class OmpPrinter(MarkPrinter):
     (on ``parallel for``, ``parallel for simd`` and ``simd`` alike)."""
 
     openmp = True
+    target = "omp"
 
-    def print_for(self, node: isl.AstNode, level: int) -> list[str]:
-        """The loop as in C; a ``parallel for`` or ``simd`` pragma above it
-        gets a ``private(…)`` clause for the outer-declared iterators its
-        body assigns (known only once the body is printed)."""
-        enclosing = set(self._enclosing)
-        lines = super().print_for(node, level)
-        if not self.scop.declared_iterators:
-            return lines
-        for k, line in enumerate(lines):
-            text = line.strip()
-            if not text.startswith(_CONCURRENT):
-                if text.startswith("#pragma"):
-                    continue
+    def complete_pragmas(self, info: LoopInfo, pragmas: list[str],
+                         assigns: set[str]) -> list[str]:
+        """A ``parallel for`` or ``simd`` pragma gets a ``private(…)``
+        clause naming the outer-declared variables the loop's body assigns
+        (``assigns``, recorded while the body was printed)."""
+        private = sorted(x for x in assigns if x not in self.scop.params)
+        if not private:
+            return pragmas
+        out = list(pragmas)
+        for k, p in enumerate(out):
+            if p.startswith(_CONCURRENT):
+                out[k] = f"{p} private({', '.join(private)})"
                 break
-            # this loop's own line: the first non-pragma line after the pragmas
-            header = next(ln for ln in lines[k:] if not ln.strip().startswith("#pragma"))
-            own = _loop_variable(header)
-            body = lines[k + 1:]
-            used = identifiers("\n".join(ln for ln in body if ln is not header))
-            private = sorted(x for x in self.scop.declared_iterators
-                             if x in used and x not in enclosing and x != own
-                             and x not in self.scop.params)
-            if private:
-                lines = list(lines)
-                lines[k] = f"{line} private({', '.join(private)})"
-            break
-        return lines
-
-
-def _loop_variable(header: str) -> str | None:
-    """The variable a printed ``for`` header assigns (``for (i = 0; …``)."""
-    text = header.strip()
-    if not text.startswith("for ("):
-        return None
-    init = text[len("for ("):].split("=", 1)[0].split()
-    return init[-1] if init else None
+        return out

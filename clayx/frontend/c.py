@@ -72,6 +72,7 @@ import tree_sitter_c as tsc
 from ..errors import NotAScopError
 from ..model import (MAY_WRITE, READ, WRITE, Access, Array, ClaySchedule,
                      Relation, Scop, Statement)
+from ..model import expr as bx
 from ..model.inttypes import INT64_MAX, int_type
 from . import macros as pp
 
@@ -182,6 +183,9 @@ class _RawStmt:
     alphas: tuple[str, ...]
     iterator_types: tuple[str, ...] = ()
     accesses: list[tuple[str, str, list[isl.PwAff] | None, str, ts.Node]] = field(default_factory=list)
+    # an access with text was recorded at a macro's site (not at its own
+    # node): the body tree could not place it, the text is printed instead
+    macro_site: bool = False
 
 
 @dataclass
@@ -350,7 +354,7 @@ class _Extractor:
         writes, a name not defined before the region, used only between the
         pair and only in loop headers and conditions, which code generation
         rewrites): name -> role."""
-        from ..codegen.c import MACROS  # the definitions code generation writes
+        from ..model.helpers import MACROS  # the definitions code generation writes
         out: dict[str, str] = {}
         for name in {ev.name for _, ev in found}:
             m = re.fullmatch(r"(floord|ceild|min|max)|clayx_(floord|ceild|min|max)_*", name)
@@ -1271,6 +1275,7 @@ class _Extractor:
             frame = self._frames[-1]
             text = text if frame.covers(node.start_byte, node.end_byte) else ""
             node, may = frame.site, may or frame.may
+            st.macro_site = st.macro_site or bool(text)
         if lvalue is None or lvalue == "readwrite":
             st.accesses.append((READ, name, subs, text, node))
         if lvalue is not None:
@@ -1290,6 +1295,7 @@ class _Extractor:
             dom = raw.domain.align_params(pspace).set_tuple_name(raw.name)
             dom = dom.coalesce()
             accs: list[Access] = []
+            at: dict[tuple[int, int], list[str]] = {}
             # a parameter read in a body before its first use in a bound was
             # taken for a scalar while walking: it is no access
             # a read-only, undeclared, all-caps name (DBL_MIN, M_PI) is a
@@ -1308,9 +1314,13 @@ class _Extractor:
                 arrays.setdefault(arr, (nd, node))
                 rel = self._access_map(dom, arr, subs)
                 accs.append(Access(kind, arr, rel, text, f"{raw.name}_r{k}"))
+                if text:
+                    at.setdefault((node.start_byte, node.end_byte), []).append(accs[-1].ref)
             body = _text(raw.node)
+            tree = None if raw.macro_site else body_tree(raw.node, at)
             statements.append(Statement(raw.name, dom, raw.iterators, body, tuple(accs),
-                                        raw.node.start_point[0] + 1, raw.iterator_types))
+                                        raw.node.start_point[0] + 1, raw.iterator_types,
+                                        body_expr=tree))
             relations.append(Relation.build(dom, raw.beta, raw.alphas))
         schedule = ClaySchedule(tuple(relations)).normalized()
         arr_objs = []
@@ -1386,6 +1396,104 @@ class _Extractor:
 
         visit(self.tree.root_node)
         return out
+
+
+# -- statement bodies as expression trees -------------------------------------
+
+class _NoTree(Exception):
+    """The body holds something the tree does not model faithfully."""
+
+
+_LEAVES = ("number_literal", "string_literal", "char_literal", "concatenated_string",
+           "true", "false", "null")
+
+
+def body_tree(stmt: ts.Node, refs: dict[tuple[int, int], list[str]]) -> bx.Expr | None:
+    """The expression tree (:mod:`clayx.model.expr`) of an expression
+    statement, its accesses linked by position: ``refs`` maps the byte span
+    of each access's node (the outermost subscript expression, or the
+    scalar's identifier) to the refs recorded there.  None when the body
+    has a comment inside or an access the tree cannot place (inside a piece
+    it keeps as text)."""
+    if stmt.type != "expression_statement" or not stmt.named_children:
+        return None
+    try:
+        tree = _tree(stmt.named_children[0], refs)
+    except _NoTree:
+        return None
+    placed = bx.refs_of(tree)
+    if any(r not in placed for rs in refs.values() for r in rs):
+        return None
+    return tree
+
+
+def _tree(n: ts.Node, refs: dict[tuple[int, int], list[str]]) -> bx.Expr:
+    t = n.type
+    kids = [c for c in n.named_children]
+    if any(c.type == "comment" for c in kids):
+        raise _NoTree
+    span = (n.start_byte, n.end_byte)
+    if t in _LEAVES:
+        return bx.Lit(_text(n))
+    if t == "identifier":
+        if span in refs:
+            return bx.Ref(tuple(refs[span]), _text(n), (), _text(n))
+        return bx.Name(_text(n))
+    if t == "parenthesized_expression":
+        if len(kids) != 1:
+            raise _NoTree
+        return bx.Paren(_tree(kids[0], refs))
+    if t == "subscript_expression":
+        subs: list[ts.Node] = []
+        base = n
+        while base.type == "subscript_expression":
+            subs.append(base.child_by_field_name("index"))
+            base = base.child_by_field_name("argument")
+        subs.reverse()
+        sub_trees = tuple(_tree(x, refs) for x in subs)
+        if span in refs:
+            while base.type == "parenthesized_expression" and base.named_children:
+                base = base.named_children[0]
+            return bx.Ref(tuple(refs[span]), _text(base), sub_trees, _text(n))
+        return bx.Index(_tree(base, refs), sub_trees)
+    if t == "assignment_expression":
+        return bx.Assign(_text(n.child_by_field_name("operator")),
+                         _tree(n.child_by_field_name("left"), refs),
+                         _tree(n.child_by_field_name("right"), refs))
+    if t == "binary_expression":
+        left, right = n.child_by_field_name("left"), n.child_by_field_name("right")
+        between = n.text[left.end_byte - n.start_byte:right.start_byte - n.start_byte]
+        return bx.Binary(_text(n.child_by_field_name("operator")), _tree(left, refs),
+                         _tree(right, refs), newline=b"\n" in between)
+    if t in ("unary_expression", "pointer_expression"):
+        return bx.Unary(_text(n.child_by_field_name("operator")),
+                        _tree(n.child_by_field_name("argument"), refs))
+    if t == "update_expression":
+        arg = n.child_by_field_name("argument")
+        op = _text(n.child_by_field_name("operator"))
+        return bx.Unary(op, _tree(arg, refs), postfix=arg.start_byte < n.child_by_field_name(
+            "operator").start_byte)
+    if t == "conditional_expression":
+        return bx.Cond(_tree(n.child_by_field_name("condition"), refs),
+                       _tree(n.child_by_field_name("consequence"), refs),
+                       _tree(n.child_by_field_name("alternative"), refs))
+    if t == "comma_expression":
+        return bx.Comma(tuple(_tree(c, refs) for c in kids))
+    if t == "cast_expression":
+        return bx.Cast(" ".join(_text(n.child_by_field_name("type")).split()),
+                       _tree(n.child_by_field_name("value"), refs))
+    if t == "call_expression":
+        fn = n.child_by_field_name("function")
+        args = n.child_by_field_name("arguments")
+        if fn.type != "identifier" or (fn.start_byte, fn.end_byte) in refs:
+            raise _NoTree
+        return bx.Call(_text(fn), tuple(_tree(a, refs) for a in
+                                        (args.named_children if args else [])
+                                        if a.type != "comment"))
+    # not modelled (sizeof, a compound literal…): text, when no access is inside
+    if any(n.start_byte <= a and b <= n.end_byte for a, b in refs):
+        raise _NoTree
+    return bx.Raw(_text(n))
 
 
 def _in_statement(node: ts.Node) -> bool:

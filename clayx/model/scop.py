@@ -14,6 +14,7 @@ from typing import Sequence
 import islpy as isl
 
 from ..errors import ModelError
+from .expr import Expr, refs_of
 from .schedule import ClaySchedule
 
 READ, WRITE, MAY_WRITE = "read", "write", "may_write"
@@ -74,6 +75,11 @@ class Statement:
     ``iterator_types`` are the C types the iterators are declared with
     (``"int"``, ``"long"``…, one per iterator; empty when unknown, as from
     OpenScop): generated code gives the body each iterator in that type.
+    ``body_expr`` is the body's expression tree (:mod:`clayx.model.expr`)
+    when the front end could build one; code generation prints it with the
+    iterators substituted and the subscripts written from the access
+    relations, and prints ``body`` (the text) where :meth:`printable_expr`
+    says the tree no longer describes the statement.
     """
 
     name: str
@@ -83,6 +89,23 @@ class Statement:
     accesses: tuple[Access, ...] = ()
     line: int = 0
     iterator_types: tuple[str, ...] = ()
+    body_expr: Expr | None = None
+
+    def printable_expr(self) -> Expr | None:
+        """:attr:`body_expr` when it still describes the statement: every
+        access it prints exists, and every access with text is one it
+        prints (a step that merged bodies or added accesses without
+        updating the tree makes it stale); else None (print the text)."""
+        e = self.body_expr
+        if e is None:
+            return None
+        printed = refs_of(e)
+        own = {a.ref for a in self.accesses}
+        if not printed <= own:
+            return None
+        if any(a.text and a.ref not in printed for a in self.accesses):
+            return None
+        return e
 
     def iterator_type(self, k: int) -> str | None:
         """The declared C type of iterator ``k`` (None when unknown)."""
