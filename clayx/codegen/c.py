@@ -1156,6 +1156,8 @@ def generate(scop: Scop, *, target: str = "c",
     AST generation (None: no bound).  :class:`~clayx.errors.CodegenError`
     when code cannot be generated."""
     printer = printer_class(target)
+    if not scop.schedule.relations:             # an empty SCoP: no code
+        return GeneratedRegion((), (), target)
     original = None
     if scop.source is not None and scop.region is not None:
         original = scop.source[scop.region[0]:scop.region[1]]
