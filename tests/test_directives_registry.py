@@ -52,7 +52,7 @@ def test_every_record_is_consistent():
 def test_kinds_of_the_catalogue():
     kind = {n: d.kind for n, d in D.REGISTRY.items()}
     assert {n for n, k in kind.items() if k == "mark"} == {"parallelize", "vectorize",
-                                                           "unroll"}
+                                                           "unroll", "unroll_loop"}
     assert {n for n, k in kind.items() if k == "layout"} == {
         "dimreorder", "dimprivatize", "dimcontract", "add_array", "replace_array",
         "datacopy", "block"}

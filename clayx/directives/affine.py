@@ -174,7 +174,8 @@ def shift(scop: Scop, beta, depth: int, params, const: int) -> Scop:
     Checks: ``beta`` exists and is not ``[]``, ``1 <= depth <=`` the
     loops of every statement under it; one coefficient per parameter.
     Legality: the session checks the dependences afterwards (a shift is
-    legal when no dependence is reversed).
+    legal when no dependence is reversed).  Exo's ``shift_loop(loop,
+    new_lo)`` is :func:`shift_loop`.
     """
     rels = scop.schedule.relations_under(beta)
     if params and len(params) != len(scop.params) or any(not isinstance(c, int) for c in params):

@@ -114,6 +114,7 @@ def unroll(scop: Scop, beta, factor: int) -> Scop:
                                          (plain C ignores it; a printer may honor it)
 
     Checks: ``factor > 0``, ``beta`` a loop.  Legality: always legal (dates
-    are unchanged).
+    are unchanged).  Exo's ``unroll_loop(loop)`` (the whole loop) is
+    :func:`unroll_loop`.
     """
     return _marked(scop, Mark("unroll", beta, factor))

@@ -217,7 +217,8 @@ def iss(scop: Scop, loop, inequality) -> Scop:
     Checks: ``loop`` a loop (``[]`` is not one), the inequality's form and
     coefficient counts.
     Legality: checked against all dependences after the step.
-    Aliases: indexsetsplit, index_set_split.  Inverse: collapse.
+    Aliases: indexsetsplit, index_set_split.  Inverse: collapse.  (Exo's
+    ``cut_loop`` is :func:`cut_loop`, a peel.)
     """
     name = "iss"
     rels = scop.schedule.relations_under(loop)
