@@ -559,16 +559,13 @@ def _value_kind(name: str) -> str:
     """``query`` (returns a value, may be nested), ``value`` (a directive
     that returns a value: ``add_array``), ``void``, or ``unknown``."""
     from .directives import lookup
-    from .directives.common import QUERIES
-    if name in QUERIES:
-        return "query"
-    if name in ("print", "break"):
-        return "void"
     try:
         d = lookup(name)
     except DirectiveError:
         return "unknown"
-    return "value" if getattr(d.func, "result", None) is not None else "void"
+    if d.kind == "query":
+        return "query"
+    return "value" if d.result is not None else "void"
 
 
 @dataclass(frozen=True)
@@ -670,9 +667,10 @@ class _Parser:
         if not top:
             kind = _value_kind(name.value)
             if kind != "query":
-                from .directives.common import QUERIES
+                from .directives import REGISTRY
                 what = "unknown function" if kind == "unknown" else "a directive"
-                queries = ", ".join(sorted({q.name for q in QUERIES.values()}))
+                queries = ", ".join(sorted(d.name for d in REGISTRY.values()
+                                           if d.kind == "query"))
                 raise self.fail(f"{name.value}(...) is {what}: only a query can be called "
                                 f"inside an argument ({queries}; Clay allows no call there: "
                                 "use a variable)", name)

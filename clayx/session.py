@@ -44,7 +44,45 @@ from typing import Any
 from .errors import ClayxError, DirectiveError, LegalityError
 from .model import Scop
 
-__all__ = ["Entry", "Session", "load"]
+__all__ = ["CheckGroup", "Entry", "Session", "load"]
+
+
+@dataclass(frozen=True)
+class CheckGroup:
+    """Consecutive steps of a script that are applied and checked as one
+    change (:meth:`Session.plan`).
+
+    ``steps`` in script order; ``start`` the index of the first one in the
+    script; ``check`` how the group is checked:
+
+    - ``dates``: a transformation, alone: its new schedule against every
+      dependence, and every parallel/vectorize mark;
+    - ``marks``: a mark (parallelize, vectorize, unroll), alone: the marks'
+      conditions only (it changes no date);
+    - ``equivalence``: consecutive layout steps, with the queries and
+      ``print`` steps among and right after them: the program after the
+      last step against the one before the first (no resting point inside);
+    - ``none``: a query, ``print`` or ``break``, a step written
+      ``unchecked``, or an unknown name (applying it reports that), alone.
+    """
+
+    steps: tuple
+    start: int
+    check: str
+
+    @property
+    def stop(self) -> int:
+        """The index just after the last step of the group in the script."""
+        return self.start + len(self.steps)
+
+
+def _record(step):
+    """The registry record of ``step``'s directive, None for an unknown name."""
+    from .directives import lookup
+    try:
+        return lookup(step.call.name)
+    except DirectiveError:
+        return None
 
 
 @dataclass(frozen=True)
@@ -144,42 +182,67 @@ class Session:
         return is_legal(self.current, self.deps)
 
     # -- steps ----------------------------------------------------------------
-    def apply(self, text: str, *, path: str | None = None) -> list[Entry]:
-        """Parse ``text`` (one or more directives) and apply every step.
+    @staticmethod
+    def plan(script, *, path: str | None = None) -> list[CheckGroup]:
+        """The steps of ``script`` (a :class:`~clayx.script.Script` or its
+        text) in the groups :meth:`apply` checks them in (:class:`CheckGroup`),
+        from the registry's kinds: a layout step opens a group that the
+        checked layout steps, queries and ``print`` steps right after it
+        join; every other step is a group of its own.  The plan ends at
+        ``break()``.  Nothing is applied, so a plan does not depend on the
+        session's state (an unknown name is a group of its own: applying it
+        reports it)."""
+        from .script import Script
+        if isinstance(script, str):
+            script = Script.parse(script, path=path)
+        groups: list[CheckGroup] = []
+        open_layout = False
+        for k, step in enumerate(script.steps):
+            d = _record(step)
+            if open_layout and d is not None and not d.stops and (
+                    d.kind in ("query", "control")
+                    or d.check == "equivalence" and not step.unchecked):
+                g = groups[-1]
+                groups[-1] = CheckGroup(g.steps + (step,), g.start, g.check)
+                continue
+            check = "none" if d is None or step.unchecked else d.check
+            groups.append(CheckGroup((step,), k, check))
+            open_layout = check == "equivalence"
+            if d is not None and d.stops:
+                break
+        return groups
+
+    def apply(self, text, *, path: str | None = None) -> list[Entry]:
+        """Parse ``text`` (one or more directives; or a
+        :class:`~clayx.script.Script`) and apply every step, in the groups
+        of :meth:`plan`.
 
         All-or-nothing: if any step fails (syntax, arguments, legality), the
         session is unchanged and the error is raised.  Returns the new
         entries.  Redo history past the current position is dropped.
         """
-        from .script import Script
-        script = text if not isinstance(text, str) else Script.parse(text, path=path)
         scop, env, deps = self.current, self.env, self.deps
         new: list[Entry] = []
-        group: int | None = None        # index in ``new`` of an open layout group
-        for step in script.steps:
-            kind = self._kind(step)
-            if group is not None and kind not in ("layout", "query"):
-                new[-1] = self._close_layout(new, group)
-                deps, group = new[-1].deps, None
-            entry = self._step(step, scop, env, deps)
-            if entry is None:           # break(): stop the script here
-                break
-            if kind == "layout":
-                group = len(new) if group is None else group
-                entry = replace(entry, pending=True)
-            elif kind == "query" and group is not None:
-                entry = replace(entry, pending=True)
-            elif kind == "unchecked_layout":
-                from .analysis import dependences
-                entry = replace(entry, deps=dependences(entry.scop, entry.scop.schedule))
-            if step.unchecked:          # the SCoP keeps the record (OpenScop too)
-                from .frontend.openscop import with_unchecked_step
-                entry = replace(entry, scop=with_unchecked_step(entry.scop, str(step)))
-            new.append(entry)
-            scop, env = entry.scop, entry.env
-            deps = entry.deps if entry.deps is not None else deps
-        if group is not None:
-            new[-1] = self._close_layout(new, group)
+        for group in self.plan(text, path=path):
+            first = len(new)
+            for step in group.steps:
+                entry = self._step(step, scop, env, deps)
+                if entry is None:           # break(): the plan ends here
+                    break
+                if group.check == "equivalence":
+                    entry = replace(entry, pending=True)
+                elif step.unchecked and _record(step).kind == "layout":
+                    from .analysis import dependences
+                    entry = replace(entry, deps=dependences(entry.scop, entry.scop.schedule))
+                if step.unchecked:          # the SCoP keeps the record (OpenScop too)
+                    from .frontend.openscop import with_unchecked_step
+                    entry = replace(entry, scop=with_unchecked_step(entry.scop, str(step)))
+                new.append(entry)
+                scop, env = entry.scop, entry.env
+                deps = entry.deps if entry.deps is not None else deps
+            if group.check == "equivalence":
+                new[-1] = self._close_layout(new, first)
+                deps = new[-1].deps
         del self._entries[self._pos:]
         self._entries.extend(new)
         self._pos = len(self._entries)
@@ -194,36 +257,17 @@ class Session:
         finally:
             self._entries, self._pos = saved
 
-    @staticmethod
-    def _kind(step) -> str:
-        """``layout`` (a checked layout directive), ``unchecked_layout``,
-        ``query`` (print and queries), ``break`` or ``directive``."""
-        from .directives import lookup
-        from .directives.common import QUERIES
-        name = step.call.name
-        if name == "break":
-            return "break"
-        if name == "print" or name in QUERIES:
-            return "query"
-        try:
-            d = lookup(name)
-        except DirectiveError:
-            return "directive"              # _step reports the unknown name
-        if getattr(d.func, "layout", False):
-            return "unchecked_layout" if step.unchecked else "layout"
-        return "directive"
-
     def _close_layout(self, new: list[Entry], group: int) -> Entry:
         """Check the layout steps ``new[group:]`` as one change (the program
         before them against the last one's); the last entry, no longer
         pending, with the new program's dependences.  Parallel and vectorize
         marks must hold under them."""
-        from .analysis import check_parallel, dependences
+        from .analysis import dependences
         from .analysis.equivalence import check as check_equivalent
         before = new[group - 1].scop if group else self.current
         last = new[-1]
         after = last.scop
-        names = [e.step.call.name for e in new[group:] if self._kind(e.step) == "layout"]
+        names = [e.step.call.name for e in new[group:] if _record(e.step).kind == "layout"]
         counts = {n: names.count(n) for n in names}
         label = names[0] if len(names) == 1 else "the layout steps " + ", ".join(
             n if c == 1 else f"{n} ×{c}" for n, c in counts.items()) + " (checked together)"
@@ -235,47 +279,39 @@ class Session:
         return replace(last, deps=deps, pending=False)
 
     def _step(self, step, scop: Scop, env: dict, deps=None) -> Entry | None:
+        """One step applied to ``scop`` with the variables ``env`` and
+        checked by its directive's strategy (unless ``unchecked``; a layout
+        step is checked with its group); None for ``break``."""
         from .directives import lookup
-        from .directives.common import QUERIES
+        from .directives.control import show
         call = step.call
-        name = call.name
         where = dict(line=getattr(call, "line", None), column=getattr(call, "column", None))
         try:
-            if name == "break":
+            d = lookup(call.name)
+            if d.stops:
                 return None
-            if name == "print":
-                vals = [self._value(a, scop, env) for a in call.args]
-                return Entry(step, scop, dict(env), " ".join(_show(v) for v in vals))
-            if name in QUERIES:
-                value = self._query(name, call.args, scop, env)
-                env = dict(env)
-                if step.target:
-                    env[step.target] = value
-                return Entry(step, scop, env, _show(value))
-            d = lookup(name)
             args = [self._value(a, scop, env) for a in call.args]
-            new = d(scop, *args)
-            result = getattr(d.func, "result", None)
-            value = result(new, *args) if result is not None else None
+            out = d.run(scop, args)
         except DirectiveError as e:
             if e.line is None and where["line"] is not None:
-                e = DirectiveError(e.message, directive=e.directive or name,
+                e = DirectiveError(e.message, directive=e.directive or call.name,
                                    argument=e.argument, **where)
             raise e from None
-        if not step.unchecked and not getattr(d.func, "layout", False):
-            self._check(d, new, args, self.deps if deps is None else deps)
+        if not step.unchecked and d.check in ("dates", "marks"):
+            self._check(d, out.scop, args, self.deps if deps is None else deps)
         env = dict(env)
         if step.target:
-            env[step.target] = value
-        return Entry(step, new, env, "" if value is None else _show(value))
+            env[step.target] = out.value
+        text = out.output or ("" if out.value is None else show(out.value))
+        return Entry(step, out.scop, env, text)
 
     def _check(self, d, new: Scop, args, deps) -> None:
         from .analysis.legality import check
-        if not d.marks_only:
+        if d.check == "dates":
             check(new, deps, directive=d.name)
         # every parallel/vectorize mark must still hold (and the new one)
         self._check_marks(new, deps, f"{d.name} is illegal: afterwards",
-                          lambda m: d.name if d.marks_only else
+                          lambda m: d.name if d.check == "marks" else
                           f"{d.name} (it makes the loop marked {m.kind} "
                           f"at {list(m.loop)} carry a dependence)")
 
@@ -292,16 +328,18 @@ class Session:
             if m.kind in ("parallel", "vectorize"):
                 check_parallel(scop, m.loop, len(m.loop), deps, directive=carried(m))
 
-    def _query(self, name: str, args, scop: Scop, env: dict):
-        from .directives.common import QUERIES
-        q = QUERIES[name]
-        vals = [self._value(a, scop, env) for a in args]
-        return q(scop, *vals)
-
     def _value(self, arg, scop: Scop, env: dict):
+        """A script argument as a value: a nested call is evaluated (it must
+        be a query), the rest converted by :func:`~clayx.script.to_python`."""
+        from .directives import lookup
         from .script import Call, to_python
         if isinstance(arg, Call):
-            return self._query(arg.name, arg.args, scop, env)
+            d = lookup(arg.name)
+            if d.kind != "query":
+                raise DirectiveError(f"{arg.name}(...) is not a query: only a query can be "
+                                     "called inside an argument",
+                                     line=arg.line, column=arg.column)
+            return d(scop, *[self._value(a, scop, env) for a in arg.args])
         return to_python(arg, env)
 
     def undo(self, n: int = 1) -> None:
@@ -385,12 +423,6 @@ class Session:
             f"cannot {what}: {where} applied without the legality check"
             + (f" ({steps})" if steps else "")
             + f"; pass unchecked=True (--unchecked) to {what} anyway")
-
-
-def _show(v: Any) -> str:
-    if isinstance(v, tuple):
-        return "[" + ", ".join(_show(x) for x in v) + "]"
-    return str(v)
 
 
 def load(path: str | Path, *, scop: int = 0) -> Session:

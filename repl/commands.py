@@ -106,12 +106,8 @@ def _help(repl, args: list[str]) -> bool:
     if args:
         name = args[0]
         from clayx.directives import lookup as dlookup
-        from clayx.directives.common import QUERIES
         from clayx.errors import DirectiveError
         if not name.startswith(":"):
-            if name in QUERIES:
-                repl.print(render.directive_help(QUERIES[name]))
-                return True
             try:
                 repl.print(render.directive_help(dlookup(name)))
                 return True
@@ -149,15 +145,19 @@ def _help(repl, args: list[str]) -> bool:
     out.append("  (:help NAME for one)\n", style="dim")
     for n in sorted(REGISTRY):
         d = REGISTRY[n]
+        if d.kind in ("query", "control"):
+            continue
         out.append(f"  {d.signature}")
         if d.aliases:
             out.append(f"   aliases: {', '.join(d.aliases)}", style="dim")
         out.append("\n")
-    from clayx.directives.common import QUERIES
-    if QUERIES:
-        out.append("Queries", style="bold")
-        out.append("  (values for arguments: i = get_beta_loop(1); fuse(i);)\n", style="dim")
-        out.append("  " + ", ".join(sorted({q.name for q in QUERIES.values()})) + "\n")
+    out.append("Queries", style="bold")
+    out.append("  (values for arguments: i = get_beta_loop(1); fuse(i);)\n", style="dim")
+    out.append("  " + ", ".join(sorted(n for n, d in REGISTRY.items() if d.kind == "query"))
+               + "\n")
+    out.append("Control", style="bold")
+    out.append("  " + ", ".join(REGISTRY[n].signature for n in sorted(REGISTRY)
+                                if REGISTRY[n].kind == "control") + "\n")
     repl.print(out)
     return True
 
@@ -329,9 +329,10 @@ def _save(repl, args: list[str]) -> bool:
 @command("load", ":load FILE", "apply a saved script step by step", complete="path")
 def _load(repl, args: list[str]) -> bool:
     """Apply the Clay script in ``FILE`` one step at a time (each checked;
-    consecutive data-layout steps together, as the session checks them);
-    stop at the first refused or wrong step with its explanation, keeping
-    the steps before it."""
+    consecutive data-layout steps together, as the session checks them:
+    the groups of ``Session.plan``); stop at the first refused or wrong
+    step with its explanation, keeping the steps before it, or at
+    ``break()``."""
     if len(args) != 1:
         raise CommandError("usage: :load FILE")
     try:
@@ -344,21 +345,21 @@ def _load(repl, args: list[str]) -> bool:
 
 def load_script(repl, text: str, name: str) -> bool:
     """Apply the Clay script ``text`` (from ``name``) step by step as
-    ``:load`` does, printing each step and what it changed; True when every
-    step was applied."""
+    ``:load`` does -- in the check groups of
+    :meth:`clayx.session.Session.plan` --, printing each group and what it
+    changed; True when every step was applied."""
     from clayx.script import Script
     script = Script.parse(text, path=name)
     s = repl.session
     start = s.current
     n = len(script.steps)
-    k = 0
-    for chunk in _chunks(script.steps):
+    for group in s.plan(script):
         before = s.current
-        first, k = k + 1, k + len(chunk)
+        first, k = group.start + 1, group.stop
         label = Text(f"[{first}/{n}] " if first == k else f"[{first}-{k}/{n}] ", style="dim")
-        label.append(" ".join(str(st) for st in chunk))
+        label.append(" ".join(str(st) for st in group.steps))
         try:
-            s.apply(Script(tuple(chunk)))
+            s.apply(Script(group.steps))
         except ClayxError as e:
             repl.print(label)
             line_text = text if getattr(e, "line", None) is not None else None
@@ -375,36 +376,6 @@ def load_script(repl, text: str, name: str) -> bool:
     repl.note(f"applied {n} step{'s' * (n != 1)} from {name}")
     repl.show_change(start, s.current, words=False)
     return True
-
-
-def _chunks(steps) -> list[list]:
-    """The steps in the groups :meth:`Session.apply` must see together: a
-    data-layout step with the layout steps (and queries) right after it
-    (the session checks such a group as one change); every other step
-    alone."""
-    from clayx.directives import lookup as dlookup
-    from clayx.directives.common import QUERIES
-    from clayx.errors import DirectiveError
-
-    def kind(step) -> str:
-        name = step.call.name
-        if name == "print" or name in QUERIES:
-            return "query"
-        try:
-            return "layout" if getattr(dlookup(name).func, "layout", False) else "other"
-        except DirectiveError:
-            return "other"
-
-    out: list[list] = []
-    in_layout = False
-    for st in steps:
-        k = kind(st)
-        if in_layout and k in ("layout", "query"):
-            out[-1].append(st)
-            continue
-        out.append([st])
-        in_layout = k == "layout"
-    return out
 
 
 # --- output -----------------------------------------------------------------------------------

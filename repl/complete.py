@@ -190,17 +190,13 @@ class ClayCompleter(Completer):
 
     # -- names -------------------------------------------------------------------
     def _names(self, word: str, *, commands: bool = False) -> Iterator[Completion]:
-        from clayx.directives import REGISTRY, lookup, names
-        from clayx.directives.common import QUERIES
+        from clayx.directives import lookup, names
         for n in names():
             if n.startswith(word):
                 d = lookup(n)
-                meta = d.signature if n == d.name else f"alias of {d.name}"
+                meta = (f"alias of {d.name}" if n != d.name else
+                        f"query: {d.signature}" if d.kind == "query" else d.signature)
                 yield Completion(n, -len(word), display_meta=meta)
-        for n in sorted(QUERIES):
-            if n.startswith(word) and n not in REGISTRY:
-                q = QUERIES[n]
-                yield Completion(n, -len(word), display_meta=f"query: {q.signature}")
         if commands and (word == "" or ":".startswith(word)):
             for c in sorted(self.commands):
                 yield Completion(":" + c, -len(word),
@@ -222,8 +218,7 @@ class ClayCompleter(Completer):
             return
         if kind == "directive":
             from clayx.directives import names
-            from clayx.directives.common import QUERIES
-            for n in [*names(), *sorted(QUERIES), *sorted(self.commands)]:
+            for n in [*names(), *sorted(self.commands)]:
                 if n.startswith(word):
                     yield Completion(n, -len(word))
         elif kind == "target":
@@ -246,13 +241,12 @@ class ClayCompleter(Completer):
 
     # -- arguments ---------------------------------------------------------------
     def _argument(self, text: str, ctx: CallContext) -> Iterator[Completion]:
-        from clayx.directives import lookup
-        from clayx.directives.common import QUERIES
+        from clayx.directives import lookup, names
         from clayx.errors import DirectiveError
         if ctx.nested or not ctx.call:
             return
         try:
-            d = QUERIES[ctx.call] if ctx.call in QUERIES else lookup(ctx.call)
+            d = lookup(ctx.call)
         except DirectiveError:
             return
         if ctx.arg >= len(d.params):
@@ -269,10 +263,10 @@ class ClayCompleter(Completer):
                 for v in sorted(self.env()):
                     if v.startswith(partial):
                         yield Completion(v, -len(partial), display_meta="variable")
-                for q in sorted(QUERIES):
+                for q in names("query"):
                     if q.startswith(partial) and partial:
                         yield Completion(q + "(", -len(partial),
-                                         display=q, display_meta=QUERIES[q].signature)
+                                         display=q, display_meta=lookup(q).signature)
             if partial and not partial.startswith("["):
                 return
             yield from self._betas(scop, p, partial)
@@ -311,7 +305,7 @@ class ClayCompleter(Completer):
         want = re.sub(r"\s+", "", partial)
         cands: list[tuple[tuple[int, ...], str]] = []
         if not p.statement:
-            if p.name == "loop" and not p.loop:
+            if getattr(p, "root", False):
                 cands.append(((), "root: the whole SCoP"))
             cands += [(b, loop_hint(scop, b)) for b in sched.loops()]
         if not p.loop:

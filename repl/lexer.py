@@ -37,8 +37,8 @@ def _known() -> tuple[frozenset[str], frozenset[str]]:
     sets if clayx cannot be imported."""
     try:
         from clayx.directives import names
-        from clayx.directives.common import QUERIES
-        return frozenset(names()), frozenset(QUERIES)
+        return (frozenset(names("transform", "mark", "layout", "control")),
+                frozenset(names("query")))
     except Exception:  # noqa: BLE001 - a lexer must never fail
         return frozenset(), frozenset()
 

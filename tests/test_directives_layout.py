@@ -19,7 +19,7 @@ from clayx.analysis import RAW, WAR, WAW
 from clayx.analysis.equivalence import (LAYOUT_TAG, dead_arrays, differences,
                                         layout_info, with_layout)
 from clayx.codegen import generate_region
-from clayx.directives.common import call_query
+from clayx.directives import apply as call_query
 from clayx.directives.layout import array_ids, split_reference
 from clayx.errors import ClayxError, CodegenError, DirectiveError, LegalityError
 from clayx.frontend.c import parse_string

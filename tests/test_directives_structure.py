@@ -12,8 +12,7 @@ import pytest
 
 from clayx.analysis import RAW, WAR, WAW, dependences, violated
 from clayx.codegen import generate_file, generate_region
-from clayx.directives import apply, lookup
-from clayx.directives.common import QUERIES, call_query, lookup_query
+from clayx.directives import apply, lookup, names
 from clayx.errors import DirectiveError
 from clayx.frontend.c import parse_file, parse_string
 from clayx.model import ClaySchedule, Mark
@@ -249,25 +248,31 @@ def test_context_adds_constraint(small):
 # --- queries ---------------------------------------------------------------------------------
 
 def test_queries(small):
-    assert call_query(small, "get_beta_loop", [1]) == [0]
-    assert call_query(small, "get_beta_loop", [2]) == [0, 2]
-    assert call_query(small, "get_beta_loop", [3]) == [1]
-    assert call_query(small, "get_beta_stmt", [3]) == [0, 2, 0]
-    assert call_query(small, "get_beta_loop_by_name", ["j"]) == [0, 2]
-    assert call_query(small, "get_beta_loop_by_name", ["i"]) == [0]
-    assert QUERIES["getbetaloop"] is lookup_query("get_beta_loop")
-    assert QUERIES["get_beta_stmt"](small, 1) == [0, 0]
+    assert apply(small, "get_beta_loop", [1]) == [0]
+    assert apply(small, "get_beta_loop", [2]) == [0, 2]
+    assert apply(small, "get_beta_loop", [3]) == [1]
+    assert apply(small, "get_beta_stmt", [3]) == [0, 2, 0]
+    assert apply(small, "get_beta_loop_by_name", ["j"]) == [0, 2]
+    assert apply(small, "get_beta_loop_by_name", ["i"]) == [0]
+    assert lookup("getbetaloop") is lookup("get_beta_loop")
+    assert lookup("get_beta_stmt")(small, 1) == [0, 0]
+    for n in ("get_beta_loop", "get_beta_stmt", "get_beta_loop_by_name"):
+        d = lookup(n)
+        assert (d.kind, d.result, d.check) == ("query", "beta", "none")
 
 
 def test_registry_names():
     assert lookup("fusenext").name == lookup("merge").name == "fuse"
     assert lookup("fission").name == "split"
-    assert lookup("indexsetsplit").name == lookup("cut_loop").name == "iss"
+    assert lookup("indexsetsplit").name == lookup("index_set_split").name == "iss"
+    assert lookup("cut_loop").name == "cut_loop"          # Exo's, not an alias of iss
     for n in ("reorder", "fuse", "split", "distribute", "iss", "peel", "collapse",
               "embed", "unembed", "context"):
         d = lookup(n)
         assert "Legality" in d.doc and "->" in d.doc, n
-    assert not set(QUERIES) & {"fuse", "split"}
+    queries = set(names("query"))
+    assert {"get_beta_loop", "getbetaloop", "get_array_id"} <= queries
+    assert not queries & {"fuse", "split", "print"}
 
 
 # --- must fail -----------------------------------------------------------------------------------
@@ -345,7 +350,7 @@ def test_context_contradiction_fails(small):
 ])
 def test_queries_must_fail(small, name, args, message):
     with pytest.raises(DirectiveError, match=message):
-        call_query(small, name, args)
+        apply(small, name, args)
 
 
 # --- marks follow statements ----------------------------------------------------------------------

@@ -64,7 +64,6 @@ def test_stripmine_golden():
     assert generate_region(s) == STRIP_I
     assert s.schedule.betas == [(0, 0, 0, 0)]
     assert generate_region(apply(scop, "stripmine", (0, 0), 2, 4)) == STRIP_J
-    assert generate_region(apply(scop, "divide_loop", (0, 0), 2, 4)) == STRIP_J
 
 
 def test_tile_golden():
@@ -123,12 +122,12 @@ def test_marks():
     p = apply(scop, "parallelize", (0, 0), 1)
     assert p.schedule.marks == (Mark("parallel", (0,), None),)
     assert apply(scop, "parallelize", (0, 0)).schedule.marks == (Mark("parallel", (0, 0)),)
-    u = apply(apply(scop, "unroll", (0, 0), 4), "unroll_loop", (0, 0), 2)
+    u = apply(apply(scop, "unroll", (0, 0), 4), "unroll", (0, 0), 2)
     assert u.schedule.marks == (Mark("unroll", (0, 0), 2),)   # re-marking replaces
     v = apply(scop, "vectorize", (0, 0))
     assert v.schedule.marks == (Mark("vectorize", (0, 0)),)
     for name in ("parallelize", "vectorize", "unroll"):
-        assert D.lookup(name).marks_only
+        assert D.lookup(name).kind == "mark" and D.lookup(name).check == "marks"
     # dates are untouched
     assert same_maps(p, scop) and same_maps(u, scop) and same_maps(v, scop)
     assert generate_region(p) == generate_region(scop)

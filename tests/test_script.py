@@ -220,8 +220,7 @@ def test_clay_print_text():
 def _free(name: str) -> bool:
     """A name no directive, query or keyword uses."""
     from clayx.directives import names
-    from clayx.directives.common import QUERIES
-    return name not in ("true", "false", "print", "break", *names(), *QUERIES)
+    return name not in ("true", "false", *names())
 
 
 _names = st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,6}", fullmatch=True).filter(_free)

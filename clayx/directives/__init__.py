@@ -1,10 +1,15 @@
-"""Clay's transformation directives (seed 004 §5, Fig. 8), one function each,
-registered in :mod:`.registry`.  Importing this package registers them all."""
+"""Clay's transformation directives (seed 004 §5, Fig. 8), its queries and
+control steps, one function each, registered in :mod:`.registry` with the
+parameter types of :mod:`.params`.  Importing this package registers them
+all."""
 
-from .registry import (REGISTRY, Beta, Bool, Directive, Int, Ints, List, Param,
-                       String, apply, directive, listing, lookup, names)
+from .params import (AccessNumber, ArrayId, Beta, Bool, Depth, Int, Ints, List, Param, String,
+                     Value)
+from .registry import (CHECKS, FOREIGN, KINDS, REGISTRY, Directive, Outcome, apply,
+                       directive, listing, lookup, names)
 
-__all__ = ["REGISTRY", "Beta", "Bool", "Directive", "Int", "Ints", "List", "Param",
-           "String", "apply", "directive", "listing", "lookup", "names"]
+__all__ = ["AccessNumber", "ArrayId", "Beta", "Bool", "CHECKS", "Depth", "Directive", "FOREIGN",
+           "Int", "Ints", "KINDS", "List", "Outcome", "Param", "REGISTRY", "String", "Value",
+           "apply", "directive", "listing", "lookup", "names"]
 
-from . import affine, layout, marks, structure, tiling  # noqa: E402,F401  (registration)
+from . import affine, control, exo, layout, marks, structure, tiling  # noqa: E402,F401,I001

@@ -17,8 +17,12 @@ the new date is the old one minus the amount.  ``shift([0], 1, {}, 2)`` on
 Depths are 1-based.  A ``depth`` is accepted when every relation under
 ``beta`` has at least that many loops (Clay checks the statements, so
 ``interchange([0], 1, 2)`` works on a perfect 2-deep nest); otherwise the
-directive fails with "depth overflow".  Arguments are all checked before
-anything changes; legality against dependences is the caller's job.
+directive fails with "depth overflow".  The β and the depths arrive
+checked by their parameter types (:func:`~.params.Beta`,
+:func:`~.params.Depth`: "the beta vector is empty", "the beta vector was
+not found", "the beta is not a loop", "depth overflow"); the functions
+check what relates their arguments before anything changes.  Legality
+against dependences is the caller's job.
 """
 
 from __future__ import annotations
@@ -30,9 +34,9 @@ from typing import Callable, Iterable, Sequence
 import islpy as isl
 
 from ..errors import DirectiveError, ModelError
-from .common import check_depth as common_check_depth
 from ..model import ClaySchedule, Mark, Relation, Scop
-from .registry import Beta, Bool, Int, List, directive
+from .params import Beta, Bool, Depth, Int, List
+from .registry import directive
 
 # Names of the old output / input dimensions in the transform maps' text;
 # chosen so that they cannot collide with C identifiers clayx produces.
@@ -60,35 +64,6 @@ def iterator(k: int) -> str:
     """The name of the statement's original iterator ``k`` (1-based) in a
     :func:`transform` expression."""
     return f"{_IN}{k - 1}"
-
-
-def targets(scop: Scop, name: str, beta: Sequence[int], *, loop: bool = False,
-            argument: int = 1) -> tuple[Relation, ...]:
-    """The relations under ``beta``; raises Clay's "the beta vector is
-    empty" (the root is no loop to transform), "the beta vector was not
-    found" and, with ``loop``, "the beta is not a loop"."""
-    sched = scop.schedule
-    beta = tuple(beta)
-    if not beta:
-        raise DirectiveError("the beta vector is empty", directive=name, argument=argument)
-    rels = sched.relations_under(beta)
-    if not rels:
-        raise DirectiveError("the beta vector was not found", directive=name,
-                             argument=argument)
-    if loop and not sched.is_loop(beta):
-        raise DirectiveError("the beta is not a loop", directive=name, argument=argument)
-    return rels
-
-
-def depth_limit(rels: Iterable[Relation]) -> int:
-    """The number of loops every relation of ``rels`` has."""
-    return min(r.depth for r in rels)
-
-
-def check_depth(name: str, depth: int, limit: int, argument: int) -> None:
-    """Clay's "depth overflow" unless ``1 <= depth <= limit`` (the message is
-    :func:`.common.check_depth`'s)."""
-    common_check_depth(depth, 1, limit, directive=name, argument=argument)
 
 
 def transform(rel: Relation, outputs: Sequence[str],
@@ -181,8 +156,7 @@ def _term(coeff: int, name: str) -> str:
 # Directives
 # ---------------------------------------------------------------------------
 
-@directive("shift", Beta("beta"), Int("depth"), List("params"), Int("const"),
-           aliases=("shift_loop",))
+@directive("shift", Beta("beta"), Depth("depth"), List("params"), Int("const"))
 def shift(scop: Scop, beta, depth: int, params, const: int) -> Scop:
     """Shift the loop at ``depth`` by a (parametric) constant, for every
     statement under ``beta``.
@@ -197,11 +171,13 @@ def shift(scop: Scop, beta, depth: int, params, const: int) -> Scop:
           S(i);                    =>    for (c = -2; c < n - 2; c++)
                                            S(c + 2);
 
+    Checks: ``beta`` exists and is not ``[]``, ``1 <= depth <=`` the
+    loops of every statement under it; one coefficient per parameter.
     Legality: the session checks the dependences afterwards (a shift is
-    legal when no dependence is reversed).  Alias: ``shift_loop``.
+    legal when no dependence is reversed).  Exo's ``shift_loop(loop,
+    new_lo)`` is :func:`shift_loop`.
     """
-    rels = targets(scop, "shift", beta)
-    check_depth("shift", depth, depth_limit(rels), 2)
+    rels = scop.schedule.relations_under(beta)
     if params and len(params) != len(scop.params) or any(not isinstance(c, int) for c in params):
         raise DirectiveError(
             f"wrong coefficient (the parameter list needs {len(scop.params)} integer "
@@ -213,7 +189,8 @@ def shift(scop: Scop, beta, depth: int, params, const: int) -> Scop:
                    name="shift")
 
 
-@directive("skew", Beta("beta", loop=True), Int("depth"), Int("depth_other"), Int("coeff"))
+@directive("skew", Beta("beta", loop=True), Depth("depth"), Depth("depth_other"),
+           Int("coeff"))
 def skew(scop: Scop, beta, depth: int, depth_other: int, coeff: int) -> Scop:
     """Skew the loop at ``depth`` by the loop at ``depth_other``.
 
@@ -229,12 +206,11 @@ def skew(scop: Scop, beta, depth: int, depth_other: int, coeff: int) -> Scop:
             S(i, j);                       for (c = i; c < m + i; c++)
                                              S(i, c - i);
 
-    Legality: checked by the session on the new dates.  No alias.
+    Checks: ``beta`` a loop; both depths within the loops of every
+    statement under it, and different; ``coeff != 0``.  Legality: checked
+    by the session on the new dates.  No alias.
     """
-    rels = targets(scop, "skew", beta, loop=True)
-    limit = depth_limit(rels)
-    check_depth("skew", depth, limit, 2)
-    check_depth("skew", depth_other, limit, 3)
+    rels = scop.schedule.relations_under(beta)
     if depth_other == depth:
         raise DirectiveError("depth overflow (a loop cannot be skewed by itself; "
                              "use reverse or grain)", directive="skew", argument=3)
@@ -245,7 +221,7 @@ def skew(scop: Scop, beta, depth: int, depth_other: int, coeff: int) -> Scop:
     return rewrite(scop, rels, lambda r: substituted(r, depth, expr), name="skew")
 
 
-@directive("reverse", Beta("beta"), Int("depth"))
+@directive("reverse", Beta("beta"), Depth("depth"))
 def reverse(scop: Scop, beta, depth: int) -> Scop:
     """Reverse the iteration order of the loop at ``depth`` for every
     statement under ``beta`` (``α_d ↦ -α_d``).
@@ -256,10 +232,11 @@ def reverse(scop: Scop, beta, depth: int) -> Scop:
           S(i);                    =>    for (i = n - 1; i >= 0; i--)
                                            S(i);
 
-    Legality: the loop must carry no dependence (checked by the session).
+    Checks: ``beta`` exists (not ``[]``), ``depth`` within the loops of
+    every statement under it.  Legality: the loop must carry no dependence
+    (checked by the session).
     """
-    rels = targets(scop, "reverse", beta)
-    check_depth("reverse", depth, depth_limit(rels), 2)
+    rels = scop.schedule.relations_under(beta)
     return rewrite(scop, rels, lambda r: substituted(r, depth, f"-{alpha(depth)}"),
                    name="reverse")
 
@@ -271,7 +248,7 @@ def _interchanged(rel: Relation, d1: int, d2: int) -> Relation:
     return transform(rel, outs)
 
 
-@directive("interchange", Beta("beta"), Int("depth1"), Int("depth2"),
+@directive("interchange", Beta("beta"), Depth("depth1"), Depth("depth2"),
            Bool("pretty", optional=True, default=True))
 def interchange(scop: Scop, beta, depth1: int, depth2: int, pretty: bool = True) -> Scop:
     """Interchange the loops at ``depth1`` and ``depth2`` for every statement
@@ -287,18 +264,17 @@ def interchange(scop: Scop, beta, depth1: int, depth2: int, pretty: bool = True)
             S(i, j);                       for (i = 0; i < n; i++)
                                              S(i, j);
 
-    Legality: checked by the session.  See also ``reorder_loops``.
+    Checks: ``beta`` exists (not ``[]``), both depths within the loops of
+    every statement under it.  Legality: checked by the session.  See also
+    ``reorder_loops``.
     """
-    rels = targets(scop, "interchange", beta)
-    limit = depth_limit(rels)
-    check_depth("interchange", depth1, limit, 2)
-    check_depth("interchange", depth2, limit, 3)
+    rels = scop.schedule.relations_under(beta)
     if depth1 == depth2:
         return scop
     return rewrite(scop, rels, lambda r: _interchanged(r, depth1, depth2), name="interchange")
 
 
-@directive("reorder_loops", Beta("beta"), Int("depth"))
+@directive("reorder_loops", Beta("beta"), Depth("depth", inner=1))
 def reorder_loops(scop: Scop, beta, depth: int) -> Scop:
     """Swap the loop at ``depth`` with the one directly inside it:
     ``interchange(beta, depth, depth + 1)`` (Exo's ``reorder_loops``).
@@ -308,16 +284,15 @@ def reorder_loops(scop: Scop, beta, depth: int) -> Scop:
 
         for i: for j: S(i, j)      =>    for j: for i: S(i, j)
 
-    Legality: checked by the session.
+    Checks: ``beta`` exists (not ``[]``), every statement under it has
+    ``depth + 1`` loops.  Legality: checked by the session.
     """
-    rels = targets(scop, "reorder_loops", beta)
-    limit = depth_limit(rels)
-    check_depth("reorder_loops", depth, limit - 1, 2)
+    rels = scop.schedule.relations_under(beta)
     return rewrite(scop, rels, lambda r: _interchanged(r, depth, depth + 1),
                    name="reorder_loops")
 
 
-@directive("reshape", Beta("beta"), Int("depth"), Int("iterator"), Int("amount"))
+@directive("reshape", Beta("beta"), Depth("depth"), Int("iterator"), Int("amount"))
 def reshape(scop: Scop, beta, depth: int, iterator_: int, amount: int) -> Scop:
     """Make the loop at ``depth`` depend on the *original* iterator
     ``iterator`` with factor ``amount`` (Clay's RESHAPE).
@@ -331,10 +306,11 @@ def reshape(scop: Scop, beta, depth: int, iterator_: int, amount: int) -> Scop:
         for (i …) for (j …) S(i, j)      reshape([0], 2, 1, -1)
                                    =>    for (i …) for (c = i; …) S(i, c - i)
 
-    Legality: checked by the session.
+    Checks: ``beta`` exists (not ``[]``), ``depth`` within the loops of
+    every statement under it, ``iterator`` an original iterator of each,
+    the dates stay unique.  Legality: checked by the session.
     """
-    rels = targets(scop, "reshape", beta)
-    check_depth("reshape", depth, depth_limit(rels), 2)
+    rels = scop.schedule.relations_under(beta)
     n_it = min(scop.statement(r.stmt).dim for r in rels)
     if not 1 <= iterator_ <= n_it:
         raise DirectiveError(f"wrong iterator (the statements have {n_it} iterators)",
@@ -350,7 +326,7 @@ def reshape(scop: Scop, beta, depth: int, iterator_: int, amount: int) -> Scop:
     return rewrite(scop, rels, lambda r: new[id(r)], name="reshape")
 
 
-@directive("grain", Beta("beta"), Int("depth"), Int("factor", positive=True))
+@directive("grain", Beta("beta"), Depth("depth"), Int("factor", positive=True))
 def grain(scop: Scop, beta, depth: int, factor: int) -> Scop:
     """Multiply the gap between consecutive executions along the loop at
     ``depth`` by ``factor`` (Clay's GRAIN: ``α_d ↦ α_d / factor``, the new
@@ -364,12 +340,11 @@ def grain(scop: Scop, beta, depth: int, factor: int) -> Scop:
           S(i);                    =>    for (c = 0; c < 2*n - 1; c += 2)
                                            S(c / 2);
 
-    Legality: order-preserving, never breaks a dependence.  Inverse: densify.
+    Checks: ``factor > 0``; ``beta`` exists (not ``[]``), ``depth`` within
+    the loops of every statement under it.  Legality: order-preserving,
+    never breaks a dependence.  Inverse: densify.
     """
-    rels = targets(scop, "grain", beta)
-    check_depth("grain", depth, depth_limit(rels), 2)
-    if factor < 1:
-        raise DirectiveError("wrong factor", directive="grain", argument=3)
+    rels = scop.schedule.relations_under(beta)
     if factor == 1:
         return scop
     return rewrite(scop, rels, lambda r: substituted(r, depth, f"{factor}*{alpha(depth)}"),
@@ -396,7 +371,7 @@ def _divisors_desc(n: int) -> list[int]:
     return [d for d in range(n, 1, -1) if n % d == 0]
 
 
-@directive("densify", Beta("beta"), Int("depth"))
+@directive("densify", Beta("beta"), Depth("depth"))
 def densify(scop: Scop, beta, depth: int) -> Scop:
     """Remove the gap between consecutive executions along the loop at
     ``depth`` (Clay's DENSIFY, the inverse of ``grain``): every date on that
@@ -414,10 +389,11 @@ def densify(scop: Scop, beta, depth: int) -> Scop:
           A[i] = …;                       =>   for (c1 = 0; c1 <= floord(n - 1, 3); c1++)
                                                  A[(3 * c1)] = …;
 
-    Legality: order-preserving, never breaks a dependence.
+    Checks: ``beta`` exists (not ``[]``), ``depth`` within the loops of
+    every statement under it, a common factor exists.  Legality:
+    order-preserving, never breaks a dependence.
     """
-    rels = targets(scop, "densify", beta)
-    check_depth("densify", depth, depth_limit(rels), 2)
+    rels = scop.schedule.relations_under(beta)
     g = 0
     for r in rels:
         try:

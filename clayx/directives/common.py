@@ -1,13 +1,12 @@
-"""Helpers shared by the directive modules, and the registry of queries.
+"""Helpers shared by the directive modules.
 
 Stable API (other directive modules import these):
 
 - :func:`fail` builds a :class:`~clayx.errors.DirectiveError`; the Clay
   messages are the constants ``NOT_FOUND``, ``NOT_A_LOOP``,
-  ``NOT_A_STATEMENT``, ``DEPTH_OVERFLOW``, ``WRONG_COEFFICIENT``,
+  ``NOT_A_STATEMENT``, ``DEPTH_OVERFLOW`` (those of the argument types,
+  :mod:`.params`, which check β and depth arguments), ``WRONG_COEFFICIENT``,
   ``BAD_INEQUALITY``.
-- :func:`check_beta` validates a β argument against the schedule (exists,
-  is a loop / a statement / may be the root) and :func:`check_depth` a depth.
 - :func:`alpha_out` / :func:`beta_out`: output positions of α_k / β_k in a
   relation map ``[β0, α1, β1, …, αn, βn]``.
 - :func:`add_inequality` adds ``u·α + v·i + w·p + C ≥ 0`` to a relation map;
@@ -19,13 +18,8 @@ Stable API (other directive modules import these):
   relation pairs: marks follow the relations they applied to, and β-vectors
   are normalized.
 
-Queries are value-returning helpers (``get_beta_loop(1)``) that scripts call
-inside arguments or assign to variables.  They are registered like directives
-(:func:`query`, same typed :class:`~.registry.Param` checking through
-:meth:`~.registry.Directive.bind`), but in their own table :data:`QUERIES`,
-keyed by name *and* alias, whose values are callables ``(scop, *args) ->
-value``.  The script session looks names up there before the directive
-registry.
+Queries (``get_beta_loop``) are registered in the one registry like the
+directives, with ``kind="query"`` (:mod:`.registry`).
 """
 
 from __future__ import annotations
@@ -36,16 +30,12 @@ from typing import Any, Callable, Iterable, Sequence
 import islpy as isl
 
 from ..errors import DirectiveError
-from ..model import Beta, ClaySchedule, Mark, Relation, Scop
-from .registry import REGISTRY, Directive, Param, _ALIASES
+from ..model import ClaySchedule, Mark, Relation, Scop
+from .params import DEPTH_OVERFLOW, NOT_A_LOOP, NOT_A_STATEMENT, NOT_FOUND  # noqa: F401
 
 _dt = isl.dim_type
 
-# Clay's messages (clay/errors.h wording).
-NOT_FOUND = "the beta vector was not found"
-NOT_A_LOOP = "the beta is not a loop"
-NOT_A_STATEMENT = "the beta is not a statement"
-DEPTH_OVERFLOW = "depth overflow"
+# Clay's messages (clay/errors.h wording) of the checks the directives make.
 WRONG_COEFFICIENT = "wrong coefficient"
 BAD_INEQUALITY = "the inequality is incorrect"
 
@@ -53,42 +43,6 @@ BAD_INEQUALITY = "the inequality is incorrect"
 def fail(directive: str, message: str, argument: int | None = None) -> DirectiveError:
     """A :class:`DirectiveError` for ``directive`` (1-based ``argument``)."""
     return DirectiveError(message, directive=directive, argument=argument)
-
-
-def check_beta(scop: Scop, beta: Sequence[int], *, directive: str, argument: int = 1,
-               kind: str = "any") -> Beta:
-    """Validate a β argument and return it as a tuple.
-
-    ``kind``: ``any`` (an existing loop or statement, not the root),
-    ``loop`` (a loop), ``loop_or_root`` (a loop or ``[]``), ``statement``
-    (a full β-vector).  Raises Clay's "the beta vector was not found" /
-    "the beta is not a loop" / "the beta is not a statement".
-    """
-    beta = tuple(beta)
-    sched = scop.schedule
-    if not beta:
-        if kind == "loop_or_root":
-            return beta
-        if kind == "statement":
-            raise fail(directive, NOT_A_STATEMENT, argument)
-        if kind == "loop":
-            raise fail(directive, NOT_A_LOOP, argument)
-        raise fail(directive, NOT_FOUND, argument)
-    if not sched.exists(beta):
-        raise fail(directive, NOT_FOUND, argument)
-    if kind in ("loop", "loop_or_root") and not sched.is_loop(beta):
-        raise fail(directive, NOT_A_LOOP, argument)
-    if kind == "statement" and not sched.is_statement(beta):
-        raise fail(directive, NOT_A_STATEMENT, argument)
-    return beta
-
-
-def check_depth(depth: int, lo: int, hi: int, *, directive: str, argument: int) -> int:
-    """``lo <= depth <= hi`` or Clay's "depth overflow"."""
-    if not lo <= depth <= hi:
-        raise fail(directive, f"{DEPTH_OVERFLOW} (expected {lo}..{hi}, got {depth})"
-                   if lo <= hi else DEPTH_OVERFLOW, argument)
-    return depth
 
 
 def alpha_out(k: int) -> int:
@@ -267,39 +221,3 @@ def rebuild(scop: Scop, pairs: Iterable[tuple[Relation | None, Relation]], *,
     if normalize:
         sched = sched.normalized()
     return replace(scop, schedule=sched)
-
-
-# --- queries ------------------------------------------------------------------------
-
-#: Value-returning helpers: name or alias -> callable ``(scop, *args) -> value``
-#: (a :class:`~.registry.Directive` whose function returns a value; calling it
-#: checks the arguments with :meth:`~.registry.Directive.bind`).
-QUERIES: dict[str, Directive] = {}
-
-
-def query(name: str, *params: Param, aliases: Sequence[str] = ()) -> Callable:
-    """Register a query function ``(scop, *args) -> value`` under ``name``
-    and ``aliases`` in :data:`QUERIES` (names may not clash with directives)."""
-    def deco(func: Callable) -> Callable:
-        for n in (name, *aliases):
-            if n in QUERIES or n in REGISTRY or n in _ALIASES:
-                raise ValueError(f"query name {n!r} registered twice")
-        q = Directive(name, func, tuple(params), tuple(aliases), False,
-                      (func.__doc__ or "").strip())
-        for n in (name, *aliases):
-            QUERIES[n] = q
-        return func
-    return deco
-
-
-def lookup_query(name: str) -> Directive:
-    """The query called ``name`` (or an alias); DirectiveError if none."""
-    q = QUERIES.get(name)
-    if q is None:
-        raise DirectiveError(f"unknown query {name!r}")
-    return q
-
-
-def call_query(scop: Scop, name: str, args: Sequence[Any]) -> Any:
-    """Evaluate query ``name`` with ``args`` on ``scop``."""
-    return lookup_query(name)(scop, *args)

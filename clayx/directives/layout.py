@@ -52,34 +52,24 @@ import islpy as isl
 from ..analysis.equivalence import layout_info, with_layout
 from ..model import (READ, WRITE, Access, Array, Relation, Scop, Statement, identifiers,
                      substitute_iterators)
-from .common import DEPTH_OVERFLOW, check_beta, fail, query, rebuild
-from .registry import Beta, Bool, Int, Ints, String, directive
+from .common import DEPTH_OVERFLOW, fail, rebuild
+from .params import (ACCESS_NOT_FOUND, ARRAY_NOT_FOUND, AccessNumber, ArrayId, Beta, Bool, Depth,
+                     Ints, String)
+from .registry import directive
 
 _dt = isl.dim_type
 
-# Clay's messages (clay/errors.h wording) for layout directives.
-ACCESS_NOT_FOUND = "access not found"
-ARRAY_NOT_FOUND = "array not found"
+# Clay's messages (clay/errors.h wording) for layout directives (those of
+# the argument types, ACCESS_NOT_FOUND and ARRAY_NOT_FOUND, are in .params).
 ID_EXISTS = "the id already exists"
 REORDER_TOO_SMALL = "the reorder array is too small"
 REORDER_OVERFLOW = "overflow value in the reorder array"
-
-#: The layout directives (the session checks them with the equivalence check).
-LAYOUT_DIRECTIVES = ("dimreorder", "dimprivatize", "dimcontract", "add_array",
-                     "replace_array", "datacopy", "block")
 
 _C_KEYWORDS = frozenset("""auto break case char const continue default do double else enum
 extern float for goto if inline int long register restrict return short signed sizeof static
 struct switch typedef union unsigned void volatile while _Bool _Complex _Imaginary _Alignas
 _Alignof _Atomic _Generic _Noreturn _Static_assert _Thread_local""".split())
 _IDENT = re.compile(r"[A-Za-z_]\w*\Z")
-
-
-def _layout(func):
-    """Mark a directive function as a layout directive (the session checks
-    such steps for equivalence instead of against the dependences)."""
-    func.layout = True
-    return func
 
 
 # --- arrays and ids ---------------------------------------------------------------
@@ -94,15 +84,6 @@ def array_ids(scop: Scop) -> dict[str, int]:
             if a.array not in names:
                 names.append(a.array)
     return {n: k + 1 for k, n in enumerate(names)}
-
-
-def _array_name(scop: Scop, ident: int, directive: str, argument: int) -> str:
-    ids = array_ids(scop)
-    for name, k in ids.items():
-        if k == ident:
-            return name
-    raise fail(directive, f"{ARRAY_NOT_FOUND}: no array has the id {ident} "
-               f"(ids 1..{len(ids)})", argument)
 
 
 def _array(scop: Scop, name: str) -> Array:
@@ -147,26 +128,18 @@ def _with_refs(scop: Scop) -> Scop:
     return replace(scop, statements=sts)
 
 
-def _statement_at(scop: Scop, beta, directive: str, argument: int) -> tuple[Relation, Statement]:
-    beta = check_beta(scop, beta, directive=directive, argument=argument, kind="statement")
+def _statement_at(scop: Scop, beta) -> tuple[Relation, Statement]:
+    """The relation and the statement of a (checked) statement β."""
     rel = scop.schedule.relation(beta)
     return rel, scop.statement(rel.stmt)
 
 
-def _access_index(st: Statement, access: int, directive: str, argument: int) -> int:
-    if not 1 <= access <= len(st.accesses):
-        raise fail(directive, f"{ACCESS_NOT_FOUND}: {st.name} has {len(st.accesses)} "
-                   f"accesses (numbered from 1), got {access}", argument)
-    return access - 1
-
-
-def _target_access(scop: Scop, stmt, access: int, directive: str):
+def _target_access(scop: Scop, stmt, access: int):
     """(scop with reference ids, statement, access index, access) for the
-    ``(stmt, access)`` arguments 1 and 2 of dimreorder/dimprivatize/dimcontract."""
+    checked ``(stmt, access)`` arguments of dimreorder/dimprivatize/dimcontract."""
     scop = _with_refs(scop)
-    _, st = _statement_at(scop, stmt, directive, 1)
-    k = _access_index(st, access, directive, 2)
-    return scop, st, k, st.accesses[k]
+    _, st = _statement_at(scop, stmt)
+    return scop, st, access - 1, st.accesses[access - 1]
 
 
 def _reference(st: Statement, k: int, directive: str, argument: int) -> list[int]:
@@ -350,9 +323,8 @@ def _change_reference(scop: Scop, st: Statement, k: int, rel: isl.Map, subs: lis
 
 # --- dimreorder / dimprivatize / dimcontract -----------------------------------------
 
-@directive("dimreorder", Beta("stmt", statement=True), Int("access", positive=True),
-           Ints("order"))
-@_layout
+@directive("dimreorder", Beta("stmt", statement=True, empty=None), AccessNumber("access"),
+           Ints("order"), kind="layout")
 def dimreorder(scop: Scop, stmt, access, order) -> Scop:
     """Permute the subscripts of one access (Clay's DIMREORDER).
 
@@ -364,12 +336,14 @@ def dimreorder(scop: Scop, stmt, access, order) -> Scop:
         A[i][j] = B[j][i];       dimreorder([0, 0, 0], 2, [1, 0])
         ->  A[j][i] = B[j][i];   (access 2 is the write of A)
 
+    Checks: ``stmt`` a statement, ``access`` one of its accesses (not a
+    scalar), ``order`` a permutation of its subscripts.
     Meaning: checked by the equivalence check (with the other layout steps
     applied together): every access to the array must be reordered alike,
     and a live array may not change.
     """
     name = "dimreorder"
-    scop, st, k, a = _target_access(scop, stmt, access, name)
+    scop, st, k, a = _target_access(scop, stmt, access)
     n = a.relation.dim(_dt.out)
     order = tuple(order)
     if n == 0:
@@ -398,9 +372,8 @@ def dimreorder(scop: Scop, stmt, access, order) -> Scop:
     return _change_reference(scop, st, k, rel, subs, name, 2)
 
 
-@directive("dimprivatize", Beta("stmt", statement=True), Int("access", positive=True),
-           Int("depth", positive=True))
-@_layout
+@directive("dimprivatize", Beta("stmt", statement=True, empty=None), AccessNumber("access"),
+           Depth("depth", of="stmt", bound="iterators", positive=True), kind="layout")
 def dimprivatize(scop: Scop, stmt, access, depth) -> Scop:
     """Expand one access by an iterator (Clay's DIMPRIVATIZE, array
     expansion): the statement's original iterator number ``depth`` becomes
@@ -413,6 +386,8 @@ def dimprivatize(scop: Scop, stmt, access, depth) -> Scop:
         for i: for j: s[j] = s[j] + A[i][j];     dimprivatize([0,0,0], 1, 1)
         ->  for i: for j: s[j][i] = s[j][i] + A[i][j];
 
+    Checks: ``stmt`` a statement, ``access`` one of its accesses,
+    ``1 <= depth <=`` its loops.
     Meaning: checked by the equivalence check (usually together with the
     other accesses to the array); a privatized dead array is redeclared by
     the generated code with its new shape.  Afterwards the dependences are
@@ -420,11 +395,7 @@ def dimprivatize(scop: Scop, stmt, access, depth) -> Scop:
     parallel.
     """
     name = "dimprivatize"
-    scop, st, k, _ = _target_access(scop, stmt, access, name)
-    if not 1 <= depth <= st.dim:
-        raise fail(name, f"{DEPTH_OVERFLOW}: {st.name} is in {st.dim} loops, got depth "
-                   f"{depth}", 3)
-    a = st.accesses[k]
+    scop, st, k, a = _target_access(scop, stmt, access)
     n = a.relation.dim(_dt.out)
     rel = a.relation.add_dims(_dt.out, 1).equate(_dt.in_, depth - 1, _dt.out, n)
     old = _subscripts(a, st)
@@ -432,9 +403,8 @@ def dimprivatize(scop: Scop, stmt, access, depth) -> Scop:
     return _change_reference(scop, st, k, rel, subs, name, 2)
 
 
-@directive("dimcontract", Beta("stmt", statement=True), Int("access", positive=True),
-           Int("depth", positive=True))
-@_layout
+@directive("dimcontract", Beta("stmt", statement=True, empty=None), AccessNumber("access"),
+           Depth("depth", of="access", bound="subscripts", positive=True), kind="layout")
 def dimcontract(scop: Scop, stmt, access, depth) -> Scop:
     """Remove one subscript of an access (Clay's DIMCONTRACT, the inverse of
     dimprivatize).
@@ -445,15 +415,13 @@ def dimcontract(scop: Scop, stmt, access, depth) -> Scop:
         t[i][j] = A[i][j]; B[i][j] = t[i][j];    dimcontract(…, 2) on both t
         ->  t[i] = A[i][j]; B[i][j] = t[i];
 
+    Checks: ``stmt`` a statement, ``access`` one of its accesses,
+    ``1 <= depth <=`` its subscripts.
     Meaning: checked by the equivalence check (contracting is only correct
     when no value still needed is overwritten, and never on a live array).
     """
     name = "dimcontract"
-    scop, st, k, a = _target_access(scop, stmt, access, name)
-    n = a.relation.dim(_dt.out)
-    if not 1 <= depth <= n:
-        raise fail(name, f"{DEPTH_OVERFLOW}: `{a.text or a.array}` has {n} subscripts, got "
-                   f"{depth}", 3)
+    scop, st, k, a = _target_access(scop, stmt, access)
     rel = a.relation.project_out(_dt.out, depth - 1, 1)
     old = _subscripts(a, st)
     subs = None if old is None else old[:depth - 1] + old[depth:]
@@ -469,8 +437,8 @@ def _taken_names(scop: Scop) -> set[str]:
     return taken
 
 
-@directive("add_array", String("name"), aliases=("addarray",))
-@_layout
+@directive("add_array", String("name"), kind="layout", result="int",
+           value=lambda new, name: array_ids(new)[name], aliases=("addarray",))
 def add_array(scop: Scop, name) -> Scop:
     """Declare a new array, with no access yet (Clay's ADD_ARRAY); a script
     gets its id back: ``a = add_array("B");``.
@@ -483,6 +451,7 @@ def add_array(scop: Scop, name) -> Scop:
 
         add_array("At")   ->  id 4 (after arrays 1..3)
 
+    Checks: a C identifier naming nothing in the source.
     Meaning: changes nothing by itself.
     """
     d = "add_array"
@@ -499,10 +468,8 @@ def add_array(scop: Scop, name) -> Scop:
     return with_layout(new, replace(info, new=info.new + (name,)))
 
 
-add_array.result = lambda scop, name, *rest: array_ids(scop)[name]
-
-
-@query("get_array_id", String("name"), aliases=("getarrayid",))
+@directive("get_array_id", String("name"), kind="query", result="int",
+           aliases=("getarrayid",))
 def get_array_id(scop: Scop, name):
     """The 1-based id of the array ``name`` (OpenScop's ``<arrays>`` id)."""
     ids = array_ids(scop)
@@ -521,10 +488,10 @@ def _check_types(scop: Scop, a: str, b: str, directive: str, argument: int) -> s
     return ta or tb
 
 
-@directive("replace_array", Int("last_id", positive=True), Int("new_id", positive=True),
-           aliases=("replacearray",))
-@_layout
-def replace_array(scop: Scop, last_id, new_id) -> Scop:
+@directive("replace_array", ArrayId("last_id"),
+           ArrayId("new_id", unlike="last_id", same="the two ids name the same array"),
+           kind="layout", aliases=("replacearray",))
+def replace_array(scop: Scop, old: str, new: str) -> Scop:
     """Make every access to one array access another (Clay's REPLACE_ARRAY):
     relations, access texts and statement bodies.
 
@@ -537,16 +504,15 @@ def replace_array(scop: Scop, last_id, new_id) -> Scop:
         C[i][j] += A[i][k] * B[k][j];      replace_array(2, 4)   (A -> At)
         ->  C[i][j] += At[i][k] * B[k][j];
 
+    Checks: both ids name arrays (the function receives their names),
+    different ones; ``last_id`` is accessed; same subscript count and
+    element type.
     Meaning: checked by the equivalence check: the new array must hold the
     values first (``datacopy`` in), and a live array written in the SCoP
     must get its final values back (``datacopy`` back).
     """
     d = "replace_array"
     scop = _with_refs(scop)
-    old = _array_name(scop, last_id, d, 1)
-    new = _array_name(scop, new_id, d, 2)
-    if old == new:
-        raise fail(d, f"the two ids name the same array ({old})", 2)
     info = layout_info(scop)
     sts = [st for st in scop.statements if st.name not in info.copies
            and any(a.array == old for a in st.accesses)]
@@ -597,12 +563,12 @@ def _fresh_statement(scop: Scop) -> str:
     return f"S{k}"
 
 
-@directive("datacopy", Int("id_copy", positive=True), Int("id_orig", positive=True),
-           Beta("beta_insert", statement=True), Bool("insert_before"),
-           Beta("beta_get_domain", statement=True))
-@_layout
-def datacopy(scop: Scop, id_copy, id_orig, beta_insert, insert_before,
-             beta_get_domain) -> Scop:
+@directive("datacopy", ArrayId("id_copy"),
+           ArrayId("id_orig", unlike="id_copy",
+                   same="the copy and the original are the same array"),
+           Beta("beta_insert", statement=True, empty=None), Bool("insert_before"),
+           Beta("beta_get_domain", statement=True, empty=None), kind="layout")
+def datacopy(scop: Scop, copy: str, orig: str, ins, insert_before, beta_get_domain) -> Scop:
     """Insert a copy statement ``copy[f] = orig[f];`` (Clay's DATACOPY).
 
     Arguments: ``id_copy`` the array written, ``id_orig`` the array read;
@@ -617,17 +583,15 @@ def datacopy(scop: Scop, id_copy, id_orig, beta_insert, insert_before,
                                            datacopy(b, 1, [0,0,0], true, [0,0,0])
         ->  for i: for k: { At[i][k] = A[i][k]; … A[i][k] … }
 
+    Checks: both ids name arrays (the function receives their names),
+    different ones; both β statements; ``beta_get_domain``'s statement
+    accesses ``id_orig``; the loop counts agree.
     Meaning: checked by the equivalence check, where a copy is transparent
     (a value read from it stands for the value it copied).
     """
     d = "datacopy"
     scop = _with_refs(scop)
-    copy = _array_name(scop, id_copy, d, 1)
-    orig = _array_name(scop, id_orig, d, 2)
-    if copy == orig:
-        raise fail(d, f"the copy and the original are the same array ({copy})", 2)
-    ins = check_beta(scop, beta_insert, directive=d, argument=3, kind="statement")
-    r_gd, st_gd = _statement_at(scop, beta_get_domain, d, 5)
+    r_gd, st_gd = _statement_at(scop, beta_get_domain)
     k = next((j for j, a in enumerate(st_gd.accesses) if a.array == orig), None)
     if k is None:
         raise fail(d, f"{ARRAY_NOT_FOUND}: {st_gd.name} (at {list(r_gd.beta)}) does not "
@@ -679,8 +643,8 @@ def datacopy(scop: Scop, id_copy, id_orig, beta_insert, insert_before,
 
 # --- block ------------------------------------------------------------------------------------
 
-@directive("block", Beta("stmt1", statement=True), Beta("stmt2", statement=True))
-@_layout
+@directive("block", Beta("stmt1", statement=True, empty=None),
+           Beta("stmt2", statement=True, empty=None), kind="layout")
 def block(scop: Scop, stmt1, stmt2) -> Scop:
     """Merge two adjacent statements into one whose body is
     ``{ body1 body2 }`` (Clay's BLOCK).
@@ -696,6 +660,8 @@ def block(scop: Scop, stmt1, stmt2) -> Scop:
         for i: { S0: a[i] = b[i];  S1: c[i] = a[i]; }     block([0,0], [0,1])
         ->  for i: { a[i] = b[i]; c[i] = a[i]; }          (one statement S0)
 
+    Checks: two statements, adjacent siblings, one relation each, equal
+    domains and α parts.
     Meaning: the same instances run in the same order, so it is legal by
     construction.  Dependence analysis then works per merged instance: a
     value passed from the first part to the second of the same instance is
@@ -706,8 +672,8 @@ def block(scop: Scop, stmt1, stmt2) -> Scop:
     """
     d = "block"
     scop = _with_refs(scop)
-    r1, s1 = _statement_at(scop, stmt1, d, 1)
-    r2, s2 = _statement_at(scop, stmt2, d, 2)
+    r1, s1 = _statement_at(scop, stmt1)
+    r2, s2 = _statement_at(scop, stmt2)
     b1, b2 = r1.beta, r2.beta
     if s1.name == s2.name:
         raise fail(d, f"both β-vectors are relations of {s1.name}", 2)
@@ -754,6 +720,6 @@ def block(scop: Scop, stmt1, stmt2) -> Scop:
     return with_layout(out, info)
 
 
-__all__ = ["LAYOUT_DIRECTIVES", "array_ids", "add_array", "block", "datacopy",
+__all__ = ["ACCESS_NOT_FOUND", "ARRAY_NOT_FOUND", "array_ids", "add_array", "block", "datacopy",
            "dimcontract", "dimprivatize", "dimreorder", "get_array_id", "print_subscripts",
            "replace_array", "split_reference"]

@@ -21,24 +21,14 @@ from dataclasses import replace
 
 from ..errors import DirectiveError, LegalityError
 from ..model import ClaySchedule, Mark, Relation, Scop
-from .affine import check_depth, targets
-from .registry import Beta, Int, directive
+from .params import Beta, Depth, Int
+from .registry import directive
 
 
 def _marked(scop: Scop, mark: Mark) -> Scop:
     sched = scop.schedule
     marks = tuple(m for m in sched.marks if (m.kind, m.loop) != (mark.kind, mark.loop))
     return replace(scop, schedule=ClaySchedule(sched.relations, marks + (mark,)))
-
-
-def _loop(scop: Scop, name: str, beta, depth: int | None) -> tuple[int, ...]:
-    """The loop ``beta[:depth]`` (``depth`` defaults to ``len(beta)``), checked."""
-    targets(scop, name, beta, loop=True)
-    beta = tuple(beta)
-    if depth is None:
-        depth = len(beta)
-    check_depth(name, depth, len(beta), 2)
-    return beta[:depth]
 
 
 def loop_inside(schedule: ClaySchedule, loop) -> Relation | None:
@@ -65,8 +55,8 @@ def check_innermost(scop: Scop, blame: str) -> None:
                 f"(the loop {inner} around {r.stmt} is inside it)")
 
 
-@directive("parallelize", Beta("beta", loop=True), Int("depth", optional=True),
-           marks_only=True)
+@directive("parallelize", Beta("beta", loop=True),
+           Depth("depth", bound="path", optional=True), kind="mark")
 def parallelize(scop: Scop, beta, depth: int | None = None) -> Scop:
     """Mark the loop ``beta[:depth]`` parallel (Clay's PARALLELIZE; an
     OpenMP ``parallel for`` in generated code).
@@ -78,15 +68,16 @@ def parallelize(scop: Scop, beta, depth: int | None = None) -> Scop:
           S(i);                    =>    #pragma omp parallel for
                                          for (i = 0; i < n; i++) S(i);
 
-    Legality: no dependence may be carried at that depth among the
-    statements of the loop (checked by the session).  Dates are unchanged.
+    Checks: ``beta`` a loop, ``1 <= depth <= len(beta)``.  Legality: no
+    dependence may be carried at that depth among the statements of the
+    loop (checked by the session).  Dates are unchanged.
     """
-    loop = _loop(scop, "parallelize", beta, depth)
+    loop = beta[:len(beta) if depth is None else depth]
     return _marked(scop, Mark("parallel", loop, None))
 
 
-@directive("vectorize", Beta("beta", loop=True), Int("depth", optional=True),
-           marks_only=True)
+@directive("vectorize", Beta("beta", loop=True),
+           Depth("depth", bound="path", optional=True), kind="mark")
 def vectorize(scop: Scop, beta, depth: int | None = None) -> Scop:
     """Mark the innermost loop ``beta[:depth]`` for vectorization
     (``#pragma omp simd`` in generated code).
@@ -100,19 +91,19 @@ def vectorize(scop: Scop, beta, depth: int | None = None) -> Scop:
                                            #pragma omp simd
                                            for (j …) S(i, j);
 
-    Legality: no dependence carried at that depth (checked by the session);
-    a later step that carries a dependence there, or puts a loop inside it
-    (stripmine or tile of it, fuse, embed …), is refused.
+    Checks: ``beta`` a loop, ``1 <= depth <= len(beta)``, the loop
+    innermost.  Legality: no dependence carried at that depth (checked by
+    the session); a later step that carries a dependence there, or puts a
+    loop inside it (stripmine or tile of it, fuse, embed …), is refused.
     """
-    loop = _loop(scop, "vectorize", beta, depth)
+    loop = beta[:len(beta) if depth is None else depth]
     if loop_inside(scop.schedule, loop) is not None:
         raise DirectiveError("the loop is not innermost", directive="vectorize",
                              argument=2 if depth is not None else 1)
     return _marked(scop, Mark("vectorize", loop, None))
 
 
-@directive("unroll", Beta("beta", loop=True), Int("factor", positive=True),
-           aliases=("unroll_loop",), marks_only=True)
+@directive("unroll", Beta("beta", loop=True), Int("factor", positive=True), kind="mark")
 def unroll(scop: Scop, beta, factor: int) -> Scop:
     """Ask code generation to unroll the loop ``beta`` by ``factor``.
 
@@ -122,9 +113,8 @@ def unroll(scop: Scop, beta, factor: int) -> Scop:
           S(i);                    =>    the same loop, marked unroll 4
                                          (plain C ignores it; a printer may honor it)
 
-    Legality: always legal (dates are unchanged).  Alias: ``unroll_loop``.
+    Checks: ``factor > 0``, ``beta`` a loop.  Legality: always legal (dates
+    are unchanged).  Exo's ``unroll_loop(loop)`` (the whole loop) is
+    :func:`unroll_loop`.
     """
-    targets(scop, "unroll", beta, loop=True)
-    if factor < 1:
-        raise DirectiveError("wrong factor", directive="unroll", argument=2)
-    return _marked(scop, Mark("unroll", tuple(beta), factor))
+    return _marked(scop, Mark("unroll", beta, factor))

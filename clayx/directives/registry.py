@@ -1,232 +1,207 @@
-"""The directive registry: one plain function plus one registration each.
+"""The directive registry: one record per directive, query and control step.
 
-A directive is a function ``(scop, *args) -> Scop`` registered with typed
-parameters::
+Every name a script can call is one :class:`Directive`, registered with a
+decorator that declares typed parameters (:mod:`.params`)::
 
-    @directive("stripmine", Beta("beta", loop=True), Int("size", positive=True),
-               aliases=("divide_loop",))
-    def stripmine(scop, beta, size): ...
+    @directive("stripmine", Beta("beta", loop=True), Depth("depth"),
+               Int("size", positive=True))
+    def stripmine(scop, beta, depth, size): ...
+
+The record says what a step of it is (:attr:`Directive.kind`):
+
+========== ========================================= ===================== ==============
+kind       what it does                              returns               checked by
+========== ========================================= ===================== ==============
+transform  changes dates (reorder, skew, tile …)     a new Scop            ``dates``
+mark       marks a loop (parallelize, vectorize, …)  a new Scop            ``marks``
+layout     changes the program (dimreorder, …)       a new Scop            ``equivalence``
+query      reads the schedule (get_beta_loop, …)     a value               ``none``
+control    print, break                              output text / stop    ``none``
+========== ========================================= ===================== ==============
+
+``check`` (how the session checks a step; :meth:`clayx.session.Session.plan`
+groups the steps by it): ``dates`` -- the new schedule against every
+dependence, and every parallel/vectorize mark; ``marks`` -- only the marks'
+conditions (no date changed); ``equivalence`` -- consecutive layout steps
+together, the program after them against the one before; ``none``.
+``result`` names the type of the value a step gives (``int``, ``beta``;
+None for none): queries return it, a transformation with a result (``a =
+add_array("B");``) computes it with ``value(new_scop, *args)``.
 
 The same registration feeds the script parser (argument checking with one
-uniform message), REPL completion (:data:`Beta` parameters complete to
-existing β-prefixes), ``help`` (the docstring) and ``clayx --list``
-(:func:`listing`).  A directive function only transforms: it validates its
-arguments against the schedule (raising :class:`~clayx.errors.DirectiveError`
-with Clay's messages) before touching anything, and returns a new
-:class:`~clayx.model.Scop`.  Legality against dependences is checked by the
-caller (the session) after the step, so ``apply`` doubles as a dry run.
+uniform message; which calls give values), REPL completion and highlighting
+(:func:`names`, the parameter types), ``help`` (the docstring) and
+``clayx --list`` (:func:`listing`).  A directive function only transforms:
+its arguments arrive checked by their types (:meth:`Directive.bind`, then
+:meth:`Directive.resolve` against the SCoP), it checks what relates them,
+and returns a new :class:`~clayx.model.Scop`.  Legality is the caller's
+(the session's) job, so calling a directive doubles as a dry run.
 
-Integers in arguments (``int``, every item of ``ints``, ``beta`` and
-``list`` parameters) are Python integers of any size in a script, but a
-directive accepts only magnitudes up to ``2**63 - 1``
-(:data:`~clayx.model.inttypes.INT64_MAX`): the widest iterator type of
-generated code is 64 bits, and isl's integer arguments are 64-bit too.  A
-larger value is refused here, uniformly, with a
-:class:`~clayx.errors.DirectiveError` naming the directive and the
-argument.  Values within the bound can still make dates too wide for any C
-type (a shift by ``2**63 - 1`` of a loop running to ``N``): code generation
-refuses those (:mod:`clayx.codegen.types`).
+Names from other tools that clayx does not take (their arguments or
+meaning differ: Exo's ``divide_loop`` names new iterators clayx cannot
+name) are in :data:`FOREIGN`: calling one is refused with the clayx
+directive to use instead (the README's translation table has them all).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
 from ..errors import DirectiveError
 from ..model import Scop
-from ..model.inttypes import INT64_MAX
+from .params import Param, Resolution
+
+__all__ = ["CHECKS", "FOREIGN", "KINDS", "REGISTRY", "Directive", "Outcome", "apply",
+           "directive", "listing", "lookup", "names"]
+
+#: The kinds of step, and how each is checked unless registered otherwise.
+KINDS = ("transform", "mark", "layout", "query", "control")
+CHECKS = {"transform": "dates", "mark": "marks", "layout": "equivalence",
+          "query": "none", "control": "none"}
 
 
 @dataclass(frozen=True)
-class Param:
-    """A typed directive parameter.  ``kind`` is one of ``beta`` (β-vector
-    or prefix), ``int``, ``ints`` (an integer array ``[1, 0]``), ``list``
-    (Clay's ``{a | b | c}`` of integers or integer arrays), ``string``,
-    ``bool``.  ``optional`` parameters take ``default`` when omitted."""
+class Outcome:
+    """What one step gives: the SCoP after it, the value it returns (a
+    query's, ``add_array``'s id), the text it prints, whether it ends the
+    script (``break``)."""
 
-    name: str
-    kind: str
-    optional: bool = False
-    default: Any = None
-    loop: bool = False          # beta: must be a loop (strict β-prefix)
-    statement: bool = False     # beta: must be a full β-vector
-    positive: bool = False      # int: must be > 0
-    nonnegative: bool = False   # int: must be >= 0
-
-    def describe(self) -> str:
-        """Short type text for signatures: ``beta(loop)``, ``int>0`` ..."""
-        t = self.kind
-        if self.kind == "beta":
-            t = "beta(loop)" if self.loop else "beta(stmt)" if self.statement else "beta"
-        elif self.kind == "int" and self.positive:
-            t = "int>0"
-        elif self.kind == "int" and self.nonnegative:
-            t = "int>=0"
-        return f"{self.name}: {t}" + (f" = {self.default!r}" if self.optional else "")
-
-
-def Beta(name: str = "beta", *, loop: bool = False, statement: bool = False,
-         optional: bool = False, default: Any = None) -> Param:
-    """A β-vector/prefix parameter (``loop``: must be a loop; ``statement``:
-    must be a statement)."""
-    return Param(name, "beta", optional, default, loop=loop, statement=statement)
-
-
-def Int(name: str, *, positive: bool = False, nonnegative: bool = False,
-        optional: bool = False, default: Any = None) -> Param:
-    """An integer parameter."""
-    return Param(name, "int", optional, default, positive=positive, nonnegative=nonnegative)
-
-
-def Ints(name: str, *, optional: bool = False, default: Any = None) -> Param:
-    """An integer array parameter ``[a, b, …]``."""
-    return Param(name, "ints", optional, default)
-
-
-def List(name: str, *, optional: bool = False, default: Any = None) -> Param:
-    """A Clay list ``{a | b | …}`` whose items are integers or integer arrays."""
-    return Param(name, "list", optional, default)
-
-
-def String(name: str, *, optional: bool = False, default: Any = None) -> Param:
-    """A string parameter (``"i"``)."""
-    return Param(name, "string", optional, default)
-
-
-def Bool(name: str, *, optional: bool = False, default: Any = None) -> Param:
-    """A boolean parameter (``true``/``false``, or an integer: non-zero is
-    true, as in Clay)."""
-    return Param(name, "bool", optional, default)
+    scop: Scop
+    value: Any = None
+    output: str = ""
+    stop: bool = False
 
 
 @dataclass(frozen=True)
 class Directive:
-    """A registered directive: its canonical name, aliases, parameters,
-    function and docstring.  ``marks_only``: it changes no dates (parallelize,
-    vectorize, unroll), so only its own condition needs checking."""
+    """A registered directive, query or control step.
+
+    ``name`` (canonical) and ``aliases``; ``func`` ``(scop, *values)``;
+    ``params`` the typed parameters; ``kind`` one of :data:`KINDS`;
+    ``check`` how a step is checked (:data:`CHECKS`); ``result`` the type
+    of the value it gives (None: none); ``value`` ``(new_scop, *values)
+    -> value`` for a SCoP-changing directive with a result; ``stops``:
+    the script ends at it (``break``); ``doc`` the docstring."""
 
     name: str
-    func: Callable[..., Scop]
+    func: Callable[..., Any]
     params: tuple[Param, ...]
+    kind: str = "transform"
+    check: str = "dates"
+    result: str | None = None
     aliases: tuple[str, ...] = ()
-    marks_only: bool = False
+    value: Callable[..., Any] | None = field(default=None, compare=False)
+    stops: bool = False
     doc: str = ""
 
     @property
     def signature(self) -> str:
-        """``name(beta: beta(loop), size: int>0)``."""
-        return f"{self.name}({', '.join(p.describe() for p in self.params)})"
+        """``name(beta: beta(loop), size: int>0)``, ``-> type`` when it
+        gives a value."""
+        sig = f"{self.name}({', '.join(p.describe() for p in self.params)})"
+        return sig + (f" -> {self.result}" if self.result else "")
 
     def bind(self, args: Sequence[Any]) -> list[Any]:
-        """Check the argument count and kinds; fill defaults.  As in Clay,
-        ``true``/``false`` are the integers 1/0 and an integer is accepted
-        where a boolean is expected (non-zero is true).  Raises
+        """Phase 1: the argument count, and each argument's type
+        (:meth:`~.params.Param.check`), left to right; defaults filled, a
+        variadic parameter's arguments spread.  Raises
         :class:`DirectiveError` naming the argument (1-based)."""
-        required = sum(1 for p in self.params if not p.optional)
-        if not required <= len(args) <= len(self.params):
-            want = (f"{required}" if required == len(self.params)
-                    else f"{required} to {len(self.params)}")
+        params = self.params
+        variadic = bool(params) and params[-1].variadic
+        required = sum(1 for p in params if not p.optional)
+        most = None if variadic else len(params)
+        if len(args) < required or most is not None and len(args) > most:
+            want = (f"at least {required}" if most is None else f"{required}"
+                    if required == most else f"{required} to {most}")
             raise DirectiveError(f"expected {want} arguments, got {len(args)}",
                                  directive=self.name)
         out = []
-        for k, p in enumerate(self.params):
-            if k >= len(args):
-                out.append(p.default)
-                continue
-            out.append(_check(self.name, k + 1, p, args[k]))
+        for k, p in enumerate(params):
+            if p.variadic:
+                out += [p.check(self.name, j + 1, v) for j, v in enumerate(args[k:], k)]
+                break
+            out.append(p.default if k >= len(args) else p.check(self.name, k + 1, args[k]))
         return out
 
-    def __call__(self, scop: Scop, *args: Any) -> Scop:
-        return self.func(scop, *self.bind(args))
+    def resolve(self, scop: Scop, values: Sequence[Any]) -> list[Any]:
+        """Phase 2: each value bound by :meth:`bind` resolved against
+        ``scop`` (:meth:`~.params.Param.resolve`), left to right: what
+        the function receives."""
+        ctx = Resolution(scop, self.name, self.params)
+        out = []
+        for k, (p, v) in enumerate(zip(self.params, values)):
+            if p.variadic:
+                return out + list(values[k:])
+            v = p.resolve(ctx, k + 1, v)
+            ctx.values[p.name] = v
+            out.append(v)
+        return out
 
+    def __call__(self, scop: Scop, *args: Any) -> Any:
+        """The function's result for ``args`` (checked and resolved): a new
+        SCoP, a query's value, a control step's output."""
+        return self.func(scop, *self.resolve(scop, self.bind(args)))
 
-def _is_int(v: Any) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool)
-
-
-#: How an argument beyond the 64-bit bound is described in the error.
-_WIDE = f"of at most 64 bits (magnitude up to 2^63 - 1 = {INT64_MAX})"
-
-
-def _wide(v: Any) -> bool:
-    """Whether ``v`` (an integer or a nested sequence of them) holds an
-    integer beyond :data:`INT64_MAX` in magnitude."""
-    if isinstance(v, (list, tuple)):
-        return any(_wide(x) for x in v)
-    return _is_int(v) and abs(v) > INT64_MAX
-
-
-def _clay_ints(v: Any) -> Any:
-    """``v`` with Clay's integer booleans made integers (``true`` is 1,
-    ``false`` 0, in arrays and lists too)."""
-    if isinstance(v, bool):
-        return int(v)
-    if isinstance(v, (list, tuple)):
-        return tuple(_clay_ints(x) for x in v)
-    return v
-
-
-def _check(dname: str, pos: int, p: Param, v: Any) -> Any:
-    def bad(what: str) -> DirectiveError:
-        return DirectiveError(f"'{p.name}': expected {what}, got {v!r}",
-                              directive=dname, argument=pos)
-
-    # Clay's booleans are integers and its integers booleans (reference 3.3)
-    if p.kind == "bool":
-        if not isinstance(v, int):
-            raise bad("true, false or an integer")
-        return bool(v)
-    v = _clay_ints(v)
-
-    if p.kind in ("int", "ints", "beta", "list") and _wide(v):
-        raise bad(("an integer " if p.kind == "int" else "integers ") + _WIDE)
-    if p.kind == "int":
-        if not _is_int(v):
-            raise bad("an integer")
-        if p.positive and v <= 0:
-            raise bad("a positive integer")
-        if p.nonnegative and v < 0:
-            raise bad("a non-negative integer")
-        return v
-    if p.kind in ("ints", "beta"):
-        if not isinstance(v, (list, tuple)) or not all(_is_int(x) for x in v):
-            raise bad("an integer array [a, b, …]" if p.kind == "ints" else "a β-vector [a, b, …]")
-        if p.kind == "beta" and any(x < 0 for x in v):
-            raise bad("a β-vector of non-negative integers")
-        return tuple(v)
-    if p.kind == "list":
-        if not isinstance(v, (list, tuple)):
-            raise bad("a list {a | b | …}")
-        items = []
-        for x in v:
-            if _is_int(x):
-                items.append(x)
-            elif isinstance(x, (list, tuple)) and all(_is_int(y) for y in x):
-                items.append(tuple(x))
-            else:
-                raise bad("a list of integers or integer arrays")
-        return tuple(items)
-    if p.kind == "string":
-        if not isinstance(v, str):
-            raise bad("a string")
-        return v
-    raise AssertionError(p.kind)
+    def run(self, scop: Scop, args: Sequence[Any]) -> Outcome:
+        """One step of this directive on ``scop`` as an :class:`Outcome`
+        (no legality check: that is the session's, by :attr:`check`)."""
+        values = self.resolve(scop, self.bind(args))
+        if self.kind == "query":
+            return Outcome(scop, value=self.func(scop, *values))
+        if self.kind == "control":
+            text = self.func(scop, *values)
+            return Outcome(scop, output=text or "", stop=self.stops)
+        new = self.func(scop, *values)
+        return Outcome(new, value=None if self.value is None else self.value(new, *values))
 
 
 REGISTRY: dict[str, Directive] = {}
 _ALIASES: dict[str, str] = {}
 
+#: Names other tools use that clayx does not take, with the clayx directive
+#: to use instead: name -> (tool, what to write here).
+FOREIGN: dict[str, tuple[str, str]] = {
+    "divide_loop": ("Exo", "stripmine(loop, depth, size) -- clayx does not name the new "
+                    "iterators, and the tail is guarded (Exo's tail='guard')"),
+    "mult_loops": ("Exo", "linearize(loop, depth), the inverse of stripmine"),
+    "join_loops": ("Exo", "collapse(loop), which merges the halves iss or peel made"),
+    "reorder_stmts": ("Exo", "reorder(loop, order)"),
+    "parallelize_loop": ("Exo", "parallelize(loop)"),
+    "parallel": ("TVM/Halide", "parallelize(loop)"),
+    "remove_loop": ("Exo", "unembed(stmt), for a loop of one iteration"),
+    "add_loop": ("Exo", "embed(stmt), a loop of one iteration"),
+}
 
-def directive(name: str, *params: Param, aliases: Sequence[str] = (),
-              marks_only: bool = False) -> Callable[[Callable[..., Scop]], Callable[..., Scop]]:
-    """Register a directive function under ``name`` (and ``aliases``)."""
-    def deco(func: Callable[..., Scop]) -> Callable[..., Scop]:
+
+def directive(name: str, *params: Param, kind: str = "transform", check: str | None = None,
+              result: str | None = None, aliases: Sequence[str] = (),
+              value: Callable[..., Any] | None = None,
+              stops: bool = False) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Register a function under ``name`` (and ``aliases``) as a step of
+    ``kind``, checked by ``check`` (default: the kind's, :data:`CHECKS`),
+    giving a value of type ``result`` (a query returns it; another kind
+    computes it with ``value``)."""
+    if kind not in KINDS:
+        raise ValueError(f"unknown directive kind {kind!r}")
+    check = CHECKS[kind] if check is None else check
+    if check not in set(CHECKS.values()):
+        raise ValueError(f"unknown check {check!r}")
+    if kind == "query" and (result is None or value is not None):
+        raise ValueError(f"{name}: a query returns its result (result=…, no value function)")
+    if kind == "control" and (result is not None or value is not None):
+        raise ValueError(f"{name}: a control step gives no value")
+    if (result is None) != (value is None) and kind != "query":
+        raise ValueError(f"{name}: a result needs the value function that computes it")
+    if any(p.variadic for p in params[:-1]):
+        raise ValueError(f"{name}: only the last parameter may be variadic")
+
+    def deco(func: Callable[..., Any]) -> Callable[..., Any]:
         for n in (name, *aliases):
-            if n in REGISTRY or n in _ALIASES:
+            if n in REGISTRY or n in _ALIASES or n in FOREIGN:
                 raise ValueError(f"directive name {n!r} registered twice")
-        d = Directive(name, func, tuple(params), tuple(aliases), marks_only,
-                      (func.__doc__ or "").strip())
+        d = Directive(name, func, tuple(params), kind, check, result, tuple(aliases), value,
+                      stops, (func.__doc__ or "").strip())
         REGISTRY[name] = d
         for a in aliases:
             _ALIASES[a] = name
@@ -235,29 +210,44 @@ def directive(name: str, *params: Param, aliases: Sequence[str] = (),
 
 
 def lookup(name: str) -> Directive:
-    """The directive called ``name`` or one of its aliases."""
+    """The directive called ``name`` or one of its aliases; a
+    :class:`DirectiveError` for an unknown name (saying what to use for a
+    name of another tool, :data:`FOREIGN`)."""
     d = REGISTRY.get(name) or REGISTRY.get(_ALIASES.get(name, ""))
     if d is None:
-        raise DirectiveError(f"unknown directive {name!r}")
+        hint = ""
+        if name in FOREIGN:
+            tool, use = FOREIGN[name]
+            hint = f" ({name} is {tool}'s name; in clayx use {use})"
+        raise DirectiveError(f"unknown directive {name!r}{hint}")
     return d
 
 
-def names() -> list[str]:
-    """Every directive name and alias, sorted."""
-    return sorted([*REGISTRY, *_ALIASES])
+def names(*kinds: str) -> list[str]:
+    """Every name and alias, sorted; only those of ``kinds`` when given."""
+    out = [n for n, d in REGISTRY.items() if not kinds or d.kind in kinds]
+    out += [a for a, n in _ALIASES.items() if not kinds or REGISTRY[n].kind in kinds]
+    return sorted(out)
 
 
 def listing() -> str:
-    """One line per directive: signature and aliases (``clayx --list``)."""
+    """``clayx --list``: one line per directive, query and control step
+    (signature, kind, aliases), then the names of other tools that clayx
+    does not take and what to use instead."""
     lines = []
     for n in sorted(REGISTRY):
         d = REGISTRY[n]
         al = f"   aliases: {', '.join(d.aliases)}" if d.aliases else ""
-        lines.append(f"{d.signature}{al}")
+        lines.append(f"{d.signature}   [{d.kind}]{al}")
+    lines.append("")
+    lines.append("names of other tools (see the README's translation table):")
+    for n in sorted(FOREIGN):
+        tool, use = FOREIGN[n]
+        lines.append(f"  {n} ({tool}): {use}")
     return "\n".join(lines)
 
 
-def apply(scop: Scop, name: str, args: Sequence[Any]) -> Scop:
-    """Apply directive ``name`` with ``args`` (schedule only; no legality)."""
+def apply(scop: Scop, name: str, args: Sequence[Any]) -> Any:
+    """Directive ``name`` with ``args`` on ``scop`` (no legality check):
+    the new SCoP, or a query's value."""
     return lookup(name)(scop, *args)
-

@@ -3,9 +3,10 @@ fuse, split/distribute, iss, collapse, peel, embed/unembed; ``context`` on
 the parameters; and the queries ``get_beta_loop``, ``get_beta_stmt``,
 ``get_beta_loop_by_name``.
 
-Every directive validates its arguments against the schedule first (Clay's
-messages, :mod:`.common`), then returns a new SCoP whose β-vectors are
-normalized.  Marks follow the statements they applied to.  Legality is the
+Every directive gets its β (and ``split`` its depth) checked against the
+schedule by the parameter types (Clay's messages, :mod:`.params`; an empty
+β is refused as no loop, no statement, or not found), checks what else
+it needs, then returns a new SCoP whose β-vectors are normalized.  Marks follow the statements they applied to.  Legality is the
 caller's job: the session checks every dependence after the step.
 """
 
@@ -16,9 +17,10 @@ from dataclasses import replace
 import islpy as isl
 
 from ..model import Relation, Scop
-from .common import (DEPTH_OVERFLOW, Inequality, add_inequality, alpha_out, check_beta,
-                     check_depth, fail, nonempty, parse_inequality, query, rebuild)
-from .registry import Beta, Int, Ints, List, String, directive
+from .common import (DEPTH_OVERFLOW, Inequality, add_inequality, alpha_out, fail, nonempty,
+                     parse_inequality, rebuild)
+from .params import Beta, Depth, Int, Ints, List, String
+from .registry import directive
 
 _dt = isl.dim_type
 
@@ -32,7 +34,7 @@ def _moved(r: Relation, pos: int, value: int) -> Relation:
 
 # --- reorder ----------------------------------------------------------------------
 
-@directive("reorder", Beta("loop"), Ints("order"))
+@directive("reorder", Beta("loop", loop=True, root=True), Ints("order"))
 def reorder(scop: Scop, loop, order) -> Scop:
     """Permute the children (statements and loops) of a loop or of the root.
 
@@ -44,10 +46,11 @@ def reorder(scop: Scop, loop, order) -> Scop:
         for i: { S0; S1; S2 }      reorder([0], [2, 0, 1])
         ->  for i: { S1; S2; S0 }
 
+    Checks: ``loop`` a loop or ``[]`` (not found / not a loop), ``order`` a
+    permutation of its children.
     Legality: checked against all dependences after the step.
     """
     name = "reorder"
-    loop = check_beta(scop, loop, directive=name, argument=1, kind="loop_or_root")
     kids = scop.schedule.children(loop)
     order = tuple(order)
     if len(order) != len(kids) or sorted(order) != list(range(len(kids))):
@@ -66,7 +69,8 @@ def reorder(scop: Scop, loop, order) -> Scop:
 
 # --- fuse ------------------------------------------------------------------------------
 
-@directive("fuse", Beta("loop", loop=True), aliases=("fusenext", "fuse_next", "merge"))
+@directive("fuse", Beta("loop", loop=True, empty=None),
+           aliases=("fusenext", "fuse_next", "merge"))
 def fuse(scop: Scop, loop) -> Scop:
     """Fuse a loop with the loop right after it (its next sibling).
 
@@ -78,11 +82,11 @@ def fuse(scop: Scop, loop) -> Scop:
         for i: S0             fuse([0])
         for i: S1        ->   for i: { S0; S1 }
 
+    Checks: ``loop`` a loop (``[]`` is not one), its next sibling a loop.
     Legality: checked against all dependences after the step.
     Aliases: fusenext, fuse_next, merge (Clay's FUSENEXT).
     """
     name = "fuse"
-    loop = check_beta(scop, loop, directive=name, argument=1, kind="loop")
     sched = scop.schedule
     sibs = sched.children(loop[:-1])
     k = sibs.index(loop)
@@ -125,7 +129,8 @@ def _split(scop: Scop, beta, depth: int, name: str, arg: int = 1) -> Scop:
     return rebuild(scop, pairs)
 
 
-@directive("split", Beta("beta"), Int("depth"), aliases=("fission",))
+@directive("split", Beta("beta", empty=None), Depth("depth", bound="enclosing"),
+           aliases=("fission",))
 def split(scop: Scop, beta, depth) -> Scop:
     """Distribute the loop at ``depth`` around ``beta`` into two loops.
 
@@ -142,16 +147,15 @@ def split(scop: Scop, beta, depth) -> Scop:
         ->  for i: { S0; S1 }
             for i: { S2 }
 
+    Checks: ``beta`` a loop or statement (``[]``: not found),
+    ``1 <= depth < len(beta)``, something follows ``beta`` in that loop.
     Legality: checked against all dependences after the step.
     Aliases: fission.  Clay's ``distribute(loop, n)`` is ``split(loop + [n-1], len(loop))``.
     """
-    name = "split"
-    beta = check_beta(scop, beta, directive=name, argument=1, kind="any")
-    check_depth(depth, 1, len(beta) - 1, directive=name, argument=2)
-    return _split(scop, beta, depth, name)
+    return _split(scop, beta, depth, "split")
 
 
-@directive("distribute", Beta("loop", loop=True), Int("n"))
+@directive("distribute", Beta("loop", loop=True, empty=None), Int("n"))
 def distribute(scop: Scop, loop, n) -> Scop:
     """Distribute a loop in two: its first ``n`` children stay, the rest go to
     a new loop right after it (Clay paper's DISTRIBUTE, Fig. 4 and 9).
@@ -163,11 +167,11 @@ def distribute(scop: Scop, loop, n) -> Scop:
         ->  for i: { S0; S1 }
             for i: { S2 }
 
+    Checks: ``loop`` a loop (``[]`` is not one), ``1 <= n <`` its children.
     Legality: checked against all dependences after the step.
     Same as ``split(loop + [n-1], len(loop))``.
     """
     name = "distribute"
-    loop = check_beta(scop, loop, directive=name, argument=1, kind="loop")
     kids = scop.schedule.children(loop)
     if not 1 <= n < len(kids):
         raise fail(name, f"{DEPTH_OVERFLOW}: n must be in 1..{len(kids) - 1} "
@@ -192,8 +196,8 @@ def _halves(scop: Scop, loop, ineq: Inequality):
     return out
 
 
-@directive("iss", Beta("loop", loop=True), List("inequality"),
-           aliases=("indexsetsplit", "index_set_split", "cut_loop"))
+@directive("iss", Beta("loop", loop=True, empty=None), List("inequality"),
+           aliases=("indexsetsplit", "index_set_split"))
 def iss(scop: Scop, loop, inequality) -> Scop:
     """Index-set split: every relation under a loop becomes two, one with the
     inequality and one with its complement (Clay's INDEXSETSPLIT).
@@ -210,11 +214,13 @@ def iss(scop: Scop, loop, inequality) -> Scop:
         for i: S0(i)            iss([0], {-1 | 0 | 4})       (4 - i >= 0, one parameter)
         ->  for i: { if (i <= 4) S0(i); if (i >= 5) S0(i) }
 
+    Checks: ``loop`` a loop (``[]`` is not one), the inequality's form and
+    coefficient counts.
     Legality: checked against all dependences after the step.
-    Aliases: indexsetsplit, index_set_split, cut_loop.  Inverse: collapse.
+    Aliases: indexsetsplit, index_set_split.  Inverse: collapse.  (Exo's
+    ``cut_loop`` is :func:`cut_loop`, a peel.)
     """
     name = "iss"
-    loop = check_beta(scop, loop, directive=name, argument=1, kind="loop")
     rels = scop.schedule.relations_under(loop)
     ineq = parse_inequality(scop, rels, inequality, directive=name, argument=2)
     d = len(loop)
@@ -233,7 +239,7 @@ def iss(scop: Scop, loop, inequality) -> Scop:
     return rebuild(scop, pairs)
 
 
-@directive("peel", Beta("loop", loop=True), List("inequality"))
+@directive("peel", Beta("loop", loop=True, empty=None), List("inequality"))
 def peel(scop: Scop, loop, inequality) -> Scop:
     """Peel a loop into two consecutive loops: first the iterations that
     satisfy the inequality, then the others.
@@ -249,13 +255,19 @@ def peel(scop: Scop, loop, inequality) -> Scop:
         ->  for i in 0..1:   S0(i)
             for i in 2..N-1: S0(i)
 
+    Checks: as ``iss``.
     Legality: checked against all dependences after the step (the second
     loop runs after the whole first one).
     """
-    name = "peel"
-    loop = check_beta(scop, loop, directive=name, argument=1, kind="loop")
     rels = scop.schedule.relations_under(loop)
-    ineq = parse_inequality(scop, rels, inequality, directive=name, argument=2)
+    ineq = parse_inequality(scop, rels, inequality, directive="peel", argument=2)
+    return peeled(scop, loop, ineq)
+
+
+def peeled(scop: Scop, loop, ineq: Inequality) -> Scop:
+    """``peel`` with a parsed inequality: the relations under ``loop`` (a
+    checked loop) with ``ineq`` stay, their complements go to a new loop
+    right after it; empty halves are dropped."""
     d = len(loop)
     halves = {id(r): (h1, h2) for r, h1, h2 in _halves(scop, loop, ineq)}
     pairs = []
@@ -289,7 +301,7 @@ def _complementary(a: isl.Map, b: isl.Map) -> isl.Map | None:
     return None
 
 
-@directive("collapse", Beta("loop", loop=True))
+@directive("collapse", Beta("loop", loop=True, empty=None))
 def collapse(scop: Scop, loop) -> Scop:
     """Merge back relations split by ``iss`` (Clay's COLLAPSE).
 
@@ -306,11 +318,11 @@ def collapse(scop: Scop, loop) -> Scop:
         for i: { if (i <= 4) S0(i); if (i >= 5) S0(i) }     collapse([0])
         ->  for i: S0(i)
 
+    Checks: ``loop`` a loop (``[]`` is not one), two children pair up.
     Legality: checked against all dependences after the step.
     Inverse of iss.
     """
     name = "collapse"
-    loop = check_beta(scop, loop, directive=name, argument=1, kind="loop")
     sched = scop.schedule
     d = len(loop)
     # each child of the loop: list of [relation, the old relations it merges]
@@ -359,7 +371,7 @@ def _merge_child(a: list[list], b: list[list], d: int) -> list[list] | None:
 
 # --- embed / unembed ------------------------------------------------------------------------------------
 
-@directive("embed", Beta("stmt", statement=True))
+@directive("embed", Beta("stmt", statement=True, empty=None))
 def embed(scop: Scop, stmt) -> Scop:
     """Wrap a statement in a new loop of one iteration.
 
@@ -370,11 +382,10 @@ def embed(scop: Scop, stmt) -> Scop:
         for i: { S0; S1 }      embed([0, 1])
         ->  for i: { S0; for (c = 0; c <= 0; c++) S1 }
 
+    Checks: ``stmt`` a statement (``[]`` is not one).
     Legality: changes no order (checked after the step anyway).
     Inverse: unembed.
     """
-    name = "embed"
-    stmt = check_beta(scop, stmt, directive=name, argument=1, kind="statement")
     pairs = []
     for r in scop.schedule:
         if r.beta == stmt:
@@ -387,7 +398,7 @@ def embed(scop: Scop, stmt) -> Scop:
     return rebuild(scop, pairs)
 
 
-@directive("unembed", Beta("stmt", statement=True))
+@directive("unembed", Beta("stmt", statement=True, empty=None))
 def unembed(scop: Scop, stmt) -> Scop:
     """Remove the innermost loop around a statement when it is the loop's
     only child and runs one iteration for each iteration of the outer loops
@@ -399,11 +410,12 @@ def unembed(scop: Scop, stmt) -> Scop:
         for i: { S0; for (c = 0; c <= 0; c++) S1 }      unembed([0, 1, 0])
         ->  for i: { S0; S1 }
 
+    Checks: ``stmt`` a statement in a loop, the loop's only child, one
+    iteration of it per outer iteration.
     Legality: changes no order (checked after the step anyway).
     Inverse: embed.
     """
     name = "unembed"
-    stmt = check_beta(scop, stmt, directive=name, argument=1, kind="statement")
     sched = scop.schedule
     if len(stmt) < 2:
         raise fail(name, f"{DEPTH_OVERFLOW}: the statement is in no loop", 1)
@@ -437,6 +449,8 @@ def context(scop: Scop, vector) -> Scop:
         [N] -> { : }      context([1, -10])      (N - 10 >= 0)
         ->  [N] -> { : N >= 10 }
 
+    Checks: one coefficient per parameter and a constant; the context
+    stays non-empty.
     Legality: the schedule is unchanged; fewer parameter values can only
     remove dependences (checked after the step anyway).
     """
@@ -459,7 +473,8 @@ def context(scop: Scop, vector) -> Scop:
 
 # --- queries -----------------------------------------------------------------------------------------------
 
-@query("get_beta_loop", Int("n", positive=True), aliases=("getbetaloop",))
+@directive("get_beta_loop", Int("n", positive=True), kind="query", result="beta",
+           aliases=("getbetaloop",))
 def get_beta_loop(scop: Scop, n):
     """The β-prefix of the n-th loop (1-based, program order: outer loops
     before the loops they contain)."""
@@ -470,7 +485,8 @@ def get_beta_loop(scop: Scop, n):
     return list(loops[n - 1])
 
 
-@query("get_beta_stmt", Int("n", positive=True), aliases=("getbetastmt",))
+@directive("get_beta_stmt", Int("n", positive=True), kind="query", result="beta",
+           aliases=("getbetastmt",))
 def get_beta_stmt(scop: Scop, n):
     """The β-vector of the n-th statement relation (1-based, program order)."""
     rels = scop.schedule.relations
@@ -480,7 +496,8 @@ def get_beta_stmt(scop: Scop, n):
     return list(rels[n - 1].beta)
 
 
-@query("get_beta_loop_by_name", String("name"), aliases=("getbetaloopbyname",))
+@directive("get_beta_loop_by_name", String("name"), kind="query", result="beta",
+           aliases=("getbetaloopbyname",))
 def get_beta_loop_by_name(scop: Scop, name):
     """The β-prefix of the first loop (program order) whose original
     iterator at its depth is called ``name`` (for some statement in it)."""

@@ -20,9 +20,9 @@ import islpy as isl
 
 from ..errors import DirectiveError
 from ..model import Mark, Relation, Scop
-from .affine import (_interchanged, alpha, check_depth, depth_limit, out, rewrite,
-                     targets, transform)
-from .registry import Beta, Int, directive
+from .affine import _interchanged, alpha, out, rewrite, transform
+from .params import Beta, Depth, Int
+from .registry import directive
 
 
 def _stripmined(rel: Relation, depth: int, size: int, beta_new: int = 0) -> Relation:
@@ -44,13 +44,10 @@ def _linearized(rel: Relation, depth: int) -> Relation:
 
 def _stripmine(scop: Scop, name: str, beta, depth: int, size: int,
                then=lambda r: r) -> Scop:
-    """Checked stripmine (``name`` for the messages); ``then`` further
-    rewrites each strip-mined relation (tile's interchanges)."""
-    rels = targets(scop, name, beta, loop=True)
-    check_depth(name, depth, depth_limit(rels), 2)
-    if size <= 0:
-        raise DirectiveError("wrong size", directive=name, argument=3)
-    beta = tuple(beta)
+    """Stripmine with checked arguments (``name`` for the messages);
+    ``then`` further rewrites each strip-mined relation (tile's
+    interchanges)."""
+    rels = scop.schedule.relations_under(beta)
     inner = beta[:depth]
 
     def mark(m: Mark) -> Mark:
@@ -66,12 +63,12 @@ def _stripmine(scop: Scop, name: str, beta, depth: int, size: int,
                    normalize=True, name=name)
 
 
-@directive("stripmine", Beta("beta", loop=True), Int("depth"), Int("size", positive=True),
-           aliases=("divide_loop",))
+@directive("stripmine", Beta("beta", loop=True), Depth("depth"), Int("size", positive=True))
 def stripmine(scop: Scop, beta, depth: int, size: int) -> Scop:
     """Split the loop at ``depth`` into a loop over chunks of ``size``
     iterations and a loop inside each chunk, for every statement under
-    ``beta`` (Clay's STRIPMINE; TVM/Halide ``split``, Exo ``divide_loop``).
+    ``beta`` (Clay's STRIPMINE; TVM/Halide ``split``, Exo ``divide_loop``
+    with ``tail='guard'``).
 
     Arguments: ``beta`` a loop; ``depth`` the loop to strip-mine (1-based);
     ``size`` > 0.  The new outer dimension is ``floor(α_depth / size)``::
@@ -84,8 +81,10 @@ def stripmine(scop: Scop, beta, depth: int, size: int) -> Scop:
     Legality: the order is unchanged when every statement of the loop
     ``beta[:depth]`` is under ``beta``; strip-mining it for part of its
     statements only makes their chunk loop share the dimension with the
-    others' iterator, which the session's check usually refuses.  Inverse:
-    linearize.  Alias: ``divide_loop``.
+    others' iterator, which the session's check usually refuses.  Checks:
+    ``size > 0``, ``beta`` a loop, ``depth`` within the loops of every
+    statement under it.  Inverse: linearize.  No alias: Exo's
+    ``divide_loop`` also names the new iterators, which clayx cannot.
     """
     return _stripmine(scop, "stripmine", beta, depth, size)
 
@@ -109,7 +108,7 @@ def _strip_size(rel: Relation, depth: int) -> int | None:
     return s if s >= 1 else None
 
 
-@directive("linearize", Beta("beta", loop=True), Int("depth"))
+@directive("linearize", Beta("beta", loop=True), Depth("depth"))
 def linearize(scop: Scop, beta, depth: int) -> Scop:
     """Merge the strip-mined loop at ``depth`` with the loop directly inside
     it, for every statement under ``beta`` (Clay's LINEARIZE, the inverse of
@@ -124,13 +123,13 @@ def linearize(scop: Scop, beta, depth: int) -> Scop:
           for (i = 4*c; i <= min(n - 1, 4*c + 3); i++)   =>   for (i = 0; i < n; i++)
             S(i);                                                  S(i);
 
-    Legality: order-preserving when it undoes a ``stripmine`` of the whole
-    loop; checked by the session in any case.
+    Checks: ``beta`` a loop, ``depth`` within the loops of every statement
+    under it, the dimension strip-mined.  Legality: order-preserving when
+    it undoes a ``stripmine`` of the whole loop; checked by the session in
+    any case.
     """
     name = "linearize"
-    rels = targets(scop, name, beta, loop=True)
-    check_depth(name, depth, depth_limit(rels), 2)
-    beta = tuple(beta)
+    rels = scop.schedule.relations_under(beta)
     not_sm = DirectiveError("the dimension is not strip-mined", directive=name, argument=2)
     if any(r.depth < depth + 1 for r in rels):
         raise not_sm
@@ -156,8 +155,8 @@ def linearize(scop: Scop, beta, depth: int) -> Scop:
     return rewrite(scop, rels, lambda r: new[id(r)], marks=mark, normalize=True, name=name)
 
 
-@directive("tile", Beta("beta", loop=True), Int("depth"), Int("depth_outer"),
-           Int("size", positive=True))
+@directive("tile", Beta("beta", loop=True), Depth("depth"),
+           Depth("depth_outer", of="depth", bound="outer"), Int("size", positive=True))
 def tile(scop: Scop, beta, depth: int, depth_outer: int, size: int) -> Scop:
     """Tile the loop at ``depth`` with tiles of ``size`` and move the tile
     loop out to ``depth_outer`` (Clay's ``tile``: stripmine, then adjacent
@@ -171,19 +170,12 @@ def tile(scop: Scop, beta, depth: int, depth_outer: int, size: int) -> Scop:
                                    =>    for (ti …) for (tj …) for (i …) for (j …) S
 
     (after the first call the nest is ``[0, 0, 0, 0]``-deep: tile loop ``i``
-    at depth 1, ``i`` at 2, ``j`` at 3).  Legality: checked by the session
-    (the interchanges need the band to be permutable).
+    at depth 1, ``i`` at 2, ``j`` at 3).  Checks: ``size > 0``, ``beta`` a
+    loop, ``depth`` within the loops of every statement under it,
+    ``1 <= depth_outer <= depth``.  Legality: checked by the session (the
+    interchanges need the band to be permutable).
     """
     name = "tile"
-    rels = targets(scop, name, beta, loop=True)
-    check_depth(name, depth, depth_limit(rels), 2)
-    if depth_outer < 1:
-        raise DirectiveError("depth overflow", directive=name, argument=3)
-    if depth_outer > depth:
-        raise DirectiveError("the depth is not 'outer' (depth_outer must not exceed depth)",
-                             directive=name, argument=3)
-    if size <= 0:
-        raise DirectiveError("wrong size", directive=name, argument=4)
 
     def rot(r: Relation) -> Relation:
         for d in range(depth, depth_outer, -1):
