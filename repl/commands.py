@@ -485,6 +485,39 @@ def _verify(repl, args: list[str]) -> bool:
     return True
 
 
+@command("run", ":run [THREADS] [-D NAME=V …]", "time the SCoP regions: original vs current",
+         complete=None)
+def _run(repl, args: list[str]) -> bool:
+    """Compile the original file and the current code (OpenMP target:
+    ``$CC``/``$CFLAGS``, default ``gcc -O3 -fopenmp``), check that they
+    print the same output, and time the SCoP regions themselves, 5 runs
+    each (``clayx.run``).  ``THREADS`` sets ``OMP_NUM_THREADS``; ``-D
+    NAME=V`` sets a size (the file's own sizes otherwise, so the region runs
+    long enough to time)."""
+    from clayx.run import measure_session
+    usage = ":run [THREADS] [-D NAME=V …]"
+    s = repl.session
+    if s.original.source is None or not repl.path:
+        raise CommandError(":run needs a C file (this session has no C source)")
+    threads, defines, rest = None, {}, list(args)
+    while rest:
+        a = rest.pop(0)
+        if a == "-D" or a.startswith("-D"):
+            d = a[2:] or (rest.pop(0) if rest else "")
+            name, eq, value = d.partition("=")
+            if not name.isidentifier():
+                raise CommandError(f"-D {d}: expected NAME=VALUE; usage: {usage}")
+            defines[name] = value if eq else None
+        elif a.isdigit() and threads is None and int(a) > 0:
+            threads = int(a)
+        else:
+            raise CommandError(f"unexpected {a!r}; usage: {usage}")
+    repl.note("compiling, checking and timing the original and the current code …")
+    result = measure_session(s, unchecked=repl.unchecked, defines=defines, threads=threads)
+    repl.print(Text(result.table() + "\n"))
+    return True
+
+
 @command("quit", ":quit", "leave (also Ctrl-D)")
 def _quit(repl, args: list[str]) -> bool:
     """Leave the prompt (``exit``, ``quit`` and Ctrl-D too)."""

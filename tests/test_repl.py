@@ -636,3 +636,16 @@ def test_emit_scop_after_an_unchecked_step_is_refused(wave):
     out, repl = drive(wave, lines("unchecked reverse([0], 1);", ":emit scop"))
     assert "<OpenScop>" not in out
     assert "unchecked" in out.split("reverse([0], 1);")[-1]
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc not available")
+def test_run_times_the_regions(tmp_path, monkeypatch):
+    """':run' compiles, checks and times original and current code."""
+    monkeypatch.setenv("CFLAGS", "-O1 -fopenmp")
+    src = tmp_path / "gemm.c"
+    src.write_text((EXAMPLES / "gemm.c").read_text())
+    out, repl = drive(src, lines("parallelize([0]);", ":run 2 -D NI=20 -D NJ=20 -D NK=20",
+                                 ":run x"))
+    assert "gcc -O1 -fopenmp, 2 thread(s)" in out and "speedup" in out
+    assert "outputs identical" in out
+    assert "unexpected 'x'" in out
