@@ -15,14 +15,14 @@ import pytest
 import clayx
 from clayx import directives as D
 from clayx.analysis import RAW, WAR, WAW
-from clayx.analysis.equivalence import (LAYOUT_TAG, dead_arrays, differences,
-                                        layout_info)
+from clayx.analysis.equivalence import differences
 from clayx.codegen import generate_region
 from clayx.directives.common import call_query
 from clayx.directives.layout import array_ids, split_reference
 from clayx.errors import ClayxError, CodegenError, DirectiveError, LegalityError
 from clayx.frontend.c import parse_string
 from clayx.frontend.openscop import read, write
+from clayx.model import LAYOUT_TAG, dead_arrays, layout_info
 from clayx.verify import SMALL_SIZES, compile_c, verify
 from clayx_repl.cli import run
 
@@ -166,6 +166,7 @@ def test_golden(small, calls, code):
     new = steps(small, *calls)
     assert generate_region(new) == code
     assert new.statements is not small.statements      # a new program: new analyses
+    assert new.origin.schedule is new.schedule          # ... in its final order
 
 
 def test_accesses_relations_and_texts(small):

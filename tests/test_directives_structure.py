@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from clayx.analysis import RAW, WAR, WAW, dependences, violated
+from clayx.analysis import dependences, violations
 from clayx.codegen import generate_file, generate_region
 from clayx.directives import apply, lookup
 from clayx.directives.common import QUERIES, call_query, lookup_query
@@ -382,8 +382,9 @@ def _transform(name: str, steps):
     t = s
     for d, args in steps:
         t = apply(t, d, args)
-    for dep in deps.of_kind(RAW, WAR, WAW):
-        assert violated(dep, t.schedule).is_empty(), f"{name}: {steps} breaks {dep}"
+    assert deps.of_kind("RAW", "WAR", "WAW")
+    vs = violations(t, deps)
+    assert not vs, f"{name}: {steps} breaks {[str(v) for v in vs]}"
     return s, t
 
 
