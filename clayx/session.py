@@ -33,6 +33,13 @@ resting points: :meth:`Session.undo`/:meth:`Session.redo` refuse to stop
 there.  After a layout group the dependences of the *new* program (in the
 order of that point) are in force for the later steps (:attr:`Session.deps`
 follows undo/redo).  ``a = add_array("B");`` binds ``a`` to the new id.
+
+Where the dependences come from: :func:`clayx.analysis.dependences` of a
+SCoP, the ones of the program it schedules (its
+:class:`~clayx.model.Origin`: the front end's statements in their original
+order, or after a layout step the new statements in the order of that
+point).  The session takes them from the original SCoP and from the SCoP a
+layout group leaves, and passes them to every check explicitly.
 """
 
 from __future__ import annotations
@@ -111,7 +118,7 @@ class Session:
         self._entries: list[Entry] = []
         self._pos = 0
         from .analysis import dependences
-        self._deps0 = dependences(original, original.schedule)
+        self._deps0 = dependences(original)
         if original.schedule.marks and not self._inherited_unchecked:
             self._check_marks(original, self._deps0,
                               "the marks read with the SCoP (<clayx_marks>) are wrong:",
@@ -233,7 +240,7 @@ class Session:
                     entry = replace(entry, pending=True)
                 elif step.unchecked and _record(step).kind == "layout":
                     from .analysis import dependences
-                    entry = replace(entry, deps=dependences(entry.scop, entry.scop.schedule))
+                    entry = replace(entry, deps=dependences(entry.scop))
                 if step.unchecked:          # the SCoP keeps the record (OpenScop too)
                     from .frontend.openscop import with_unchecked_step
                     entry = replace(entry, scop=with_unchecked_step(entry.scop, str(step)))
@@ -272,7 +279,7 @@ class Session:
         label = names[0] if len(names) == 1 else "the layout steps " + ", ".join(
             n if c == 1 else f"{n} ×{c}" for n, c in counts.items()) + " (checked together)"
         check_equivalent(before, after, directive=label)
-        deps = dependences(after, after.schedule)
+        deps = dependences(after)
         self._check_marks(after, deps, f"{label} is illegal: afterwards",
                           lambda m: f"{label} (it makes the loop marked {m.kind} "
                                     f"at {list(m.loop)} carry a dependence)")

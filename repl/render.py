@@ -233,8 +233,12 @@ def deps_table(scop: Scop, deps, stmt: str | None = None) -> Table:
     """The dependences (all kinds, RAR included) as a table: kind, source,
     sink, array, distance (or direction), the depth that carries it under the
     current schedule, and whether the current schedule satisfies it."""
-    from clayx.analysis.dependences import carried_depth, violated
+    from clayx.analysis.legality import carried_depth, violations
     sched = scop.schedule
+    try:
+        broken = {id(v.dependence) for v in violations(scop, deps)}
+    except ClayxError:
+        broken = None
     table = Table(box=None, pad_edge=False, header_style="bold")
     for col in ("#", "kind", "source", "sink", "array", "distance", "carried (now)",
                 "satisfied"):
@@ -259,10 +263,7 @@ def deps_table(scop: Scop, deps, stmt: str | None = None) -> Table:
         if d.kind == "RAR":
             ok = Text("n/a", style="dim")
         else:
-            try:
-                good = violated(d, sched).is_empty()
-            except ClayxError:
-                good = False
+            good = broken is not None and id(d) not in broken
             ok = Text("yes", style="green") if good else Text("NO", style="bold red")
         table.add_row(str(k), d.kind, d.source, d.sink, d.array, dist_s, carried, ok)
     return table

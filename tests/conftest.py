@@ -1,10 +1,65 @@
-"""Shared pytest fixtures."""
+"""Shared pytest fixtures and options.
+
+- ``--update-golden``: rewrite the golden files under ``tests/golden/``
+  from the current output instead of comparing (:mod:`goldens`).
+- ``--legality-mutant=legal|illegal``: replace the decision at the heart of
+  :mod:`clayx.analysis.legality` (which instance pairs a schedule runs in
+  the wrong order, which ones a loop carries) by one that finds none
+  (``legal``: every schedule and parallel loop is accepted) or all of them
+  (``illegal``: every dependence is broken, every loop carries all the
+  dependences under it).  Only ``tests/test_mutation.py`` uses it, to show
+  that the suite fails against a checker that always says yes or always no.
+"""
 
 from pathlib import Path
 
 import pytest
 
+import goldens
+
 _REPO = Path(__file__).resolve().parent.parent
+
+
+def pytest_addoption(parser):
+    parser.addoption("--update-golden", action="store_true", default=False,
+                     help="write the golden files under tests/golden/ from the current "
+                          "output instead of comparing with them")
+    parser.addoption("--legality-mutant", choices=("legal", "illegal"), default=None,
+                     help="run the tests against a legality checker that always answers "
+                          "'legal' or always 'illegal' (the suite must fail)")
+
+
+def pytest_configure(config):
+    goldens.UPDATE = config.getoption("--update-golden")
+    mutant = config.getoption("--legality-mutant")
+    if mutant is not None:
+        _install_mutant(mutant)
+
+
+def _install_mutant(mutant: str) -> None:
+    """Patch the two decision points of the legality engine (the session,
+    the prompt and every test call reach them through the public API)."""
+    from clayx.analysis import legality
+
+    if mutant == "legal":
+        legality._suspect_pairs = lambda sch, pair_maps: {}
+        legality._carried_pairs = lambda sch, prefix, depth, pair_maps: {}
+    else:
+        legality._suspect_pairs = lambda sch, pair_maps: dict(pair_maps)
+        legality._carried_pairs = _all_carried
+
+
+def _all_carried(sch, prefix, depth, pair_maps):
+    """Every dependence between statements under the loop ``prefix``."""
+    under = {r.stmt for r in sch.schedule.relations_under(prefix)}
+    return {k: m for k, m in pair_maps.items() if k[0] in under and k[1] in under}
+
+
+@pytest.fixture
+def golden():
+    """``golden(name, text)``: assert ``text`` equals ``tests/golden/<name>``
+    (with ``--update-golden``: write it there)."""
+    return goldens.check
 
 
 @pytest.fixture

@@ -221,7 +221,7 @@ def test_array_with_different_numbers_of_subscripts():
     assert r_write.kind == "may_write"
     assert r_write.relation == isl.Map("[N] -> { S2[i] -> C[i, o] }")
     # R's write of a row of C now conflicts with Q's writes of C[i][j]
-    deps = dependences(scop, scop.schedule)
+    deps = dependences(scop)
     assert ("S1", "S2") in {(d.source, d.sink) for d in deps.on_array("C")}
     assert ("S0", "S3") in {(d.source, d.sink) for d in deps.on_array("A")}
     assert read(write(scop)) == scop

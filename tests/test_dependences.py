@@ -8,8 +8,8 @@ import os
 import islpy as isl
 import pytest
 
-from clayx.analysis import (Dependence, Dependences, carried_depth, carried_depths,
-                            clear_cache, compute_dependences, dependences, violated)
+from clayx.analysis import (Dependence, Dependences, carried_depth, compute_dependences,
+                            dependences, violations)
 from clayx.model import (MAY_WRITE, READ, WRITE, Access, Array, ClaySchedule,
                          Relation, Scop, Statement)
 
@@ -220,7 +220,6 @@ def test_shift_one_raw_distance_1():
     assert d.is_uniform and d.distance() == (1,)
     assert d.direction() == ("<",)
     assert carried_depth(d, scop.schedule) == 1
-    assert carried_depths(d, scop.schedule) == {1}
     assert str(d).startswith("RAW S0 -> S0 on a: [N] -> { S0[i] -> S0[")
 
 
@@ -358,9 +357,8 @@ def test_carried_at_several_depths():
     r1 = only(deps, kind="RAW", sink_ref="S0_r1")
     assert r0.distance() == (1, 0) and carried_depth(r0, scop.schedule) == 1
     assert r1.distance() == (0, 1) and carried_depth(r1, scop.schedule) == 2
-    # one relation carried at both depths
+    # one relation carried at both depths: the outermost loop
     both = dataclasses.replace(r0, relation=r0.relation.union(r1.relation))
-    assert carried_depths(both, scop.schedule) == {1, 2}
     assert carried_depth(both, scop.schedule) == 1
     assert not both.is_uniform and both.direction() == ("<=", "<=")
 
@@ -388,21 +386,23 @@ def test_original_schedule_is_legal(make):
     for d in deps:
         assert not d.relation.is_empty()
         assert d.relation.get_space().get_var_names(isl.dim_type.param) == list(scop.params)
-        assert violated(d, scop.schedule).is_empty(), str(d)
         assert carried_depth(d, scop.schedule) is not None
+    assert violations(scop, deps) == []
 
 
 def test_reversed_loop_is_violated():
     scop = shift_scop()
-    d = compute_dependences(scop).all[0]
+    deps = compute_dependences(scop)
+    d = deps.all[0]
     st = scop.statements[0]
     rev = ClaySchedule((Relation.build(st.domain, (0, 0), ["-i"]),))
-    v = violated(d, rev)
-    assert v.is_equal(d.relation)
-    assert carried_depth(d, rev) is None and carried_depths(d, rev) == set()
+    [v] = violations(dataclasses.replace(scop, schedule=rev), deps)
+    assert v.dependence is d and v.pairs.is_equal(d.relation)
+    assert carried_depth(d, rev) is None
     # same result with a deeper (padded) schedule
     deeper = ClaySchedule((Relation.build(st.domain, (0, 0, 0), ["0", "-i"]),))
-    assert violated(d, deeper).is_equal(d.relation)
+    [v] = violations(dataclasses.replace(scop, schedule=deeper), deps)
+    assert v.pairs.is_equal(d.relation)
 
 
 def test_heat3d_like_dependences():
@@ -420,19 +420,30 @@ def test_heat3d_like_dependences():
             assert d.direction()[0] == "<" and carried_depth(d, scop.schedule) == 1
 
 
-def test_cache_returns_the_same_object():
-    clear_cache()
+def test_dependences_belong_to_the_original_program():
+    """``dependences`` answers for the program a SCoP schedules (its origin),
+    the same object for the original and every rescheduled SCoP, whichever
+    is asked first; another program (new statements) has its own."""
     scop = shift_scop()
-    d1 = dependences(scop)
     st = scop.statements[0]
     rev = ClaySchedule((Relation.build(st.domain, (0, 0), ["-i"]),))
     transformed = dataclasses.replace(scop, schedule=rev)
-    assert dependences(scop) is d1
-    assert dependences(transformed) is d1        # same statements tuple
-    assert dependences(transformed, scop.schedule) is d1
-    other = shift_scop()
-    assert dependences(other) is not d1
+    d1 = dependences(transformed)                  # the transformed one asked first
     assert isinstance(d1, Dependences)
+    assert d1.schedule is scop.schedule            # computed in the original order
+    assert dependences(scop) is d1
+    assert transformed.origin is scop.origin
+    raw = only(d1, kind="RAW")
+    same(raw, "[N] -> { S0[i] -> S0[i + 1] : 1 <= i < N - 1 }")
+    assert dependences(shift_scop()) is not d1     # another program
+    # new statements: a new program, in the order of that point
+    again = dataclasses.replace(transformed, statements=tuple(list(scop.statements)))
+    d2 = dependences(again)
+    assert again.origin is not scop.origin and d2.schedule is rev
+    assert d2.counts()["RAW"] == 0         # in that order a[i-1] is read before it is written
+    same(only(d2, kind="WAR"), "[N] -> { S0[i] -> S0[i - 1] : 2 <= i < N }")
+    # compute_dependences remembers nothing
+    assert compute_dependences(scop) is not compute_dependences(scop)
 
 
 def test_unknown_kind_is_refused():
@@ -523,8 +534,8 @@ def test_examples_legal_and_same_as_ppcg(name):
     flow, false = _ppcg_untagged(scop)
     assert deps.union_map("RAW").is_equal(flow)
     assert deps.union_map("WAR", "WAW").is_equal(false)
-    for d in deps.of_kind("RAW", "WAR", "WAW"):
-        assert violated(d, scop.schedule).is_empty(), str(d)
+    assert deps.of_kind("RAW", "WAR", "WAW")
+    assert violations(scop, deps) == []
 
 
 def test_example_seidel_distances():

@@ -38,82 +38,32 @@ def code(scop) -> str:
 # golden code
 # ---------------------------------------------------------------------------
 
-GOLDEN = {
-    ("shift", ((0,), 1, (), 2)): """\
-  (void)i;
-  for (int c1 = -2; c1 < n - 2; c1++)
-    for (j = 0; j < m; j++)
-      A[c1 + 2][j] = A[c1 + 2][j] + 1;
-""",
-    ("shift", ((0,), 1, (1, 0), 0)): """\
-  (void)i;
-  for (int c1 = -n; c1 < 0; c1++)
-    for (j = 0; j < m; j++)
-      A[n + c1][j] = A[n + c1][j] + 1;
-""",
+#: (file under tests/golden/affine/, directive, arguments) on NEST
+GOLDEN = [
+    ("shift-by-2", "shift", ((0,), 1, (), 2)),
+    ("shift-by-n", "shift", ((0,), 1, (1, 0), 0)),
     # Clay's sign: skew(β, 2, 1, k) substitutes α2 ↦ α2 + k·α1, so the new
     # j-loop iterator is j - k·i: coeff -1 gives the wavefront j' = j + i …
-    ("skew", ((0,), 2, 1, -1)): """\
-  (void)j;
-  for (i = 0; i < n; i++)
-    for (int c2 = i; c2 < m + i; c2++)
-      A[i][c2 - i] = A[i][c2 - i] + 1;
-""",
+    ("skew-minus-1", "skew", ((0,), 2, 1, -1)),
     # … and coeff 1 gives j' = j - i.
-    ("skew", ((0,), 2, 1, 1)): """\
-  (void)j;
-  for (i = 0; i < n; i++)
-    for (int c2 = -i; c2 < m - i; c2++)
-      A[i][i + c2] = A[i][i + c2] + 1;
-""",
-    ("reverse", ((0,), 1)): """\
-  for (i = n - 1; i >= 0; i--)
-    for (j = 0; j < m; j++)
-      A[i][j] = A[i][j] + 1;
-""",
-    ("reverse", ((0, 0, 0), 2)): """\
-  for (i = 0; i < n; i++)
-    for (j = m - 1; j >= 0; j--)
-      A[i][j] = A[i][j] + 1;
-""",
-    ("interchange", ((0,), 1, 2)): """\
-  for (j = 0; j < m; j++)
-    for (i = 0; i < n; i++)
-      A[i][j] = A[i][j] + 1;
-""",
-    ("reorder_loops", ((0, 0), 1)): """\
-  for (j = 0; j < m; j++)
-    for (i = 0; i < n; i++)
-      A[i][j] = A[i][j] + 1;
-""",
-    ("reshape", ((0,), 2, 1, -1)): """\
-  (void)j;
-  for (i = 0; i < n; i++)
-    for (int c2 = i; c2 < m + i; c2++)
-      A[i][c2 - i] = A[i][c2 - i] + 1;
-""",
-    ("grain", ((0,), 1, 2)): """\
-  (void)i;
-  for (int c1 = 0; c1 < 2 * n - 1; c1 += 2)
-    for (j = 0; j < m; j++)
-      A[c1 / 2][j] = A[c1 / 2][j] + 1;
-""",
-}
+    ("skew-plus-1", "skew", ((0,), 2, 1, 1)),
+    ("reverse-outer", "reverse", ((0,), 1)),
+    ("reverse-inner", "reverse", ((0, 0, 0), 2)),
+    ("interchange", "interchange", ((0,), 1, 2)),
+    ("reorder-loops", "reorder_loops", ((0, 0), 1)),
+    ("reshape", "reshape", ((0,), 2, 1, -1)),
+    ("grain-2", "grain", ((0,), 1, 2)),
+]
 
 
-@pytest.mark.parametrize("key", list(GOLDEN), ids=lambda k: f"{k[0]}{list(k[1])}")
-def test_golden(key):
-    name, args = key
+@pytest.mark.parametrize("file, name, args", GOLDEN, ids=[g[0] for g in GOLDEN])
+def test_golden(golden, file, name, args):
     scop = scop_of(NEST)
-    assert code(apply(scop, name, *args)) == GOLDEN[key]
+    golden(f"affine/{file}.c", code(apply(scop, name, *args)))
 
 
-def test_original_nest_code():
-    assert code(scop_of(NEST)) == """\
-  for (i = 0; i < n; i++)
-    for (j = 0; j < m; j++)
-      A[i][j] = A[i][j] + 1;
-"""
+def test_original_nest_code(golden):
+    golden("affine/original.c", code(scop_of(NEST)))
 
 
 def test_targets_every_relation_under_the_prefix():

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from clayx.analysis import RAW, WAR, WAW, dependences, violated
+from clayx.analysis import dependences, violations
 from clayx.codegen import generate_file, generate_region
 from clayx.directives import apply, lookup, names
 from clayx.errors import DirectiveError
@@ -18,6 +18,7 @@ from clayx.frontend.c import parse_file, parse_string
 from clayx.model import ClaySchedule, Mark
 from clayx.verify import SMALL_SIZES, verify
 
+import goldens
 from directive_cases import assert_refused
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
@@ -38,16 +39,8 @@ void f(int N, double A[100], double B[100], double C[100][100]) {
 }
 """
 
-ORIGINAL = """\
-  for (i = 0; i < N; i++) {
-    A[i] = i;
-    B[i] = A[i] * 2;
-    for (j = 0; j < N; j++)
-      C[i][j] = B[i] + j;
-  }
-  for (i = 0; i < N; i++)
-    A[i] = A[i] + 1;
-"""
+#: The code of SRC, as generated from its original schedule.
+ORIGINAL = goldens.text("structure/original.c")
 
 
 @pytest.fixture(scope="module")
@@ -62,104 +55,31 @@ def _betas(scop):
 
 # --- goldens ----------------------------------------------------------------------------
 
+#: (directive, arguments, β-vectors after, file under tests/golden/structure/)
 GOLDEN = [
-    ("reorder", [[0], [2, 0, 1]], [[0, 0], [0, 1, 0], [0, 2], [1, 0]], """\
-  for (i = 0; i < N; i++) {
-    B[i] = A[i] * 2;
-    for (j = 0; j < N; j++)
-      C[i][j] = B[i] + j;
-    A[i] = i;
-  }
-  for (i = 0; i < N; i++)
-    A[i] = A[i] + 1;
-"""),
-    ("reorder", [[], [1, 0]], [[0, 0], [1, 0], [1, 1], [1, 2, 0]], """\
-  for (i = 0; i < N; i++)
-    A[i] = A[i] + 1;
-  for (i = 0; i < N; i++) {
-    A[i] = i;
-    B[i] = A[i] * 2;
-    for (j = 0; j < N; j++)
-      C[i][j] = B[i] + j;
-  }
-"""),
-    ("fuse", [[0]], [[0, 0], [0, 1], [0, 2, 0], [0, 3]], """\
-  for (i = 0; i < N; i++) {
-    A[i] = i;
-    B[i] = A[i] * 2;
-    for (j = 0; j < N; j++)
-      C[i][j] = B[i] + j;
-    A[i] = A[i] + 1;
-  }
-"""),
-    ("split", [[0, 0], 1], [[0, 0], [1, 0], [1, 1, 0], [2, 0]], """\
-  for (i = 0; i < N; i++)
-    A[i] = i;
-  for (i = 0; i < N; i++) {
-    B[i] = A[i] * 2;
-    for (j = 0; j < N; j++)
-      C[i][j] = B[i] + j;
-  }
-  for (i = 0; i < N; i++)
-    A[i] = A[i] + 1;
-"""),
-    ("split", [[0, 1], 1], [[0, 0], [0, 1], [1, 0, 0], [2, 0]], """\
-  for (i = 0; i < N; i++) {
-    A[i] = i;
-    B[i] = A[i] * 2;
-  }
-  for (i = 0; i < N; i++)
-    for (j = 0; j < N; j++)
-      C[i][j] = B[i] + j;
-  for (i = 0; i < N; i++)
-    A[i] = A[i] + 1;
-"""),
+    ("reorder", [[0], [2, 0, 1]], [[0, 0], [0, 1, 0], [0, 2], [1, 0]], "reorder-inner"),
+    ("reorder", [[], [1, 0]], [[0, 0], [1, 0], [1, 1], [1, 2, 0]], "reorder-root"),
+    ("fuse", [[0]], [[0, 0], [0, 1], [0, 2, 0], [0, 3]], "fuse"),
+    ("split", [[0, 0], 1], [[0, 0], [1, 0], [1, 1, 0], [2, 0]], "split-first"),
+    ("split", [[0, 1], 1], [[0, 0], [0, 1], [1, 0, 0], [2, 0]], "split-second"),
     ("iss", [[0], [-1, 0, 4]],
-     [[0, 0], [0, 1], [0, 2, 0], [0, 3], [0, 4], [0, 5, 0], [1, 0]], """\
-#define min(x, y) ((x) < (y) ? (x) : (y))
-  for (i = 0; i <= min(4, N - 1); i++) {
-    A[i] = i;
-    B[i] = A[i] * 2;
-    for (j = 0; j < N; j++)
-      C[i][j] = B[i] + j;
-  }
-  for (i = 5; i < N; i++) {
-    A[i] = i;
-    B[i] = A[i] * 2;
-    for (j = 0; j < N; j++)
-      C[i][j] = B[i] + j;
-  }
-  for (i = 0; i < N; i++)
-    A[i] = A[i] + 1;
-#undef min
-"""),
-    ("peel", [[1], [[-1], [1], -2]], [[0, 0], [0, 1], [0, 2, 0], [1, 0], [2, 0]], """\
-  for (i = 0; i < N; i++) {
-    A[i] = i;
-    B[i] = A[i] * 2;
-    for (j = 0; j < N; j++)
-      C[i][j] = B[i] + j;
-  }
-  for (i = 0; i < N - 1; i++)
-    A[i] = A[i] + 1;
-  if (N >= 1)
-    A[N - 1] = A[N - 1] + 1;
-"""),
-    ("embed", [[0, 1]], [[0, 0], [0, 1, 0], [0, 2, 0], [1, 0]], ORIGINAL),
-    ("context", [[1, -10]], [[0, 0], [0, 1], [0, 2, 0], [1, 0]], ORIGINAL),
+     [[0, 0], [0, 1], [0, 2, 0], [0, 3], [0, 4], [0, 5, 0], [1, 0]], "iss"),
+    ("peel", [[1], [[-1], [1], -2]], [[0, 0], [0, 1], [0, 2, 0], [1, 0], [2, 0]], "peel"),
+    ("embed", [[0, 1]], [[0, 0], [0, 1, 0], [0, 2, 0], [1, 0]], "original"),
+    ("context", [[1, -10]], [[0, 0], [0, 1], [0, 2, 0], [1, 0]], "original"),
 ]
 
 
-def test_original_code(small):
-    assert generate_region(small) == ORIGINAL
+def test_original_code(small, golden):
+    golden("structure/original.c", generate_region(small))
 
 
-@pytest.mark.parametrize("name,args,betas,code", GOLDEN,
+@pytest.mark.parametrize("name,args,betas,file", GOLDEN,
                          ids=[f"{g[0]}{g[1]}" for g in GOLDEN])
-def test_golden(small, name, args, betas, code):
+def test_golden(small, golden, name, args, betas, file):
     new = apply(small, name, args)
     assert _betas(new) == betas
-    assert generate_region(new) == code
+    golden(f"structure/{file}.c", generate_region(new))
     assert _betas(small) == [[0, 0], [0, 1], [0, 2, 0], [1, 0]]   # input untouched
 
 
@@ -387,8 +307,9 @@ def _transform(name: str, steps):
     t = s
     for d, args in steps:
         t = apply(t, d, args)
-    for dep in deps.of_kind(RAW, WAR, WAW):
-        assert violated(dep, t.schedule).is_empty(), f"{name}: {steps} breaks {dep}"
+    assert deps.of_kind("RAW", "WAR", "WAW")
+    vs = violations(t, deps)
+    assert not vs, f"{name}: {steps} breaks {[str(v) for v in vs]}"
     return s, t
 
 

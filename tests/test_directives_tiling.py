@@ -20,58 +20,24 @@ from directive_cases import (EXAMPLES, NEST, TWO, apply, assert_refused, broken,
                              needs_gcc, run_example, same_maps, scop_of, steps_apply)
 
 # ---------------------------------------------------------------------------
-# golden code
+# golden code (tests/golden/tiling/)
 # ---------------------------------------------------------------------------
 
-STRIP_I = """\
-#define floord(n, d) (((n) < 0) ? -((-(n) + (d) - 1) / (d)) : (n) / (d))
-#define min(x, y) ((x) < (y) ? (x) : (y))
-  for (int c1 = 0; c1 <= floord(n - 1, 4); c1++)
-    for (i = 4 * c1; i <= min(n - 1, 4 * c1 + 3); i++)
-      for (j = 0; j < m; j++)
-        A[i][j] = A[i][j] + 1;
-#undef floord
-#undef min
-"""
 
-STRIP_J = """\
-#define floord(n, d) (((n) < 0) ? -((-(n) + (d) - 1) / (d)) : (n) / (d))
-#define min(x, y) ((x) < (y) ? (x) : (y))
-  for (i = 0; i < n; i++)
-    for (int c2 = 0; c2 <= floord(m - 1, 4); c2++)
-      for (j = 4 * c2; j <= min(m - 1, 4 * c2 + 3); j++)
-        A[i][j] = A[i][j] + 1;
-#undef floord
-#undef min
-"""
-
-TILE_2D = """\
-#define floord(n, d) (((n) < 0) ? -((-(n) + (d) - 1) / (d)) : (n) / (d))
-#define min(x, y) ((x) < (y) ? (x) : (y))
-  for (int c1 = 0; c1 <= floord(n - 1, 4); c1++)
-    for (int c2 = 0; c2 <= floord(m - 1, 8); c2++)
-      for (i = 4 * c1; i <= min(n - 1, 4 * c1 + 3); i++)
-        for (j = 8 * c2; j <= min(m - 1, 8 * c2 + 7); j++)
-          A[i][j] = A[i][j] + 1;
-#undef floord
-#undef min
-"""
-
-
-def test_stripmine_golden():
+def test_stripmine_golden(golden):
     scop = scop_of(NEST)
     s = apply(scop, "stripmine", (0,), 1, 4)
-    assert generate_region(s) == STRIP_I
+    golden("tiling/stripmine-i.c", generate_region(s))
     assert s.schedule.betas == [(0, 0, 0, 0)]
-    assert generate_region(apply(scop, "stripmine", (0, 0), 2, 4)) == STRIP_J
+    golden("tiling/stripmine-j.c", generate_region(apply(scop, "stripmine", (0, 0), 2, 4)))
 
 
-def test_tile_golden():
+def test_tile_golden(golden):
     scop = scop_of(NEST)
     t = apply(scop, "tile", (0, 0), 1, 1, 4)
-    assert generate_region(t) == STRIP_I          # depth_outer == depth: a stripmine
+    golden("tiling/stripmine-i.c", generate_region(t))   # depth_outer == depth: a stripmine
     t = apply(t, "tile", (0, 0, 0), 3, 2, 8)
-    assert generate_region(t) == TILE_2D
+    golden("tiling/tile-2d.c", generate_region(t))
     assert t.schedule.betas == [(0, 0, 0, 0, 0)]
 
 

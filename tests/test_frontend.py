@@ -230,3 +230,51 @@ def test_clay_style_top_level_region():
     assert out.startswith(src[:s.region[0]]) and "for (i = 0; i < N; i++)" in out
     [again] = parse_string(out)
     assert len(again.statements) == 3
+
+
+# --- liveness: which arrays matter after the SCoP ------------------------------------------
+
+LIVE = """#define SHOW u[0]
+double g[10];
+void f(int n, double p[10]) {
+  double t[10], u[10], w[10], v;
+  static double s[10];
+  int i;
+#pragma scop
+  for (i = 0; i < n; i++) {
+    t[i] = p[i];
+    u[i] = t[i];
+    w[i] = u[i];
+    s[i] = w[i];
+    g[i] = s[i];
+    v = g[i];
+    p[i] = v;
+  }
+#pragma endscop
+  w[0] = 1;
+}
+"""
+
+
+def test_live_out_is_decided_by_the_front_end():
+    """Dead after the SCoP: locals named nowhere else in the function (t, v);
+    live: parameters and globals (p, g), a local a macro names (u), one used
+    after the region (w), a static one (s)."""
+    [s] = parse_string(LIVE)
+    live = {a.name: a.live_out for a in s.arrays}
+    assert live == {"t": False, "u": True, "w": True, "s": True, "g": True, "v": False,
+                    "p": True}
+
+
+def test_liveness_is_read_from_the_model():
+    """The analyses take liveness from ``Array.live_out`` (and the layout
+    record), not from the source text: marking every array live makes none
+    dead although the source is there."""
+    import dataclasses
+
+    from clayx.model import dead_arrays
+    [s] = parse_string(LIVE)
+    assert dead_arrays(s) == {"t", "v"}
+    all_live = dataclasses.replace(
+        s, arrays=tuple(dataclasses.replace(a, live_out=True) for a in s.arrays))
+    assert all_live.source == s.source and dead_arrays(all_live) == frozenset()

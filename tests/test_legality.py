@@ -9,10 +9,12 @@ import islpy as isl
 import pytest
 
 from clayx.analysis import (Violation, check, check_parallel, dependences, is_legal,
-                            parallel_violations, violated, violations)
+                            parallel_violations, violations)
 from clayx.errors import DirectiveError, LegalityError
 from clayx.frontend.c import parse_file, parse_string
 from clayx.model import ClaySchedule, Relation
+
+from oracle import broken_pairs, ordered_pairs
 
 EXAMPLES = sorted((Path(__file__).resolve().parent.parent / "examples").glob("*.c"))
 
@@ -24,9 +26,7 @@ def scop_of(body: str, params: str = "int N, int M"):
     text = (f"void f({params}, double a[100][100], double b[100][100], "
             "double c[100][100], double x[100], double y[100], double z[100]) {\n"
             f"#pragma scop\n{body}\n#pragma endscop\n}}\n")
-    s = parse_string(text)[0]
-    dependences(s)      # the parsed schedule is the original order
-    return s
+    return parse_string(text)[0]
 
 
 def with_rels(scop, *rels):
@@ -67,7 +67,7 @@ VERT = ("for (int i = 1; i < N; i++)\n  for (int j = 0; j < M; j++)\n"
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.stem)
 def test_examples_original_schedule_legal(path):
     s = parse_file(path)[0]
-    deps = dependences(s, s.schedule)
+    deps = dependences(s)
     assert violations(s, deps) == []
     assert is_legal(s, deps)
     assert check(s, deps) is None
@@ -205,31 +205,71 @@ def test_repeated_references_share_the_result_and_order_is_stable():
     assert len(violations(t, limit=1)) == 1
 
 
-def test_agrees_with_violated_on_reversed_examples():
-    """Cross-check against the per-dependence reference (``violated``)."""
-    for name in ("jacobi-2d", "lu", "fdtd-2d", "atax"):
-        s = parse_file(EXAMPLES[0].parent / f"{name}.c")[0]
-        deps = dependences(s, s.schedule)
-        rels = []
-        for r in s.schedule:
-            m = r.map
-            if r.depth:
-                n = m.dim(isl.dim_type.out)
-                xs = [f"x{k}" for k in range(n)]
-                neg = isl.Map(f"{{ [{', '.join(xs)}] -> "
-                              f"[{', '.join(('-' + x) if k == 1 else x for k, x in enumerate(xs))}] }}")
-                m = m.apply_range(neg)
-            rels.append(Relation(r.stmt, r.beta, m))
-        t = dataclasses.replace(s, schedule=ClaySchedule(tuple(rels)))
-        got = {(d.kind, d.source_ref, d.sink_ref): v.pairs for v in violations(t, deps)
-               for d in [v.dependence]}
-        for d in deps.of_kind("RAW", "WAR", "WAW"):
-            ref = violated(d, t.schedule)
-            key = (d.kind, d.source_ref, d.sink_ref)
-            if ref.is_empty():
-                assert key not in got, (name, str(d))
-            else:
-                assert got[key].is_equal(ref), (name, str(d))
+def _reversed(s, loops=(1,)):
+    """``s`` with the α dimensions ``loops`` (1-based) of every relation
+    negated (the loops at those depths run backwards)."""
+    rels = []
+    for r in s.schedule:
+        m = r.map
+        n = m.dim(isl.dim_type.out)
+        xs = [f"x{k}" for k in range(n)]
+        neg = isl.Map(f"{{ [{', '.join(xs)}] -> [{', '.join(('-' + x) if k in {2 * d - 1 for d in loops} and (k + 1) // 2 <= r.depth else x for k, x in enumerate(xs))}] }}")
+        rels.append(Relation(r.stmt, r.beta, m.apply_range(neg)))
+    return dataclasses.replace(s, schedule=ClaySchedule(tuple(rels)))
+
+
+def _pairs_at(vs, params):
+    """The (source, sink) instance pairs of violations at fixed parameters."""
+    out = set()
+    for v in vs:
+        m = v.pairs
+        for k in range(m.dim(isl.dim_type.param)):
+            m = m.fix_val(isl.dim_type.param, k, params[m.get_dim_name(isl.dim_type.param, k)])
+        src, snk = v.dependence.source, v.dependence.sink
+        n = m.dim(isl.dim_type.in_)
+
+        def one(p, src=src, snk=snk, n=n, d=m.wrap().dim(isl.dim_type.set)):
+            vals = tuple(int(p.get_coordinate_val(isl.dim_type.set, k).to_python())
+                         for k in range(d))
+            out.add(((src, vals[:n]), (snk, vals[n:])))
+        m.wrap().foreach_point(one)
+    return out
+
+
+@pytest.mark.parametrize("name, loops", [("jacobi-2d", (1,)), ("lu", (1,)),
+                                         ("fdtd-2d", (1,)), ("atax", (1,)),
+                                         ("seidel-2d", (2,)), ("gemm", (3,)),
+                                         ("jacobi-1d", (2,))])
+def test_agrees_with_a_concrete_run(name, loops):
+    """The violating pairs, at small sizes, are exactly those a run of the
+    program finds in the wrong order (:mod:`oracle`, no clayx analysis)."""
+    s = parse_file(EXAMPLES[0].parent / f"{name}.c")[0]
+    t = _reversed(s, loops)
+    params = {p: 4 for p in s.params}
+    assert ordered_pairs(s, params)
+    expected = broken_pairs(s, t, params)
+    vs = violations(t)
+    assert _pairs_at(vs, params) == expected
+    assert bool(expected) == (not is_legal(t))
+    assert broken_pairs(s, s, params) == set() and is_legal(s)
+
+
+def test_fresh_scop_judged_by_its_original_order():
+    """Regression (issue 8): with a SCoP no one had asked about, the
+    reversed chain was judged against dependences computed *in the reversed
+    order* (the first schedule a cache saw), so it passed as legal."""
+    s = scop_of(SHIFT)
+    t = with_rels(s, ("S0", (0, 0), ["-i"]))
+    assert not is_legal(t)                 # before anything asked about ``s``
+    assert len(violations(t)) == 1
+    with pytest.raises(LegalityError):
+        check(t)
+    assert dependences(t) is dependences(s)
+    assert dependences(s).schedule is s.schedule
+    assert not is_legal(t)
+    # a SCoP built from the transformed one keeps the original program
+    u = with_rels(t, ("S0", (0, 0), ["i"]))
+    assert is_legal(u) and u.origin is s.origin
 
 
 # --- check / LegalityError -----------------------------------------------------------

@@ -8,9 +8,14 @@ session API, all-or-nothing:
   message names the dependence kind and array given on the row and shows a
   witness pair of instances with parameter values, and leave the session
   unchanged;
-- a ``legal`` row must be accepted with ``s.legal`` true, and (slow test)
-  its generated C, written next to a copy of the source, must compile, run
-  and print exactly what the original prints (:func:`clayx.verify.verify`).
+- a ``legal`` row must be accepted and keep, in a concrete run at small
+  sizes, every pair of conflicting accesses in order (:mod:`oracle`, which
+  shares nothing with clayx's analyses), and (slow test) its generated C,
+  written next to a copy of the source, must compile, run and print exactly
+  what the original prints (:func:`clayx.verify.verify`);
+- an ``illegal`` row that reorders instances, forced through with
+  ``unchecked``, runs such a pair out of order at those sizes (the refusal
+  is no false alarm), and (slow test) prints something else.
 
 Kernels are ``examples/<stem>.c`` or the small programs written below
 (``chain``: ``a[i] = a[i-1]``; ``diag``: ``b[i][j] = b[i-1][j+1]``;
@@ -31,6 +36,8 @@ import pytest
 import clayx
 from clayx.errors import LegalityError, MismatchError
 from clayx.verify import SMALL_SIZES, verify
+
+from oracle import broken_pairs
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 needs_gcc = pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc not available")
@@ -363,6 +370,16 @@ def test_corpus_shape():
         assert bool(c.kind and c.array) == (c.verdict == "illegal"), c.id
 
 
+#: Parameter values of the oracle's concrete runs.
+ORACLE_SIZE = 6
+
+
+def _broken(s) -> set:
+    """The conflicting pairs of a concrete run of the original that the
+    current schedule runs out of order (every parameter ``ORACLE_SIZE``)."""
+    return broken_pairs(s.original, s.current, {p: ORACLE_SIZE for p in s.original.params})
+
+
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
 def test_verdict(case: Case, tmp_path):
     """Apply the row's script through a session; the verdict must match."""
@@ -379,11 +396,15 @@ def test_verdict(case: Case, tmp_path):
                                            for v in e.value.violations}
         assert s.entries == () and s.current is s.original
         assert str(s.script) == ""
+        if "parallelize" not in case.script:
+            steps = [x.strip() for x in case.script.split(";") if x.strip()]
+            s.apply(" ".join(f"unchecked {x};" for x in steps))
+            assert _broken(s), "refused, yet a run keeps every conflicting pair in order"
     else:
         new = s.apply(case.script)
         assert new and len(s.entries) == len(new)
-        assert s.current is not s.original
-        assert s.legal and not s.has_unchecked
+        assert s.current is not s.original and not s.has_unchecked
+        assert not _broken(s)
 
 
 LEGAL = [c for c in CASES if c.verdict == "legal"]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import islpy as isl
 import pytest
 
@@ -119,3 +121,62 @@ def test_body_substitution_is_token_aware():
 def test_substitution_skips_comments():
     out = substitute_iterators("A[i] = 1; /* i\n i */ // i\nB[i] = 0;", {"i": "c + 1"})
     assert out == "A[(c + 1)] = 1; /* i\n i */ // i\nB[(c + 1)] = 0;"
+
+
+# --- the program a SCoP schedules (Origin) ------------------------------------------
+
+CHAIN = """void f(int N, double a[100], double b[100]) {
+#pragma scop
+  for (int i = 1; i < N; i++)
+    a[i] = a[i-1] + 1;
+  for (int i = 0; i < N; i++)
+    b[i] = a[i];
+#pragma endscop
+}
+"""
+
+
+def _reversed(scop):
+    rels = tuple(Relation.build(scop.statement(r.stmt).domain, r.beta, ["-i"])
+                 for r in scop.schedule)
+    return dataclasses.replace(scop, schedule=ClaySchedule(rels))
+
+
+def test_origin_is_kept_by_schedule_changes_and_renewed_by_new_statements():
+    [s] = parse_string(CHAIN)
+    o = s.origin
+    assert (o.statements, o.context, o.schedule) == (s.statements, s.context, s.schedule)
+    t = _reversed(s)
+    assert t.origin is o                            # a schedule change: same program
+    u = dataclasses.replace(t, context=isl.Set("[N] -> { : N >= 4 }"))
+    assert u.origin is o and o.context is s.context  # the original context stays
+    # new statements: a new program whose order is the schedule of that point
+    v = dataclasses.replace(t, statements=tuple(list(t.statements)))
+    assert v.origin is not o and v.origin.schedule is t.schedule
+    assert dataclasses.replace(v, schedule=s.schedule).origin is v.origin
+    # origin takes no part in equality
+    assert dataclasses.replace(s, origin=v.origin) == s
+
+
+def test_origin_memo_builds_once_per_key():
+    [s] = parse_string(CHAIN)
+    calls = []
+    assert s.origin.memo("k", lambda: calls.append(1) or "x") == "x"
+    assert _reversed(s).origin.memo("k", lambda: calls.append(2) or "y") == "x"
+    assert calls == [1]
+
+
+def test_pickled_scop_keeps_its_program():
+    """The codegen worker gets SCoPs pickled: the copy still schedules the
+    original program (its origin comes along, without what was remembered)."""
+    import pickle
+
+    from clayx.analysis import dependences, is_legal
+    [s] = parse_string(CHAIN)
+    t = _reversed(s)
+    dependences(t)
+    t2 = pickle.loads(pickle.dumps(t))
+    assert t2.origin.statements is t2.statements and t2.origin is not t.origin
+    assert t2.origin.schedule.betas == s.schedule.betas
+    assert not is_legal(t2)               # judged in the original order, not its own
+    assert dependences(t2).schedule is t2.origin.schedule

@@ -8,7 +8,9 @@ range.  Every step goes through the public session API:
 - a step that raises any :class:`~clayx.errors.ClayxError` leaves the session
   exactly as it was (entries, ``current`` object, script text, generated
   code);
-- an accepted (checked) step leaves a legal schedule (``s.legal``);
+- an accepted (checked) step leaves a schedule that keeps every pair of
+  conflicting accesses of a concrete run (all parameters 4) in order
+  (:mod:`oracle`, which shares nothing with clayx's analyses);
 - (slow) at the end of a sequence with accepted steps, the generated program
   is compiled, run and compared with the original (:func:`clayx.verify.verify`).
 
@@ -36,6 +38,8 @@ from clayx.fuzz import ALL_KINDS, DEEP_KINDS
 from clayx.fuzz import draw_step as fuzz_step
 from clayx.verify import SMALL_SIZES, verify
 
+from oracle import broken_pairs, ordered_pairs
+
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 needs_gcc = pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc not available")
 
@@ -45,6 +49,9 @@ needs_gcc = pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc not avai
 STEMS = ("gemm", "atax", "mvt", "jacobi-1d", "beamforming", "bicg", "trmm")
 
 _SESSIONS: dict[str, clayx.Session] = {}
+_PAIRS: dict[str, set] = {}
+#: The parameter values of the concrete runs the oracle makes.
+ORACLE_SIZE = 4
 
 
 class HypothesisChooser:
@@ -69,7 +76,18 @@ def _fresh(stem: str) -> clayx.Session:
     if stem not in _SESSIONS:
         _SESSIONS[stem] = clayx.load(EXAMPLES / f"{stem}.c")
     base = _SESSIONS[stem]
-    return clayx.Session(base.original, others=base.others)
+    s = clayx.Session(base.original, others=base.others)
+    s.stem = stem
+    return s
+
+
+def _broken(s: clayx.Session) -> set:
+    """The pairs of a concrete run of the original that the current schedule
+    runs out of order (:func:`oracle.broken_pairs`)."""
+    params = {p: ORACLE_SIZE for p in s.original.params}
+    if s.stem not in _PAIRS:
+        _PAIRS[s.stem] = ordered_pairs(s.original, params)
+    return broken_pairs(s.original, s.current, params, _PAIRS[s.stem])
 
 
 def draw_step(data, scop, kinds=ALL_KINDS) -> str:
@@ -115,7 +133,8 @@ def _run_sequence(s: clayx.Session, data, stats: Counter, *, code: bool,
         accepted += 1
         assert len(s.entries) == len(entries) + step.count(";"), step
         assert str(s.script).startswith(script), step
-        assert s.legal, f"accepted but illegal: {s.script}"
+        bad = _broken(s)
+        assert not bad, f"accepted but {sorted(bad)[:3]} run out of order: {s.script}"
     stats["sequences"] += 1
     stats["sequences with an accepted step"] += bool(accepted)
     return accepted
@@ -191,7 +210,6 @@ def _deep_code(data, stats: Counter) -> tuple[clayx.Session, str] | None:
     schedule must give an AST that :func:`build_ast` proves exact."""
     stem = data.draw(st.sampled_from(DEEP_STEMS), label="stem")
     s = _fresh(stem)
-    s.stem = stem
     _run_sequence(s, data, stats, code=False, max_len=20, kinds=DEEP_KINDS)
     if not s.entries:
         return None

@@ -258,7 +258,7 @@ def _imports(path: Path) -> set[str]:
 #: Private imports code generation still has, each with where it is fixed:
 #: ``small_point`` becomes public (``clayx.analysis.isl_util``) on the
 #: spine-analysis branch, which also switches arrays.py to it.
-KNOWN_PRIVATE = {("arrays.py", "clayx.analysis.legality._small_point")}
+KNOWN_PRIVATE: set = set()
 
 
 def test_codegen_imports_no_session_and_no_private_names():

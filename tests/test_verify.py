@@ -219,9 +219,16 @@ def test_run_failure_and_timeout(tmp_path):
 # verify
 # ---------------------------------------------------------------------------
 
-def test_verify_same_program(examples_dir):
+def test_verify_an_equivalent_program(examples_dir, tmp_path):
+    """A hand-transformed gemm (the j and k loops interchanged: each C[i][j]
+    still sums over k in the same order) prints the same values."""
     gemm = examples_dir / "gemm.c"
-    result = verify(gemm, gemm, SMALL_SIZES["gemm"])
+    source = gemm.read_text()
+    swapped = _mutate_scop(source, """    for (k = 0; k < nk; k++)
+      for (j = 0; j < nj; j++)""", """    for (j = 0; j < nj; j++)
+      for (k = 0; k < nk; k++)""")
+    assert swapped != source
+    result = verify(gemm, _write(tmp_path / "gemm_jk.c", swapped), SMALL_SIZES["gemm"])
     assert isinstance(result, VerifyResult)
     assert result.ok and result.note == ""
     assert result.arrays == ("C",)

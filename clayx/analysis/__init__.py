@@ -1,14 +1,14 @@
-"""Analyses of a :class:`~clayx.model.Scop`: exact dependences (isl dataflow),
-computed once per SCoP, and their views under a schedule."""
+"""Analyses of a :class:`~clayx.model.Scop`: exact dependences of the program
+it schedules (isl dataflow, once per :class:`~clayx.model.Origin`), the one
+legality judge of a schedule against them, and the equivalence check of
+data-layout changes."""
 
 from .dependences import (KINDS, RAR, RAW, VALIDITY_KINDS, WAR, WAW, Dependence,
-                          Dependences, carried_depth, carried_depths, clear_cache,
-                          compute_dependences, dependences, violated)
-from .legality import (Violation, check, check_parallel, is_legal, parallel_violations,
-                       violations)
+                          Dependences, compute_dependences, dependences)
+from .legality import (Violation, carried_depth, check, check_parallel, is_legal,
+                       parallel_violations, violations)
 
 __all__ = ["KINDS", "RAR", "RAW", "VALIDITY_KINDS", "WAR", "WAW", "Dependence",
-           "Dependences", "carried_depth", "carried_depths", "clear_cache",
-           "compute_dependences", "dependences", "violated",
-           "Violation", "check", "check_parallel", "is_legal", "parallel_violations",
-           "violations"]
+           "Dependences", "compute_dependences", "dependences",
+           "Violation", "carried_depth", "check", "check_parallel", "is_legal",
+           "parallel_violations", "violations"]

@@ -1,7 +1,8 @@
-"""Exact (value-based) dependences with isl dataflow, computed once per SCoP.
+"""Exact (value-based) dependences with isl dataflow, computed once per program.
 
 The analysis follows PPCG without live-range reordering (seed 001 §3.2.1),
-with the *original* schedule (the front end's padded β/α union map):
+with the *original* schedule (the padded β/α union map of the program's
+:class:`~clayx.model.Origin`):
 
 - **RAW** (flow): sink = reads, must-sources = must-writes, may-sources =
   may-writes.  Value-based: a read depends only on the last must-write before
@@ -35,21 +36,20 @@ instance).
 
 A :class:`Dependence` is one relation ``S[i…] -> T[j…]`` between two
 references; :class:`Dependences` is the tuple of all of them for a SCoP, with
-views by kind, statement pair and array.  :func:`dependences` caches the
-result on the SCoP's ``statements`` tuple, which transformations keep
-(``dataclasses.replace``), so the analysis runs once per SCoP.
+views by kind, statement pair and array.
 
-Under any schedule, :func:`carried_depths`/:func:`carried_depth` tell which
-loop carries a dependence and :func:`violated` gives the instance pairs that
-a schedule executes in the wrong order.
+:func:`dependences` gives the dependences of the program a SCoP schedules:
+its :class:`~clayx.model.Origin` (the statements, context and original order
+the front end produced, shared by every SCoP derived from it), computed once
+per program and remembered there.  The answer never depends on which SCoP,
+original or transformed, was asked about first.  :func:`compute_dependences`
+computes them afresh, in a given order.  Judging a schedule against them is
+:mod:`.legality`'s job, and only its.
 """
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass, field
-import functools
 from functools import cached_property
 from typing import Callable, Iterable, Iterator
 
@@ -57,7 +57,7 @@ import islpy as isl
 
 from ..errors import ModelError
 from ..model.schedule import ClaySchedule
-from ..model.scop import MAY_WRITE, READ, WRITE, Access, Scop
+from ..model.scop import MAY_WRITE, READ, WRITE, Access, Scop, Statement
 
 RAW, WAR, WAW, RAR = "RAW", "WAR", "WAW", "RAR"
 KINDS = (RAW, WAR, WAW, RAR)
@@ -324,16 +324,19 @@ def _order_map(schedule: ClaySchedule) -> tuple[isl.UnionMap, int]:
     return um, n - len(drop)
 
 
-def compute_dependences(scop: Scop,
-                        original_schedule: ClaySchedule | None = None) -> Dependences:
-    """Compute the dependences of ``scop`` (uncached; see :func:`dependences`).
+def compute_dependences(scop: Scop, schedule: ClaySchedule | None = None) -> Dependences:
+    """Compute the dependences of ``scop``'s statements afresh, with
+    ``schedule`` as the program order (default: ``scop.schedule``); nothing
+    is remembered (see :func:`dependences` for those of the original
+    program)."""
+    return _compute_checked(scop.statements, scop.context,
+                            scop.schedule if schedule is None else schedule)
 
-    ``original_schedule`` is the program order; by default ``scop.schedule``
-    is taken as the original (the front end's output is the original).
-    """
-    schedule = original_schedule if original_schedule is not None else scop.schedule
+
+def _compute_checked(statements: tuple[Statement, ...], context: isl.Set,
+                     schedule: ClaySchedule) -> Dependences:
     try:
-        return _compute(scop, schedule)
+        return _compute(statements, context, schedule)
     except isl.Error as e:  # never let a raw isl error reach a user
         raise ModelError(f"dependence analysis failed: {e}") from e
 
@@ -349,20 +352,23 @@ class _Tagged:
     tags: dict[str, list[_Tag]]
 
 
-def _tagged(scop: Scop, schedule: ClaySchedule) -> _Tagged:
-    space = scop.context.get_space()
+def _tagged(statements: tuple[Statement, ...], context: isl.Set,
+            schedule: ClaySchedule) -> _Tagged:
+    space = context.get_space()
     ctx = space.get_ctx()
     empty = isl.UnionMap.empty(space)
     reads, writes, may_writes, tagger = empty, empty, empty, empty
     tags: dict[str, list[_Tag]] = {}
-    names = {s.name for s in scop.statements}
+    domains = isl.UnionSet.empty(space)
+    names = {s.name for s in statements}
     unscheduled = names - {r.stmt for r in schedule}
     if unscheduled:
         raise ModelError(f"statement(s) {', '.join(sorted(unscheduled))} have no "
                          "scheduling relation")
     n = 0
-    for si, s in enumerate(scop.statements):
-        domain = s.domain.intersect_params(scop.context)
+    for si, s in enumerate(statements):
+        domains = domains.union(isl.UnionSet.from_set(s.domain))
+        domain = s.domain.intersect_params(context)
         groups: list[tuple[Access, list[_Tag]]] = []
         for k, a in enumerate(s.accesses):
             if a.kind not in (READ, WRITE, MAY_WRITE):
@@ -395,14 +401,16 @@ def _tagged(scop: Scop, schedule: ClaySchedule) -> _Tagged:
             else:
                 may_writes = may_writes.union(acc)
     dates, n_dates = _order_map(schedule)
-    sched = tagger.apply_range(dates.intersect_domain(scop.domains()))
+    sched = tagger.apply_range(dates.intersect_domain(domains))
     return _Tagged(reads, writes, may_writes, sched, n_dates, tags)
 
 
-def _compute(scop: Scop, schedule: ClaySchedule) -> Dependences:
-    space = scop.context.get_space()
+def _compute(statements: tuple[Statement, ...], context: isl.Set,
+             schedule: ClaySchedule) -> Dependences:
+    space = context.get_space()
     ctx = space.get_ctx()
-    tg = _tagged(scop, schedule)
+    dims = {s.name: s.dim for s in statements}
+    tg = _tagged(statements, context, schedule)
     reads, writes, may_writes, sched, tags = tg.reads, tg.writes, tg.may_writes, tg.sched, tg.tags
     n_dates = tg.n_dates
 
@@ -432,7 +440,7 @@ def _compute(scop: Scop, schedule: ClaySchedule) -> Dependences:
             rel = rel.align_params(space).coalesce()
             key = (srcs[0].stmt, snks[0].stmt)
             if key not in common:
-                common[key] = (scop.statement(key[0]).dim if key[0] == key[1]
+                common[key] = (dims[key[0]] if key[0] == key[1]
                                else _common_loops(schedule, *key))
             for src in srcs:
                 for snk in snks:
@@ -467,155 +475,21 @@ def _compute(scop: Scop, schedule: ClaySchedule) -> Dependences:
                        schedule=schedule, rar=rar)
 
 
-# --- cache -------------------------------------------------------------------------
+# --- the dependences of the original program ---------------------------------------
 
-_CACHE_SIZE = 32
-_cache: "OrderedDict[int, tuple[tuple, ClaySchedule, Dependences]]" = OrderedDict()
-_lock = threading.Lock()
+_MEMO_KEY = "clayx.analysis.dependences"
 
 
-def dependences(scop: Scop, original_schedule: ClaySchedule | None = None) -> Dependences:
-    """The dependences of ``scop``, computed once per ``statements`` tuple.
+def dependences(scop: Scop) -> Dependences:
+    """The dependences of the program ``scop`` schedules: those of its
+    :attr:`~clayx.model.Scop.origin` (the statements in their original
+    order, under the original context), computed on first use and
+    remembered on the origin, which every SCoP derived from it shares.
 
-    A transformed SCoP keeps its original's ``statements`` tuple, so asking
-    for its dependences returns the ones computed for the original.  Without
-    ``original_schedule`` the first call for a statements tuple takes
-    ``scop.schedule`` as the original order (call it on the front end's
-    output first, or pass ``original_schedule``); later calls return the
-    cached result.  An explicit ``original_schedule`` different from the one
-    the cached result was computed with recomputes (and replaces) it.
-    Small LRU (32 SCoPs); the cache keeps the tuple alive so its id is not
-    reused.
+    The same object is returned for the front end's SCoP and for any SCoP a
+    schedule change made from it, whichever is asked first; a layout step
+    (new statements) starts a new program, whose dependences are those in
+    its order at that point.
     """
-    key = id(scop.statements)
-    with _lock:
-        hit = _cache.get(key)
-        if hit is not None and hit[0] is scop.statements:
-            if original_schedule is None or original_schedule is hit[1] \
-                    or original_schedule == hit[1]:
-                _cache.move_to_end(key)
-                return hit[2]
-    deps = compute_dependences(scop, original_schedule)
-    with _lock:
-        _cache[key] = (scop.statements, deps.schedule, deps)
-        _cache.move_to_end(key)
-        while len(_cache) > _CACHE_SIZE:
-            _cache.popitem(last=False)
-    return deps
-
-
-def clear_cache() -> None:
-    """Forget every cached result."""
-    with _lock:
-        _cache.clear()
-
-
-# --- under a schedule ----------------------------------------------------------------
-
-class IdentityCache:
-    """A small thread-safe LRU of values computed from an object, keyed by
-    the object's identity (schedules are immutable values, so one computed
-    view serves every later question about the same schedule).  The cache
-    keeps the object alive so its id is not reused while cached."""
-
-    def __init__(self, build, size: int = 8):
-        self._build = build
-        self._size = size
-        self._items: "OrderedDict[int, tuple[object, object]]" = OrderedDict()
-        self._lock = threading.Lock()
-
-    def __call__(self, obj):
-        key = id(obj)
-        with self._lock:
-            hit = self._items.get(key)
-            if hit is not None and hit[0] is obj:
-                self._items.move_to_end(key)
-                return hit[1]
-        value = self._build(obj)
-        with self._lock:
-            self._items[key] = (obj, value)
-            while len(self._items) > self._size:
-                self._items.popitem(last=False)
-        return value
-
-
-#: ``schedule.union_map()``, remembered for the last few schedules (a
-#: legality check asks for it once per dependence).
-_padded = IdentityCache(lambda schedule: schedule.union_map())
-
-
-def _wrap_isl(fn):
-    """Turn a raw ``isl.Error`` into a :class:`ModelError`."""
-    @functools.wraps(fn)
-    def wrapper(*args, **kw):
-        try:
-            return fn(*args, **kw)
-        except isl.Error as e:
-            raise ModelError(f"{fn.__name__}: isl failed: {e}") from e
-    return wrapper
-
-
-def _dates(dep: Dependence, schedule: ClaySchedule) -> isl.Map | None:
-    """``dates(source) -> dates(sink)`` for the pairs of ``dep`` under the
-    padded ``schedule``; None when empty."""
-    um = _padded(schedule)
-    d = isl.UnionMap.from_map(dep.relation).apply_domain(um).apply_range(um)
-    if d.is_empty():
-        return None
-    return isl.Map.from_union_map(d)
-
-
-@_wrap_isl
-def carried_depths(dep: Dependence, schedule: ClaySchedule) -> set[int]:
-    """Every depth at which some pair of ``dep`` is first ordered forward
-    under ``schedule``.
-
-    The pairs' dates are compared dimension by dimension on the padded
-    schedule ``[β0, α1, β1, …]``: a pair equal on dimensions ``< p`` whose
-    sink date is strictly greater at ``p`` is carried at α depth ``(p+1)/2``
-    when ``p`` is an α dimension, and at ``0`` (textual order,
-    loop-independent) when ``p`` is a β dimension.  Pairs ordered backwards
-    or with equal dates are not carried anywhere (see :func:`violated`).
-    """
-    m = _dates(dep, schedule)
-    out: set[int] = set()
-    if m is None:
-        return out
-    for p in range(m.dim(_dt.in_)):
-        if not m.order_lt(_dt.in_, p, _dt.out, p).is_empty():
-            out.add((p + 1) // 2 if p % 2 else 0)
-        m = m.equate(_dt.in_, p, _dt.out, p)
-        if m.is_empty():
-            break
-    return out
-
-
-def carried_depth(dep: Dependence, schedule: ClaySchedule) -> int | None:
-    """The 1-based α depth that carries ``dep`` under ``schedule`` (the
-    outermost one when different pairs are carried at different depths), 0
-    when only β (textual order) orders it, None when no pair is carried
-    (the dependence is empty, or entirely violated)."""
-    ds = carried_depths(dep, schedule)
-    loops = [d for d in ds if d > 0]
-    if loops:
-        return min(loops)
-    return 0 if ds else None
-
-
-@_wrap_isl
-def violated(dep: Dependence, schedule: ClaySchedule) -> isl.Map:
-    """The pairs of ``dep`` whose sink is scheduled at or before its source
-    (lexicographically, on the padded schedule): empty for a legal schedule.
-    Same space and parameters as ``dep.relation``."""
-    um = _padded(schedule)
-    rel = dep.relation
-    n = 2 * schedule.max_depth + 1
-    ctx = rel.get_ctx()
-    lex_ge = isl.UnionMap.from_map(isl.Map.lex_ge(isl.Space.set_alloc(ctx, 0, n)))
-    src = um.intersect_domain(isl.UnionSet.from_set(rel.domain()))
-    snk = um.intersect_domain(isl.UnionSet.from_set(rel.range()))
-    later = src.apply_range(lex_ge).apply_range(snk.reverse())
-    v = isl.UnionMap.from_map(rel).intersect(later)
-    if v.is_empty():
-        return isl.Map.empty(rel.get_space())
-    return isl.Map.from_union_map(v).align_params(rel.get_space()).coalesce()
+    o = scop.origin
+    return o.memo(_MEMO_KEY, lambda: _compute_checked(o.statements, o.context, o.schedule))

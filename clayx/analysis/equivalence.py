@@ -23,11 +23,9 @@ with isl's exact dataflow analysis (``isl.UnionAccessInfo`` /
    refused as a read before the first write.
 2. **Final memory.**  For every array of the original program that may be
    live after the SCoP, every cell's last writer (through copies) is the
-   same.  An array is dead after the SCoP (:func:`dead_arrays`) only when it
-   is a local variable of the function around the region, not ``static``,
-   whose name occurs nowhere in that function outside the region except in
-   its own declaration (a token scan with tree-sitter), and no macro of the
-   file mentions it.  Arrays made by ``add_array`` are dead.
+   same.  Which arrays are dead after the SCoP is the model's to say
+   (:func:`~clayx.model.dead_arrays`: the front end's
+   :attr:`~clayx.model.Array.live_out`, and the arrays ``add_array`` made).
 
 By induction over the new program's execution order, (1) means every
 statement instance reads the same values and computes the same results, and
@@ -41,218 +39,26 @@ reads a cell after writing it is not modelled finer (as in the dependence
 analysis).
 
 What the directives record for this check (which statements are copies,
-the parts of merged statements, which arrays are new or reshaped) travels
-with the SCoP as the OpenScop extension ``<clayx_layout>``
-(:class:`LayoutInfo`), so it survives an OpenScop round trip.
+the parts of merged statements, which arrays are new or reshaped) is the
+model's :class:`~clayx.model.LayoutInfo`, kept in the SCoP as the OpenScop
+extension ``<clayx_layout>``.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
-from functools import lru_cache
+from dataclasses import dataclass, field
 
 import islpy as isl
 
 from ..errors import LegalityError, ModelError
-from ..model import MAY_WRITE, READ, WRITE, Access, Scop, Statement, identifiers
+from ..model import (MAY_WRITE, READ, WRITE, Access, LayoutInfo, Scop, Statement,
+                     dead_arrays, layout_info)
+from .isl_util import small_point
 
-__all__ = ["LAYOUT_TAG", "Difference", "LayoutInfo", "layout_info", "with_layout",
-           "dead_arrays", "check", "differences"]
+__all__ = ["Difference", "check", "differences"]
 
 _dt = isl.dim_type
-
-#: The OpenScop extension that carries :class:`LayoutInfo`.
-LAYOUT_TAG = "clayx_layout"
-
-
-# --- what layout directives record ------------------------------------------------
-
-@dataclass(frozen=True)
-class LayoutInfo:
-    """What layout directives record about a SCoP.
-
-    - ``new``: arrays added by ``add_array`` (dead after the SCoP, declared
-      by the generated code);
-    - ``reshaped``: original arrays whose subscripts ``dimreorder`` /
-      ``dimprivatize`` / ``dimcontract`` changed (a dead one is redeclared by
-      the generated code with its new shape);
-    - ``copies``: names of the statements ``datacopy`` created
-      (transparent for :func:`check`);
-    - ``parts``: for statements made by ``block``, ``(name, (b1, b2, …))``:
-      access ``k`` belongs to part ``#{b <= k}`` (parts run in order).
-    """
-
-    new: tuple[str, ...] = ()
-    reshaped: tuple[str, ...] = ()
-    copies: frozenset[str] = frozenset()
-    parts: tuple[tuple[str, tuple[int, ...]], ...] = ()
-
-    def part_bounds(self, stmt: str) -> tuple[int, ...]:
-        """The part boundaries of statement ``stmt`` (``()``: one part)."""
-        for name, bounds in self.parts:
-            if name == stmt:
-                return bounds
-        return ()
-
-    def part_of(self, stmt: str, k: int) -> int:
-        """The part (0-based) of access ``k`` of statement ``stmt``."""
-        return sum(1 for b in self.part_bounds(stmt) if b <= k)
-
-    @property
-    def empty(self) -> bool:
-        """True when nothing is recorded."""
-        return not (self.new or self.reshaped or self.copies or self.parts)
-
-
-def layout_info(scop: Scop) -> LayoutInfo:
-    """The :class:`LayoutInfo` recorded in ``scop.extensions`` (statements
-    are stored by position, so the record survives OpenScop's renaming)."""
-    text = next((t for tag, t in scop.extensions if tag == LAYOUT_TAG), None)
-    if text is None:
-        return LayoutInfo()
-    return _parse_layout(text, tuple(s.name for s in scop.statements))
-
-
-@lru_cache(maxsize=64)
-def _parse_layout(text: str, names: tuple[str, ...]) -> LayoutInfo:
-    new: list[str] = []
-    reshaped: list[str] = []
-    copies: set[str] = set()
-    parts: list[tuple[str, tuple[int, ...]]] = []
-
-    def stmt(tok: str, line: str) -> str:
-        if not tok.isdigit() or int(tok) >= len(names):
-            raise ModelError(f"<{LAYOUT_TAG}>: no statement number {tok} in {line!r}")
-        return names[int(tok)]
-
-    for raw in text.splitlines():
-        line = raw.split("#", 1)[0].strip()
-        if not line:
-            continue
-        words = line.split()
-        kind, rest = words[0], words[1:]
-        if kind == "new" and len(rest) == 1:
-            new.append(rest[0])
-        elif kind == "reshaped" and len(rest) == 1:
-            reshaped.append(rest[0])
-        elif kind == "copy" and len(rest) == 1:
-            copies.add(stmt(rest[0], line))
-        elif kind == "parts" and len(rest) >= 2 and all(w.isdigit() for w in rest[1:]):
-            parts.append((stmt(rest[0], line), tuple(int(w) for w in rest[1:])))
-        else:
-            raise ModelError(f"<{LAYOUT_TAG}>: cannot read the line {line!r}")
-    return LayoutInfo(tuple(new), tuple(reshaped), frozenset(copies), tuple(parts))
-
-
-def with_layout(scop: Scop, info: LayoutInfo) -> Scop:
-    """``scop`` with ``info`` stored as its ``<clayx_layout>`` extension
-    (removed when ``info`` is empty).  Statements not in the SCoP are
-    dropped from the record."""
-    index = {s.name: k for k, s in enumerate(scop.statements)}
-    lines = ["# clayx layout record: new/reshaped arrays, copy statements, block parts"]
-    lines += [f"new {a}" for a in info.new]
-    lines += [f"reshaped {a}" for a in info.reshaped]
-    lines += [f"copy {index[s]}" for s in sorted(info.copies, key=lambda s: index.get(s, -1))
-              if s in index]
-    lines += [f"parts {index[s]} {' '.join(map(str, b))}" for s, b in info.parts
-              if s in index and b]
-    exts = tuple((t, x) for t, x in scop.extensions if t != LAYOUT_TAG)
-    if len(lines) > 1:
-        exts += ((LAYOUT_TAG, "\n".join(lines)),)
-    return replace(scop, extensions=exts)
-
-
-# --- arrays dead after the SCoP ---------------------------------------------------
-
-def dead_arrays(scop: Scop) -> frozenset[str]:
-    """The arrays of ``scop`` whose values after the SCoP cannot matter:
-    those added by ``add_array``, and original arrays that are local
-    variables (not ``static``/``extern``) of the function enclosing the
-    region, declared once there, whose name occurs in that function nowhere
-    outside the region except in that declaration, and that no ``#define``
-    of the file mentions.  Without source text only added arrays are dead."""
-    info = layout_info(scop)
-    names = tuple(sorted(a.name for a in scop.arrays))
-    dead = set(info.new) & set(names)
-    if scop.source is not None and scop.region is not None:
-        dead |= _dead_locals(scop.source, scop.region, names)
-    return frozenset(dead)
-
-
-@lru_cache(maxsize=32)
-def _dead_locals(source: str, region: tuple[int, int], names: tuple[str, ...]) -> frozenset[str]:
-    from ..frontend.c import _parser
-    data = source.encode()
-    start = len(source[:region[0]].encode())
-    end = len(source[:region[1]].encode())
-    tree = _parser().parse(data)
-    fn = None
-    stack = [tree.root_node]
-    while stack:
-        n = stack.pop()
-        if n.start_byte <= start and end <= n.end_byte:
-            if n.type == "function_definition":
-                fn = n
-            stack.extend(n.children)
-    if fn is None:
-        return frozenset()
-    text = lambda n: data[n.start_byte:n.end_byte].decode()  # noqa: E731
-    # names mentioned by macros anywhere in the file: never dead
-    in_macros: set[str] = set()
-    decls: dict[str, list] = {}
-    counts: dict[str, int] = {}
-    stack = [tree.root_node]
-    while stack:
-        n = stack.pop()
-        if n.type in ("preproc_def", "preproc_function_def"):
-            val = n.child_by_field_name("value")
-            if val is not None:
-                in_macros |= identifiers(text(val))
-        stack.extend(n.children)
-    body = fn.child_by_field_name("body")
-    stack = [fn]
-    while stack:
-        n = stack.pop()
-        if start <= n.start_byte and n.end_byte <= end:
-            continue                          # inside the region
-        if n.type == "identifier":
-            counts[text(n)] = counts.get(text(n), 0) + 1
-        elif n.type == "preproc_arg":
-            for x in identifiers(text(n)):
-                counts[x] = counts.get(x, 0) + 2   # a macro use: never dead
-        elif n.type == "declaration" and body is not None \
-                and body.start_byte <= n.start_byte and n.end_byte <= start:
-            storage = {text(c) for c in n.children if c.type == "storage_class_specifier"}
-            for d in n.children_by_field_name("declarator"):
-                ident = _declared_identifier(d)
-                if ident is not None:
-                    decls.setdefault(text(ident), []).append(
-                        (ident, bool(storage & {"static", "extern"})))
-        stack.extend(n.children)
-    out = set()
-    for name in names:
-        ds = decls.get(name, [])
-        if len(ds) == 1 and not ds[0][1] and counts.get(name, 0) == 1 \
-                and name not in in_macros:
-            out.add(name)
-    return frozenset(out)
-
-
-def _declared_identifier(d):
-    """The identifier node a declarator declares (through arrays, pointers,
-    initializers, parentheses), or None for a function declarator."""
-    while d is not None:
-        if d.type == "identifier":
-            return d
-        if d.type in ("init_declarator", "array_declarator", "pointer_declarator",
-                      "attributed_declarator"):
-            d = d.child_by_field_name("declarator")
-        elif d.type == "parenthesized_declarator":
-            d = d.named_children[0] if d.named_children else None
-        else:
-            return None
-    return None
 
 
 # --- dataflow of one program ------------------------------------------------------
@@ -402,11 +208,6 @@ class Difference:
     where: str
 
 
-def _small_point(s: isl.Set):
-    from .legality import _small_point as sp
-    return sp(s)
-
-
 def _fix_params(s, params: dict[str, int]):
     for k in range(s.dim(_dt.param)):
         name = s.get_dim_name(_dt.param, k)
@@ -439,7 +240,7 @@ def _describe_sources(src: isl.UnionMap, point: isl.Set, params: dict[str, int],
                 p = s.lexmin()
             else:
                 p = isl.Set.from_point(s.sample_point())
-            _, vals = _small_point(p)
+            _, vals = small_point(p)
             if name.startswith(_INIT):
                 out.append(f"the initial value of {_cell(name[len(_INIT):], vals)}")
             else:
@@ -505,7 +306,7 @@ def _differences(before: Scop, after: Scop, first: bool) -> list[Difference]:
             bad = _fresh_reads(_restrict(fa.src, r.tag), fresh)
             if bad is None:
                 continue
-            params, vals = _small_point(bad.wrap())
+            params, vals = small_point(bad.wrap())
             n_in = bad.dim(_dt.in_)
             inst, cell = vals[:n_in], vals[n_in:]
             arr = bad.get_tuple_name(_dt.out)[len(_INIT):]
@@ -532,7 +333,7 @@ def _differences(before: Scop, after: Scop, first: bool) -> list[Difference]:
         pt_set = isl.Set.from_union_set(diff) if not diff.is_empty() else None
         if pt_set is None:
             continue
-        params, vals = _small_point(pt_set)
+        params, vals = small_point(pt_set)
         point = _fix_params(pt_set, params)
         for k, v in enumerate(vals):
             point = point.fix_val(_dt.set, k, v)
@@ -554,7 +355,7 @@ def _differences(before: Scop, after: Scop, first: bool) -> list[Difference]:
             continue
         diff = sa.subtract(sb).domain().union(sb.subtract(sa).domain())
         pt_set = isl.Set.from_union_set(diff)
-        params, vals = _small_point(pt_set)
+        params, vals = small_point(pt_set)
         point = _fix_params(pt_set, params)
         for k, v in enumerate(vals):
             point = point.fix_val(_dt.set, k, v)

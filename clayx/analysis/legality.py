@@ -12,6 +12,16 @@ the new (padded) schedule.  RAR dependences never constrain a schedule.
   them; :func:`is_legal` answers yes or no.
 - :func:`parallel_violations` / :func:`check_parallel`: the dependences that
   a loop carries (so it cannot run in parallel).
+- :func:`carried_depth`: the loop that orders a dependence's pairs under a
+  schedule (a view for display).
+
+"The original program" is the one ``scop`` schedules, its
+:attr:`~clayx.model.Scop.origin`: every function takes its dependences as
+``deps`` and defaults to :func:`~clayx.analysis.dependences` of ``scop``,
+which depend on that origin only.  The caches below are keyed by the
+objects they are computed from (a :class:`Dependences`, a schedule), never
+by what was asked first.  This module is clayx's only judge of a schedule:
+the session, the prompt and the tests all ask it.
 
 Speed: a legal schedule (the common case of a directive step) costs one
 isl emptiness test per (source, sink) statement pair with dependences: the
@@ -40,8 +50,8 @@ import islpy as isl
 from ..errors import DirectiveError, LegalityError, ModelError
 from ..model.schedule import ClaySchedule, Relation
 from ..model.scop import Scop, Statement
-from .dependences import (VALIDITY_KINDS, Dependence, Dependences, IdentityCache,
-                           _wrap_isl, dependences)
+from .dependences import VALIDITY_KINDS, Dependence, Dependences, dependences
+from .isl_util import IdentityCache, point_values, small_point, wrap_isl
 
 _dt = isl.dim_type
 
@@ -49,9 +59,6 @@ _dt = isl.dim_type
 #: :attr:`Violation.dimension`, both run at the same date, or (parallel loops)
 #: the pair runs in two different iterations of the loop.
 REVERSED, TIED, CARRIED = "reversed", "tied", "carried"
-
-#: Parameter box tried first for witnesses (small sizes read best).
-WITNESS_PARAM_BOX = (0, 20)
 
 
 # --- the result ---------------------------------------------------------------------
@@ -262,41 +269,6 @@ def _pairs_through(rel: isl.Map, src: isl.Map, snk: isl.Map, dates: isl.Map) -> 
     return rel.intersect(order)
 
 
-def _int(v: isl.Val) -> int:
-    return int(v.to_python())
-
-
-def _point_values(s: isl.Set) -> tuple[dict[str, int], tuple[int, ...]]:
-    p = s.sample_point()
-    params = {s.get_dim_name(_dt.param, k): _int(p.get_coordinate_val(_dt.param, k))
-              for k in range(s.dim(_dt.param))}
-    vals = tuple(_int(p.get_coordinate_val(_dt.set, k)) for k in range(s.dim(_dt.set)))
-    return params, vals
-
-
-def _small_point(s: isl.Set) -> tuple[dict[str, int], tuple[int, ...]]:
-    """A deterministic point of ``s`` (params then set dims): the smallest
-    parameters in :data:`WITNESS_PARAM_BOX` when possible, then the
-    lexicographically smallest point when bounded, else isl's sample."""
-    npar = s.dim(_dt.param)
-    if npar:
-        ps = s.params()
-        lo, hi = WITNESS_PARAM_BOX
-        box = ps
-        for k in range(npar):
-            box = box.lower_bound_val(_dt.param, k, lo).upper_bound_val(_dt.param, k, hi)
-        if not box.is_empty():
-            ps = box
-        as_set = ps.move_dims(_dt.set, 0, _dt.param, 0, npar)
-        pv = as_set.lexmin() if as_set.is_bounded() else as_set
-        _, values = _point_values(pv)
-        for k, v in enumerate(values):
-            s = s.fix_val(_dt.param, k, v)
-    if s.is_bounded():
-        s = s.lexmin()
-    return _point_values(s)
-
-
 def _date(sched_map: isl.Map, params: dict[str, int], inst: tuple[int, ...]) -> tuple[int, ...]:
     """The date of one instance under a statement's padded schedule."""
     m = sched_map
@@ -311,11 +283,11 @@ def _date(sched_map: isl.Map, params: dict[str, int], inst: tuple[int, ...]) -> 
         return ()
     if r.is_bounded():
         r = r.lexmin()
-    return _point_values(r)[1]
+    return point_values(r)[1]
 
 
 def _witness(pairs: isl.Map, sch: _Sched, dep: Dependence):
-    params, vals = _small_point(pairs.wrap())
+    params, vals = small_point(pairs.wrap())
     n_src = pairs.dim(_dt.in_)
     src, snk = vals[:n_src], vals[n_src:]
     return ({"params": params, "source": src, "sink": snk},
@@ -350,11 +322,9 @@ def _stmt(scop: Scop, name: str) -> Statement | None:
     return None
 
 
-def _deps(scop: Scop, deps: Dependences | None,
-          original_schedule: ClaySchedule | None) -> Dependences:
-    if deps is None:
-        deps = dependences(scop, original_schedule)
-    return deps
+def _deps(scop: Scop, deps: Dependences | None) -> Dependences:
+    """``deps``, or the dependences of the program ``scop`` schedules."""
+    return dependences(scop) if deps is None else deps
 
 
 def _violated(scop: Scop, deps: Dependences,
@@ -392,6 +362,34 @@ def _suspect_pairs(sch: _Sched, pair_maps) -> dict[tuple[str, str], isl.Map]:
     return out
 
 
+def _carried_pairs(sch: _Sched, prefix: tuple[int, ...], depth: int,
+                   pair_maps) -> dict[tuple[str, str], isl.Map]:
+    """For each statement pair under the loop ``prefix`` whose union of
+    dependences has a pair in two different iterations of it (α
+    ``depth``): the instance pairs of the schedule that run so."""
+    p = 2 * depth - 1
+    space = isl.Space.set_alloc(sch.space.get_ctx(), 0, p + 1)
+    same = _prefix_equal(space, p)
+    differ = same.order_lt(_dt.in_, p, _dt.out, p).union(same.order_gt(_dt.in_, p, _dt.out, p))
+    rels: dict[str, list[isl.Map]] = {}
+    for r in sch.schedule.relations_under(prefix):
+        # the dates up to α<depth>; β0..β(depth-1) are the prefix for all
+        m = r.map.project_out(_dt.out, p + 1, r.map.dim(_dt.out) - p - 1)
+        rels.setdefault(r.stmt, []).append(m)
+    carried: dict[tuple[str, str], isl.Map] = {}
+    for (s_, t_), m in pair_maps.items():
+        if s_ not in rels or t_ not in rels:
+            continue
+        c = None
+        for ms in rels[s_]:
+            for mt in rels[t_]:
+                x = ms.apply_range(differ).apply_range(mt.reverse())
+                c = x if c is None else c.union(x)
+        if not m.intersect(c).is_empty():
+            carried[(s_, t_)] = c
+    return carried
+
+
 def _describe_all(scop: Scop, found, sch: _Sched, limit: int | None) -> list[Violation]:
     out: list[Violation] = []
     memo: dict[tuple[int, str, str], Violation] = {}
@@ -410,33 +408,30 @@ def _describe_all(scop: Scop, found, sch: _Sched, limit: int | None) -> list[Vio
 
 # --- the public API ------------------------------------------------------------------
 
-@_wrap_isl
+@wrap_isl
 def violations(scop: Scop, deps: Dependences | None = None, *,
-               original_schedule: ClaySchedule | None = None,
                limit: int | None = None) -> list[Violation]:
     """The dependences of the original program that ``scop.schedule``
     breaks (empty when it is legal).
 
-    ``deps`` defaults to :func:`~clayx.analysis.dependences` of ``scop``
-    (with ``original_schedule`` as the program order when given; otherwise
-    the cached dependences of ``scop.statements``, computed from the
-    schedule of the first SCoP asked about, normally the front end's).
+    ``deps`` defaults to :func:`~clayx.analysis.dependences` of ``scop``:
+    those of its origin, the program as the front end produced it (or as
+    the last layout step left it), whatever was asked before.
     Only RAW, WAR and WAW count.  A dependence is broken when some pair has
     a sink date ≤ the source date, lexicographically, on the padded dates.
     Sorted by kind (RAW, WAR, WAW), source, sink, array; ``limit`` keeps the
     first ones only.
     """
-    deps = _deps(scop, deps, original_schedule)
+    deps = _deps(scop, deps)
     sch = _sched(scop.schedule)
     return _describe_all(scop, _violated(scop, deps, sch), sch, limit)
 
 
-@_wrap_isl
-def is_legal(scop: Scop, deps: Dependences | None = None, *,
-             original_schedule: ClaySchedule | None = None) -> bool:
+@wrap_isl
+def is_legal(scop: Scop, deps: Dependences | None = None) -> bool:
     """True when ``scop.schedule`` respects every RAW, WAR and WAW
     dependence of the original program (see :func:`violations`)."""
-    deps = _deps(scop, deps, original_schedule)
+    deps = _deps(scop, deps)
     sch = _sched(scop.schedule)
     _, pair_maps = _validity(deps)
     return not _suspect_pairs(sch, pair_maps)
@@ -450,10 +445,9 @@ def _message(head: str, shown: Sequence[Violation], total: int) -> str:
     return "\n".join(lines)
 
 
-@_wrap_isl
+@wrap_isl
 def check(scop: Scop, deps: Dependences | None = None, *, directive: str | None = None,
-          max_shown: int = 3, original_schedule: ClaySchedule | None = None,
-          limit: int | None = None) -> None:
+          max_shown: int = 3, limit: int | None = None) -> None:
     """Raise :class:`~clayx.errors.LegalityError` when ``scop.schedule``
     breaks a dependence of the original program; return None when legal.
 
@@ -464,7 +458,7 @@ def check(scop: Scop, deps: Dependences | None = None, *, directive: str | None 
     described violations (all, or the first ``limit``), ``total`` the number
     of broken dependences.
     """
-    deps = _deps(scop, deps, original_schedule)
+    deps = _deps(scop, deps)
     sch = _sched(scop.schedule)
     found = _violated(scop, deps, sch)
     if not found:
@@ -492,10 +486,9 @@ def _loop_prefix(scop: Scop, loop: Sequence[int], depth: int | None,
     return prefix, depth
 
 
-@_wrap_isl
+@wrap_isl
 def parallel_violations(scop: Scop, loop: Sequence[int], depth: int | None = None,
                         deps: Dependences | None = None, *,
-                        original_schedule: ClaySchedule | None = None,
                         limit: int | None = None,
                         directive: str = "parallelize") -> list[Violation]:
     """The dependences carried by the loop ``loop[:depth]`` (α dimension
@@ -510,29 +503,11 @@ def parallel_violations(scop: Scop, loop: Sequence[int], depth: int | None = Non
     witness pair of instances in two different iterations.
     """
     prefix, depth = _loop_prefix(scop, loop, depth, directive)
-    deps = _deps(scop, deps, original_schedule)
+    deps = _deps(scop, deps)
     sch = _sched(scop.schedule)
     vs, pair_maps = _validity(deps)
     p = 2 * depth - 1
-    space = isl.Space.set_alloc(sch.space.get_ctx(), 0, p + 1)
-    same = _prefix_equal(space, p)
-    differ = same.order_lt(_dt.in_, p, _dt.out, p).union(same.order_gt(_dt.in_, p, _dt.out, p))
-    rels: dict[str, list[isl.Map]] = {}
-    for r in scop.schedule.relations_under(prefix):
-        # the dates up to α<depth>; β0..β(depth-1) are the prefix for all
-        m = r.map.project_out(_dt.out, p + 1, r.map.dim(_dt.out) - p - 1)
-        rels.setdefault(r.stmt, []).append(m)
-    carried: dict[tuple[str, str], isl.Map] = {}
-    for (s_, t_), m in pair_maps.items():
-        if s_ not in rels or t_ not in rels:
-            continue
-        c = None
-        for ms in rels[s_]:
-            for mt in rels[t_]:
-                x = ms.apply_range(differ).apply_range(mt.reverse())
-                c = x if c is None else c.union(x)
-        if not m.intersect(c).is_empty():
-            carried[(s_, t_)] = c
+    carried = _carried_pairs(sch, prefix, depth, pair_maps)
     if not carried:
         return []
     out: list[Violation] = []
@@ -560,16 +535,14 @@ def parallel_violations(scop: Scop, loop: Sequence[int], depth: int | None = Non
     return out
 
 
-@_wrap_isl
+@wrap_isl
 def check_parallel(scop: Scop, loop: Sequence[int], depth: int | None = None,
                    deps: Dependences | None = None, *, directive: str = "parallelize",
-                   max_shown: int = 3,
-                   original_schedule: ClaySchedule | None = None) -> None:
+                   max_shown: int = 3) -> None:
     """Raise :class:`~clayx.errors.LegalityError` when the loop
     ``loop[:depth]`` carries a dependence (see :func:`parallel_violations`),
     naming each carried dependence and two conflicting iterations."""
-    vs = parallel_violations(scop, loop, depth, deps, original_schedule=original_schedule,
-                             directive=directive)
+    vs = parallel_violations(scop, loop, depth, deps, directive=directive)
     if not vs:
         return None
     prefix = list(tuple(loop)[:len(loop) if depth is None else depth])
@@ -582,5 +555,31 @@ def check_parallel(scop: Scop, loop: Sequence[int], depth: int | None = None,
     raise LegalityError("\n".join(lines), violations=vs, total=n, directive=directive)
 
 
-__all__ = ["CARRIED", "REVERSED", "TIED", "Violation", "check", "check_parallel",
-           "is_legal", "parallel_violations", "violations"]
+# --- a view for display ---------------------------------------------------------------
+
+@wrap_isl
+def carried_depth(dep: Dependence, schedule: ClaySchedule) -> int | None:
+    """The 1-based α depth of the outermost loop that orders some pair of
+    ``dep`` forward under ``schedule`` (the sink's date first greater at
+    that α dimension), 0 when only β dimensions (textual order) order its
+    pairs forward, None when no pair is ordered forward (the dependence is
+    empty, or every pair is broken: see :func:`violations` for that)."""
+    sch = _sched(schedule)
+    if dep.source not in sch.per or dep.sink not in sch.per:
+        raise ModelError(f"the schedule has no relation for "
+                         f"{dep.source if dep.source not in sch.per else dep.sink}")
+    dates = dep.relation.apply_domain(sch.per[dep.source]).apply_range(sch.per[dep.sink])
+    textual = False
+    for p in range(sch.n):
+        if dates.is_empty():
+            break
+        if not dates.order_lt(_dt.in_, p, _dt.out, p).is_empty():
+            if p % 2:
+                return (p + 1) // 2
+            textual = True
+        dates = dates.equate(_dt.in_, p, _dt.out, p)
+    return 0 if textual else None
+
+
+__all__ = ["CARRIED", "REVERSED", "TIED", "Violation", "carried_depth", "check",
+           "check_parallel", "is_legal", "parallel_violations", "violations"]

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 import islpy as isl
 
 from ..errors import CodegenError
-from ..model import Scop, identifiers
+from ..model import Scop, dead_arrays, identifiers, layout_info
 
 _dt = isl.dim_type
 
@@ -65,7 +65,6 @@ def local_arrays(scop: Scop) -> list[str]:
     reshaped arrays that are dead after the SCoP, in ``scop.arrays`` order.
     A reshaped live array (only after unchecked steps) keeps the function's
     declaration, and is refused if its number of subscripts changed."""
-    from ..analysis.equivalence import dead_arrays, layout_info
     info = layout_info(scop)
     if not info.new and not info.reshaped:
         return []
@@ -92,7 +91,6 @@ def declarations(scop: Scop, printer) -> Declarations:
     """The declarations of :func:`local_arrays` (``printer`` prints the
     extents: a :class:`~clayx.codegen.c.CPrinter`, whose macros they may
     use)."""
-    from ..analysis.equivalence import layout_info
     info = layout_info(scop)
     if info.empty:
         return Declarations()
@@ -163,8 +161,8 @@ def _extents(scop: Scop, name: str, printer) -> list[str]:
     for k in range(cells.dim(_dt.set)):
         below = cells.upper_bound_val(_dt.set, k, -1)
         if not below.is_empty():
-            from ..analysis.legality import _small_point
-            params, vals = _small_point(below)
+            from ..analysis.isl_util import small_point
+            params, vals = small_point(below)
             eg = ", ".join(f"{p} = {v}" for p, v in params.items())
             raise CodegenError(
                 f"{name}{''.join(f'[{v}]' for v in vals)} is accessed"

@@ -36,9 +36,10 @@ layout steps applied together are checked as one change, since privatizing
 or transposing an array usually needs several accesses changed before the
 program is whole again.  What the check and code generation need to know
 (copy statements, merged statements' parts, new and reshaped arrays) is
-recorded in the SCoP (:class:`~clayx.analysis.equivalence.LayoutInfo`).
-Layout steps give the SCoP a new ``statements`` tuple, so dependences are
-recomputed for the new program.
+recorded in the SCoP (:class:`~clayx.model.LayoutInfo`).
+Layout steps give the SCoP a new ``statements`` tuple: a new program
+(:class:`~clayx.model.Origin`) in the order of that point, whose
+dependences are its own.
 """
 
 from __future__ import annotations
@@ -49,9 +50,8 @@ from typing import Sequence
 
 import islpy as isl
 
-from ..analysis.equivalence import layout_info, with_layout
 from ..model import (READ, WRITE, Access, Array, Relation, Scop, Statement, identifiers,
-                     substitute_iterators)
+                     layout_info, substitute_iterators, with_layout)
 from .common import DEPTH_OVERFLOW, fail, rebuild
 from .params import (ACCESS_NOT_FOUND, ARRAY_NOT_FOUND, AccessNumber, ArrayId, Beta, Bool, Depth,
                      Ints, String)
@@ -634,8 +634,9 @@ def datacopy(scop: Scop, copy: str, orig: str, ins, insert_before, beta_get_doma
             new = r.with_beta(tuple(b))
         pairs.append((r, new))
     pairs.append((None, rel))
-    out = replace(scop, statements=scop.statements + (st,))
-    out = rebuild(out, pairs)
+    # the schedule first: the first SCoP with the new statements is the new
+    # program (its Origin), in its final order
+    out = replace(rebuild(scop, pairs), statements=scop.statements + (st,))
     info = layout_info(scop)
     out = with_layout(out, replace(info, copies=info.copies | {name}))
     return _sync_arrays(out, {copy: ctype} if ctype else None)
@@ -711,9 +712,10 @@ def block(scop: Scop, stmt1, stmt2) -> Scop:
     bounds = info.part_bounds(s1.name) + (n1,) + tuple(n1 + b for b in info.part_bounds(s2.name))
     merged = replace(s1, body=f"{{ {s1.body.strip()} {body2.strip()} }}",
                      accesses=s1.accesses + tuple(accs2))
-    out = _replace_statements(scop, {s1.name: merged, s2.name: None})
     pairs = [(r, r) for r in scop.schedule if r is not r2]
-    out = rebuild(out, pairs)
+    # the schedule first: the first SCoP with the new statements is the new
+    # program (its Origin), in its final order
+    out = _replace_statements(rebuild(scop, pairs), {s1.name: merged, s2.name: None})
     parts = tuple(p for p in info.parts if p[0] not in (s1.name, s2.name))
     info = replace(info, parts=parts + ((s1.name, bounds),),
                    copies=info.copies - {s1.name, s2.name})

@@ -54,6 +54,12 @@ code generation repeats at the top of the region) when every use of the
 name in the SCoP comes after its last ``#define``/``#undef`` there, so all
 statements see one definition whatever their order; otherwise refused.
 
+Liveness: an array is dead after the SCoP (``Array.live_out`` false) when
+it is a local variable of the function around the region, not ``static``/
+``extern``, declared once in that function before the region, whose name
+occurs in the function nowhere outside the region but in that declaration,
+and that no ``#define`` of the file mentions; every other array is live.
+
 Anything else is refused with :class:`~clayx.errors.NotAScopError` naming
 the construct, line and column; no partial model is ever returned.
 """
@@ -71,7 +77,7 @@ import tree_sitter_c as tsc
 
 from ..errors import NotAScopError
 from ..model import (MAY_WRITE, READ, WRITE, Access, Array, ClaySchedule,
-                     Relation, Scop, Statement)
+                     Relation, Scop, Statement, identifiers)
 from ..model import expr as bx
 from ..model.inttypes import INT64_MAX, int_type
 from . import macros as pp
@@ -1324,9 +1330,11 @@ class _Extractor:
             relations.append(Relation.build(dom, raw.beta, raw.alphas))
         schedule = ClaySchedule(tuple(relations)).normalized()
         arr_objs = []
+        dead = _dead_locals(self.tree.root_node, self.src, rs, re_, set(arrays))
         for name, (nd, _) in arrays.items():
             ctype, ext = decls.get(name, (None, ()))
-            arr_objs.append(Array(name, nd, ctype, tuple(ext) if len(ext) == nd else ()))
+            arr_objs.append(Array(name, nd, ctype, tuple(ext) if len(ext) == nd else (),
+                                  live_out=name not in dead))
         return Scop(params=params, context=context, statements=tuple(statements),
                     arrays=tuple(arr_objs), schedule=schedule, source=self.text,
                     path=self.path, region=(self.char_offset(rs), self.char_offset(re_)),
@@ -1494,6 +1502,75 @@ def _tree(n: ts.Node, refs: dict[tuple[int, int], list[str]]) -> bx.Expr:
     if any(n.start_byte <= a and b <= n.end_byte for a, b in refs):
         raise _NoTree
     return bx.Raw(_text(n))
+
+
+def _dead_locals(root: ts.Node, data: bytes, start: int, end: int,
+                 names: set[str]) -> set[str]:
+    """The ``names`` that are dead after the region ``data[start:end]``:
+    locals of the function around it (see the module docstring).  A token
+    scan of the function outside the region, and of the file's macros."""
+    fn = None
+    stack = [root]
+    while stack:
+        n = stack.pop()
+        if n.start_byte <= start and end <= n.end_byte:
+            if n.type == "function_definition":
+                fn = n
+            stack.extend(n.children)
+    if fn is None:
+        return set()
+    text = lambda n: data[n.start_byte:n.end_byte].decode()  # noqa: E731
+    # names mentioned by macros anywhere in the file: never dead
+    in_macros: set[str] = set()
+    decls: dict[str, list[bool]] = {}
+    counts: dict[str, int] = {}
+    stack = [root]
+    while stack:
+        n = stack.pop()
+        if n.type in ("preproc_def", "preproc_function_def"):
+            val = n.child_by_field_name("value")
+            if val is not None:
+                in_macros |= identifiers(text(val))
+        stack.extend(n.children)
+    body = fn.child_by_field_name("body")
+    stack = [fn]
+    while stack:
+        n = stack.pop()
+        if start <= n.start_byte and n.end_byte <= end:
+            continue                          # inside the region
+        if n.type == "identifier":
+            counts[text(n)] = counts.get(text(n), 0) + 1
+        elif n.type == "preproc_arg":
+            for x in identifiers(text(n)):
+                counts[x] = counts.get(x, 0) + 2   # a macro use: never dead
+        elif n.type == "declaration" and body is not None \
+                and body.start_byte <= n.start_byte and n.end_byte <= start:
+            storage = {text(c) for c in n.children if c.type == "storage_class_specifier"}
+            for d in n.children_by_field_name("declarator"):
+                ident = _declared_identifier(d)
+                if ident is not None:
+                    decls.setdefault(text(ident), []).append(
+                        bool(storage & {"static", "extern"}))
+        stack.extend(n.children)
+    return {name for name in names
+            if decls.get(name) == [False] and counts.get(name, 0) == 1
+            and name not in in_macros}
+
+
+def _declared_identifier(d: ts.Node | None) -> ts.Node | None:
+    """The identifier node a declarator declares (through arrays, pointers,
+    initializers, parentheses), or None for a function declarator."""
+    while d is not None:
+        if d.type == "identifier":
+            return d
+        if d.type in ("init_declarator", "array_declarator", "pointer_declarator",
+                      "attributed_declarator"):
+            d = d.child_by_field_name("declarator")
+        elif d.type == "parenthesized_declarator":
+            d = d.named_children[0] if d.named_children else None
+        else:
+            return None
+    return None
 
 
 def _in_statement(node: ts.Node) -> bool:

@@ -889,7 +889,7 @@ class _Builder:
         the arrays recorded as local (dead after the SCoP in the C file the
         SCoP came from): without that file, the region is the only place
         that can declare them once a layout step reshapes them."""
-        from ..analysis.equivalence import LAYOUT_TAG, layout_info, with_layout
+        from ..model.layout import LAYOUT_TAG, layout_info, with_layout
         line = next((ln for t, _, ln in self.exts if t == LAYOUT_TAG), None)
         try:
             info = layout_info(scop)
@@ -1298,7 +1298,7 @@ class _Writer:
         element type, the declared extents, whether the array is local to
         the region: dead after it in the C file), for every array when one
         of them has any of it."""
-        from ..analysis.equivalence import dead_arrays
+        from ..model.layout import dead_arrays
         local = dead_arrays(self.scop)
         arrays = self.scop.arrays
         if not any(a.ctype or a.extents or a.name in local for a in arrays):

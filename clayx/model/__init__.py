@@ -1,10 +1,14 @@
-"""The polyhedral model: :class:`Scop`, :class:`Statement`, :class:`Array`,
-:class:`Access` and Clay's :class:`ClaySchedule` of β/α :class:`Relation` s."""
+"""The polyhedral model: :class:`Scop` (with the :class:`Origin` program its
+schedule reorders), :class:`Statement`, :class:`Array`, :class:`Access`,
+Clay's :class:`ClaySchedule` of β/α :class:`Relation` s, and the record data
+layout steps keep in a SCoP (:class:`LayoutInfo`, :func:`dead_arrays`)."""
 
+from .layout import LAYOUT_TAG, LayoutInfo, dead_arrays, layout_info, with_layout
 from .schedule import Beta, ClaySchedule, Mark, Relation
-from .scop import (MAY_WRITE, READ, WRITE, Access, Array, Scop, Statement,
+from .scop import (MAY_WRITE, READ, WRITE, Access, Array, Origin, Scop, Statement,
                    identifiers, substitute_iterators)
 
-__all__ = ["Beta", "ClaySchedule", "Mark", "Relation", "Access", "Array", "Scop",
+__all__ = ["Beta", "ClaySchedule", "Mark", "Relation", "Access", "Array", "Origin", "Scop",
            "Statement", "READ", "WRITE", "MAY_WRITE", "substitute_iterators",
-           "identifiers"]
+           "identifiers", "LAYOUT_TAG", "LayoutInfo", "dead_arrays", "layout_info",
+           "with_layout"]

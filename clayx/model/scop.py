@@ -2,14 +2,16 @@
 
 All objects are frozen values; a transformation returns a new :class:`Scop`
 (``dataclasses.replace(scop, schedule=...)``), keeping the same
-``statements`` tuple so analyses cached on it are reused.
+``statements`` tuple and so the same :class:`Origin`: the program it
+reorders, on which the analyses of that program are remembered.
 """
 
 from __future__ import annotations
 
 import re
+import threading
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Any, Callable, Sequence
 
 import islpy as isl
 
@@ -27,12 +29,20 @@ class Array:
     ``ctype`` is the element type when the front end found a declaration
     (``"double"``, ``"DATA_TYPE"``), else None; ``extents`` the C texts of the
     declared sizes when known.
+
+    ``live_out`` is False when the values the SCoP leaves in the array cannot
+    matter after it: the C front end finds a local variable of the function
+    around the region (not ``static``/``extern``, declared once there, before
+    the region) whose name occurs nowhere else in that function and in no
+    macro of the file.  True otherwise, and for every array read from
+    OpenScop (no source to tell).
     """
 
     name: str
     ndim: int
     ctype: str | None = None
     extents: tuple[str, ...] = ()
+    live_out: bool = True
 
     @property
     def is_scalar(self) -> bool:
@@ -127,6 +137,50 @@ class Statement:
         return tuple(a for a in self.accesses if a.is_write)
 
 
+class Origin:
+    """The program a :class:`Scop` schedules: its ``statements``, ``context``
+    and the ``schedule`` that is their original order (the one the front end
+    gave them, or the one in force when a layout step made the statements
+    anew).
+
+    Every SCoP derived from the one it was made for shares it by identity
+    (``dataclasses.replace`` copies it), so what is computed about the
+    original program -- its dependences -- is remembered here
+    (:meth:`memo`): once per program, from its own order, never from the
+    schedule of whichever SCoP happens to be asked about first.  Pickling
+    keeps the program and drops what was remembered.
+    """
+
+    __slots__ = ("statements", "context", "schedule", "_memo", "_lock")
+
+    def __init__(self, statements: tuple[Statement, ...], context: isl.Set,
+                 schedule: ClaySchedule):
+        self.statements = statements
+        self.context = context
+        self.schedule = schedule
+        self._memo: dict[str, Any] = {}
+        self._lock = threading.RLock()
+
+    def memo(self, key: str, build: Callable[[], Any]) -> Any:
+        """The value remembered under ``key``: ``build()`` on the first
+        call (one thread builds it; the others wait for it)."""
+        with self._lock:
+            if key not in self._memo:
+                self._memo[key] = build()
+            return self._memo[key]
+
+    def __getstate__(self):
+        return (self.statements, self.context, self.schedule)
+
+    def __setstate__(self, state) -> None:
+        self.statements, self.context, self.schedule = state
+        self._memo = {}
+        self._lock = threading.RLock()
+
+    def __repr__(self) -> str:
+        return f"<Origin of {len(self.statements)} statements>"
+
+
 @dataclass(frozen=True)
 class Scop:
     """A SCoP: what the front end extracted, plus the current schedule.
@@ -151,6 +205,12 @@ class Scop:
       repeats them at the top of the region, before any statement.  The
       front end only accepts them when no statement of the region sees a
       definition other than the last one, so their place does not matter.
+    - ``origin``: the :class:`Origin`, the program this SCoP's schedule
+      reorders.  Leave it out: a new SCoP gets one made of its own
+      statements, context and schedule, a SCoP made with
+      ``dataclasses.replace`` keeps its source's -- unless its
+      ``statements`` tuple is another one (a layout step changed the
+      program), which makes it a new program in its current order.
     """
 
     params: tuple[str, ...]
@@ -168,6 +228,13 @@ class Scop:
     extensions: tuple[tuple[str, str], ...] = ()
     language: str = "C"
     macro_lines: tuple[str, ...] = ()
+    origin: Origin | None = field(default=None, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        o = self.origin
+        if o is None or o.statements is not self.statements:
+            object.__setattr__(self, "origin",
+                               Origin(self.statements, self.context, self.schedule))
 
     def statement(self, name: str) -> Statement:
         """The statement called ``name`` (``ModelError`` if none)."""

@@ -1,0 +1,4 @@
+  (void)j;
+  for (i = 0; i < n; i++)
+    for (int c2 = i; c2 < m + i; c2++)
+      A[i][c2 - i] = A[i][c2 - i] + 1;

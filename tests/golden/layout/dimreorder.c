@@ -1,0 +1,7 @@
+  for (i = 0; i < N; i++) {
+    tmp[i] = 0;
+    for (j = 0; j < M; j++)
+      tmp[i] = tmp[i] + A[j][i] * x[j];
+    t = tmp[i] * 2;
+    y[i] = t + B[i][i];
+  }

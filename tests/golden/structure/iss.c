@@ -1,0 +1,16 @@
+#define min(x, y) ((x) < (y) ? (x) : (y))
+  for (i = 0; i <= min(4, N - 1); i++) {
+    A[i] = i;
+    B[i] = A[i] * 2;
+    for (j = 0; j < N; j++)
+      C[i][j] = B[i] + j;
+  }
+  for (i = 5; i < N; i++) {
+    A[i] = i;
+    B[i] = A[i] * 2;
+    for (j = 0; j < N; j++)
+      C[i][j] = B[i] + j;
+  }
+  for (i = 0; i < N; i++)
+    A[i] = A[i] + 1;
+#undef min

@@ -1,0 +1,9 @@
+  for (i = 0; i < N; i++)
+    A[i] = i;
+  for (i = 0; i < N; i++) {
+    B[i] = A[i] * 2;
+    for (j = 0; j < N; j++)
+      C[i][j] = B[i] + j;
+  }
+  for (i = 0; i < N; i++)
+    A[i] = A[i] + 1;
