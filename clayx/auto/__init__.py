@@ -1,0 +1,91 @@
+"""Automatic scheduling: isl's scheduler (seed 001) with Pluto's
+post-processing, as a Clay schedule and as a verified Clay script.
+
+::
+
+    from clayx.auto import auto, schedule
+    s = clayx.load("examples/gemm.c")
+    script = auto(s.original, "cpu", tile=32)     # a replayed, verified Script
+    target = schedule(s.original, "cpu", tile=32) # the ClaySchedule it reaches
+
+:func:`schedule` runs isl's scheduler with a :mod:`preset <.presets>`
+(:func:`.scheduler.schedule_tree`), reads the tree into β/α relations
+(:func:`.tree.from_tree`), hoists constant dimensions, tiles the permutable
+band chains, adds wavefronts and parallel marks (:mod:`.post`) and checks
+the result against the dependences.  :func:`auto` then whiteboxes it
+(:func:`clayx.whitebox.whitebox`): the sequence of Clay directives from the
+SCoP's schedule to that target, replayed with clayx's own engine before it
+is returned.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field, replace
+
+import islpy as isl
+
+from ..errors import LegalityError
+from ..model import ClaySchedule, Scop
+from .presets import PRESETS, Preset, resolve
+from .scheduler import SchedulingError, schedule_tree
+from .tree import from_tree, relations_schedule, to_tree
+
+__all__ = ["AutoSchedule", "PRESETS", "Preset", "SchedulingError", "auto", "from_tree",
+           "schedule", "to_tree"]
+
+#: Default tile size (Pluto's).
+DEFAULT_TILE = 32
+
+
+@dataclass
+class AutoSchedule:
+    """What :func:`schedule` computed: the Clay ``schedule`` (marks
+    included), isl's ``tree`` before post-processing, the ``preset`` used,
+    the tiled chains ``(prefix, number of tile loops)`` and the time spent
+    in seconds (``timings``: ``isl`` for isl's scheduler, ``post`` for the
+    rest)."""
+
+    schedule: ClaySchedule
+    tree: isl.Schedule
+    preset: Preset
+    tiled: list = field(default_factory=list)
+    timings: dict = field(default_factory=dict)
+
+
+def schedule(scop: Scop, preset: str | Preset = "cpu", tile: int = DEFAULT_TILE, *,
+             deps=None, scale_tiles: bool = False, wavefront: bool = True,
+             parallel: bool = True, **isl_options) -> AutoSchedule:
+    """The automatic schedule of ``scop`` (see the module docstring).
+
+    ``preset``: a name of :data:`PRESETS` or a :class:`Preset`;
+    ``isl_options`` override its options (:func:`.presets.resolve`);
+    ``tile``: tile size of every permutable band chain (0: no tiling);
+    ``scale_tiles``: tile loops step by the tile size (isl's
+    ``tile_scale_tile_loops``) instead of by 1; ``wavefront``: skew the tile
+    loops of bands without a parallel member; ``parallel``: add parallel
+    marks; ``deps``: the dependences in force (default: ``scop``'s).
+
+    Raises :class:`SchedulingError` when isl fails, and
+    :class:`~clayx.errors.LegalityError` if the result breaks a dependence
+    (a bug: isl's schedules respect the validity constraints)."""
+    from ..analysis import check, dependences
+    from . import post
+    p = resolve(preset, isl_options)
+    if deps is None:
+        deps = dependences(scop)
+    t0 = time.perf_counter()
+    tree = schedule_tree(scop, p, deps)
+    t1 = time.perf_counter()
+    rels = from_tree(tree, scop)
+    rels = post.hoist(scop, rels)
+    rels, tiled = post.tile(scop, rels, tile, scale=scale_tiles, wavefront=wavefront)
+    marks = post.parallel_marks(scop, rels, deps) if parallel else ()
+    sched = relations_schedule(rels, scop, marks)
+    try:
+        check(replace(scop, schedule=sched), deps, directive=f"the {p.name} schedule")
+    except LegalityError as e:
+        raise LegalityError(f"bug: the automatic schedule breaks a dependence: {e}",
+                            violations=e.violations, total=e.total) from None
+    t2 = time.perf_counter()
+    return AutoSchedule(sched, tree, p, tiled, {"isl": t1 - t0, "post": t2 - t1})

@@ -1,0 +1,92 @@
+"""Calling isl's scheduler on a SCoP's exact dependences.
+
+:func:`schedule_tree` builds isl schedule constraints from
+:class:`~clayx.analysis.Dependences` (seed 001 §4.3, the kinds a
+:class:`~.presets.Preset` names), sets the preset's isl options on the
+context for the duration of the call (restored afterwards, the context is
+shared) and returns isl's schedule tree.
+
+The constraints are unions of the dependence relations as the analysis
+gives them, *not* coalesced: on heat-3d the seven stencil reads of one
+statement pair coalesce into one diamond-shaped relation of twenty
+constraints, and isl's Farkas step on it takes 1.1 s against 0.05 s for the
+seven simple ones (same schedule; measured on all 31 examples, none
+changes).
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from typing import Iterator
+
+import islpy as isl
+
+from ..errors import ClayxError
+from ..model import Scop
+from .presets import ISL_OPTIONS, Preset
+
+__all__ = ["MAX_OPERATIONS", "SchedulingError", "isl_options", "schedule_tree"]
+
+#: isl operation budget of one scheduler call (0: none).  The slowest
+#: example (adi) needs about 2·10⁸; the budget stops a runaway ILP after a
+#: minute or so instead of hanging the prompt.
+MAX_OPERATIONS = 5_000_000_000
+
+
+class SchedulingError(ClayxError):
+    """isl's scheduler failed or ran out of its operation budget."""
+
+
+@contextmanager
+def isl_options(ctx: isl.Context, options: dict[str, int]) -> Iterator[None]:
+    """Set isl scheduler options (names of :data:`~.presets.ISL_OPTIONS`) on
+    ``ctx`` for the duration of the block; the old values come back after."""
+    saved = {k: getattr(ctx, f"get_schedule_{k}")() for k in ISL_OPTIONS}
+    try:
+        for k, v in options.items():
+            getattr(ctx, f"set_schedule_{k}")(v)
+        yield
+    finally:
+        for k, v in saved.items():
+            getattr(ctx, f"set_schedule_{k}")(v)
+
+
+def _union(deps, kinds: tuple[str, ...]) -> isl.UnionMap:
+    um = isl.UnionMap.empty(deps.space)
+    for d in deps.of_kind(*kinds):
+        um = um.union(isl.UnionMap.from_map(d.relation))
+    return um
+
+
+def schedule_tree(scop: Scop, preset: Preset, deps=None, *,
+                  max_operations: int | None = MAX_OPERATIONS) -> isl.Schedule:
+    """isl's schedule tree for ``scop`` under ``preset``.
+
+    ``deps`` are the dependences in force (default: those of ``scop``,
+    :func:`clayx.analysis.dependences`).  Raises :class:`SchedulingError`
+    when isl fails (no schedule, operation budget exhausted)."""
+    from ..analysis import dependences
+    if deps is None:
+        deps = dependences(scop)
+    dom = scop.domains()
+    ctx = scop.context.get_ctx()
+    sc = isl.ScheduleConstraints.on_domain(dom).set_context(scop.context)
+    sc = sc.set_validity(_union(deps, preset.validity))
+    sc = sc.set_proximity(_union(deps, preset.proximity))
+    sc = sc.set_coincidence(_union(deps, preset.coincidence))
+    prev = ctx.get_max_operations()
+    try:
+        with isl_options(ctx, preset.isl_options()):
+            ctx.reset_operations()
+            ctx.set_max_operations(int(max_operations or 0))
+            return sc.compute_schedule()
+    except isl.Error as e:
+        if "maximal number of operations" in str(e):
+            raise SchedulingError(
+                f"isl's scheduler exceeded {max_operations} operations with preset "
+                f"{preset.name!r}; try another preset") from None
+        raise SchedulingError(f"isl's scheduler failed with preset {preset.name!r}: "
+                              f"{e}") from None
+    finally:
+        ctx.set_max_operations(prev)
+        ctx.reset_operations()

@@ -1,0 +1,130 @@
+"""Whiteboxing: the Clay directives that turn one schedule into another
+(the Chlore algorithm, seed 004 §6), every sequence proven by replay.
+
+::
+
+    from clayx.whitebox import whitebox
+    r = whitebox(session, target)     # target: ClaySchedule, Scop, Session,
+                                      # a .c/.scop path, isl schedule text
+    print(r.text())                   # the script, a comment per step
+    r.script                          # a clayx.script.Script
+
+:func:`whitebox` reads both schedules into the symbolic form of
+:mod:`.model`, recovers a sequence (:mod:`.recover`), shortens it
+(:mod:`.simplify`) and replays it with clayx's own engine, legality
+included (:mod:`.replay`): the replayed schedule must give every instance
+the target's date.  A sequence that fails replay is never returned: the
+error says which step and what went wrong.  A target that breaks a
+dependence of the original is refused first, with the legality witness.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..model import ClaySchedule, Scop
+from .model import Divs, Sched, WhiteboxError, equalities, from_relation
+from .recover import recover
+from .steps import Step
+
+__all__ = ["WhiteboxError", "WhiteboxResult", "whitebox"]
+
+
+@dataclass
+class WhiteboxResult:
+    """A replayed, verified directive sequence.
+
+    - ``script``: the :class:`~clayx.script.Script` (simplified);
+    - ``steps``: the same as :class:`~.steps.Step` s (with comments);
+    - ``raw``: the sequence before simplification;
+    - ``exact``: True when the replayed schedule gives every instance the
+      target's date; False when only the execution order is the same
+      (``note`` says why);
+    - ``timings``: seconds spent (``read``, ``recover``, ``simplify``,
+      ``replay``);
+    - ``scop``: the SCoP after the replay.
+    """
+
+    script: Any
+    steps: list[Step]
+    raw: list[Step]
+    exact: bool = True
+    note: str = ""
+    timings: dict = field(default_factory=dict)
+    scop: Scop | None = None
+    params: tuple = ()
+
+    def text(self, comments: bool = True) -> str:
+        """The script, one directive a line, each with a comment saying what
+        it does (unless ``comments`` is false)."""
+        lines = []
+        for st in self.steps:
+            line = st.text(self.params)
+            if comments and st.comment:
+                line = f"{line:<40s} # {st.comment}"
+            lines.append(line)
+        return "".join(l + "\n" for l in lines)
+
+    def __len__(self) -> int:
+        return len(self.steps)
+
+
+def symbolic(scop: Scop, schedule: ClaySchedule, divs: Divs, *, tags: bool) -> Sched:
+    """The :class:`~.model.Sched` of ``schedule`` over ``scop``'s statements
+    (relations tagged 0, 1, … in β order when ``tags``)."""
+    rels = []
+    elims: dict = {}
+    for k, r in enumerate(schedule.relations):
+        st = scop.statement(r.stmt)
+        dom = st.domain.intersect_params(scop.context)
+        if r.stmt not in elims:
+            elims[r.stmt] = equalities(dom, scop.params)
+        rels.append(from_relation(r.map, r.beta, st.dim, dom, divs, scop.params,
+                                  k if tags else -1, elims[r.stmt]))
+    marks = [(m.kind, tuple(m.loop), m.arg) for m in schedule.marks]
+    return Sched(rels, scop.params, divs, marks)
+
+
+def whitebox(original, target, *, simplify: bool = True, verify: bool = True,
+             deps=None) -> WhiteboxResult:
+    """The Clay directives from ``original`` to ``target``, replayed.
+
+    ``original``: a :class:`~clayx.Session` (the sequence starts from its
+    current schedule and replays after its steps) or a :class:`Scop` (from
+    its schedule).  ``target``: see :func:`.targets.read_target`.
+
+    Raises :class:`~clayx.errors.LegalityError` when the target breaks a
+    dependence of the original (with the witness), :class:`WhiteboxError`
+    when a part of the target has no Clay expression or the replay fails."""
+    from .replay import replay
+    from .simplify import simplify as shorten
+    from .targets import read_target, start_of
+    t0 = time.perf_counter()
+    scop, session, deps = start_of(original, deps)
+    target_sched = read_target(target, scop)
+    _check_legal(scop, target_sched, deps)
+    divs = Divs()
+    O = symbolic(scop, scop.schedule, divs, tags=False)
+    T = symbolic(scop, target_sched, divs, tags=True)
+    t1 = time.perf_counter()
+    raw, reached = recover(O, T)
+    t2 = time.perf_counter()
+    steps = shorten(raw, O, T) if simplify else list(raw)
+    t3 = time.perf_counter()
+    result = WhiteboxResult(None, steps, raw, params=tuple(scop.params))
+    result.timings = {"read": t1 - t0, "recover": t2 - t1, "simplify": t3 - t2}
+    if verify:
+        replay(result, scop, session, target_sched, deps)
+    else:
+        from ..script import Script
+        result.script = Script.parse(result.text(comments=False))
+    result.timings["replay"] = time.perf_counter() - t3 if verify else 0.0
+    return result
+
+
+def _check_legal(scop: Scop, target: ClaySchedule, deps) -> None:
+    from dataclasses import replace
+    from ..analysis import check
+    check(replace(scop, schedule=target), deps, directive="the target schedule")

@@ -1,0 +1,590 @@
+"""A symbolic Clay schedule for whiteboxing: relations as integer affine
+forms, directives as exact rewrites of them.
+
+Recovering a directive sequence needs to know, after every step it
+decides, what the schedule has become; doing that with isl maps would cost
+milliseconds a step.  Here a relation is a β-vector and a list of α
+dimensions, each an :class:`Aff` (an integer affine form over the
+statement's iterators, the parameters, and *divs* ``floor(e / s)`` that
+strip-mining creates), plus the constraints of an index-set split part.
+Every directive whitebox emits has an exact rewrite on that form
+(:class:`Sched` methods), with Clay's semantics as clayx implements them
+(β normalization included); the sequence is replayed by the real engine
+afterwards anyway.
+
+:func:`from_relation` reads an isl relation ``S[i] -> [β0, α1, …]`` into
+that form through isl's quasi-affine functions (``PwMultiAff``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+from math import gcd
+from typing import Iterable, Iterator, Sequence
+
+import islpy as isl
+
+from ..errors import ClayxError
+
+__all__ = ["Aff", "Divs", "Rel", "Sched", "WhiteboxError", "from_relation"]
+
+_dt = isl.dim_type
+
+#: Key of the constant term of an :class:`Aff`.
+ONE = ("1",)
+
+
+class WhiteboxError(ClayxError):
+    """A schedule could not be whiteboxed (says which part could not be
+    expressed with Clay's directives)."""
+
+
+def it(k: int) -> tuple:
+    """Key of iterator ``k`` (0-based)."""
+    return ("i", k)
+
+
+def par(name: str) -> tuple:
+    """Key of parameter ``name``."""
+    return ("p", name)
+
+
+def div(k: int) -> tuple:
+    """Key of div ``k`` (see :class:`Divs`)."""
+    return ("d", k)
+
+
+class Aff:
+    """An affine form ``Σ c_k · x_k + c`` over keys (iterators ``('i', k)``,
+    parameters ``('p', name)``, divs ``('d', k)``, the constant :data:`ONE`);
+    coefficients are ``int`` or ``Fraction``.  Immutable; zero coefficients
+    are not stored."""
+
+    __slots__ = ("c", "_h")
+
+    def __init__(self, coeffs: dict | None = None):
+        self.c = {k: v for k, v in (coeffs or {}).items() if v}
+        self._h = None
+
+    @staticmethod
+    def const(v) -> "Aff":
+        """The constant ``v``."""
+        return Aff({ONE: v})
+
+    @staticmethod
+    def var(key) -> "Aff":
+        """The variable ``key`` with coefficient 1."""
+        return Aff({key: 1})
+
+    def __getitem__(self, key):
+        return self.c.get(key, 0)
+
+    def __add__(self, o: "Aff") -> "Aff":
+        out = dict(self.c)
+        for k, v in o.c.items():
+            out[k] = out.get(k, 0) + v
+        return Aff(out)
+
+    def __sub__(self, o: "Aff") -> "Aff":
+        out = dict(self.c)
+        for k, v in o.c.items():
+            out[k] = out.get(k, 0) - v
+        return Aff(out)
+
+    def __neg__(self) -> "Aff":
+        return Aff({k: -v for k, v in self.c.items()})
+
+    def scale(self, f) -> "Aff":
+        """``f`` times this form."""
+        return Aff({k: v * f for k, v in self.c.items()})
+
+    def __eq__(self, o) -> bool:
+        return isinstance(o, Aff) and self.c == o.c
+
+    def __hash__(self) -> int:
+        if self._h is None:
+            self._h = hash(frozenset(self.c.items()))
+        return self._h
+
+    def keys(self, kind: str) -> list:
+        """The keys of one kind (``'i'``, ``'p'``, ``'d'``) with a non-zero
+        coefficient, sorted."""
+        return sorted(k for k in self.c if k[0] == kind)
+
+    def part(self, *kinds: str) -> "Aff":
+        """The terms of the given kinds (``'1'`` for the constant)."""
+        return Aff({k: v for k, v in self.c.items() if k[0] in kinds})
+
+    @property
+    def is_zero(self) -> bool:
+        """True when every coefficient is zero."""
+        return not self.c
+
+    @property
+    def is_integral(self) -> bool:
+        """True when every coefficient is an integer."""
+        return all(Fraction(v).denominator == 1 for v in self.c.values())
+
+    def integral(self) -> "Aff":
+        """The same form with ``int`` coefficients (they must be integers)."""
+        return Aff({k: int(v) for k, v in self.c.items()})
+
+    def substitute(self, key, value: "Aff") -> "Aff":
+        """``key`` replaced by ``value``."""
+        v = self.c.get(key, 0)
+        if not v:
+            return self
+        rest = dict(self.c)
+        del rest[key]
+        return Aff(rest) + value.scale(v)
+
+    def __repr__(self) -> str:
+        return f"Aff({self.text()})"
+
+    def text(self, names=None) -> str:
+        """Readable text (``2*i1 - N + 3``); ``names`` maps keys to names."""
+        def name(k):
+            if names is not None and k in names:
+                return names[k]
+            return {"i": lambda: f"i{k[1]}", "p": lambda: k[1],
+                    "d": lambda: f"d{k[1]}"}[k[0]]()
+        parts = []
+        for k in sorted((k for k in self.c if k != ONE), key=str):
+            v = self.c[k]
+            n = name(k)
+            parts.append((v, n if abs(v) == 1 else f"{abs(v)}*{n}"))
+        if ONE in self.c:
+            parts.append((self.c[ONE], str(abs(self.c[ONE]))))
+        if not parts:
+            return "0"
+        out = ("-" if parts[0][0] < 0 else "") + parts[0][1]
+        for v, t in parts[1:]:
+            out += (" - " if v < 0 else " + ") + t
+        return out
+
+
+class Divs:
+    """The divs ``floor(num / den)`` met while whiteboxing, numbered; equal
+    divs (after normalization) get one number."""
+
+    def __init__(self):
+        self.defs: list[tuple[Aff, int]] = []
+        self._index: dict[tuple[Aff, int], int] = {}
+
+    def get(self, num: Aff, den: int) -> Aff:
+        """The affine form of ``floor(num / den)``: the div itself, or
+        ``num / den`` when that is an integer form."""
+        num = num.integral() if num.is_integral else num
+        if den < 0:
+            num, den = -num, -den
+        # floor((g·a + r) / (g·b)) = floor(a / b) for 0 <= r < g
+        g = den
+        for k, v in num.c.items():
+            if k != ONE:
+                g = gcd(g, int(v))
+        if g > 1:
+            c = int(num[ONE])
+            num = Aff({k: (int(v) // g if k != ONE else c // g) for k, v in num.c.items()})
+            den //= g
+        if den == 1:
+            return num
+        key = (num, den)
+        if key not in self._index:
+            self._index[key] = len(self.defs)
+            self.defs.append(key)
+        return Aff.var(div(self._index[key]))
+
+    def of(self, key) -> tuple[Aff, int]:
+        """``(num, den)`` of a div key."""
+        return self.defs[key[1]]
+
+
+@dataclass
+class Rel:
+    """A symbolic relation: statement ``stmt`` (with ``dim`` iterators), its
+    β-vector, its α dimensions and the constraints ``c ≥ 0`` of its
+    index-set split part (empty: all the statement's instances).  ``tag``
+    identifies the relation across a whitebox run (the target relation it
+    will become)."""
+
+    stmt: str
+    dim: int
+    beta: tuple[int, ...]
+    alphas: list[Aff]
+    cons: list[Aff] = field(default_factory=list)
+    tag: int = -1
+    #: iterators fixed by equalities of the domain, as forms of the others
+    #: (``S[i, j] : j = i + 1``: ``{j: i + 1}``); every form is kept with
+    #: them substituted, so forms equal on the domain are equal
+    elim: dict = field(default_factory=dict)
+
+    def copy(self) -> "Rel":
+        """A copy that shares nothing mutable (``elim`` is shared: constant)."""
+        return Rel(self.stmt, self.dim, tuple(self.beta), list(self.alphas),
+                   list(self.cons), self.tag, self.elim)
+
+    @property
+    def free(self) -> list[int]:
+        """The iterators not fixed by the domain's equalities (0-based)."""
+        return [k for k in range(self.dim) if it(k) not in self.elim]
+
+    def canon(self, a: Aff) -> Aff:
+        """``a`` with the eliminated iterators substituted."""
+        for k, v in self.elim.items():
+            a = a.substitute(k, v)
+        return a
+
+    @property
+    def depth(self) -> int:
+        """Number of α dimensions."""
+        return len(self.alphas)
+
+
+class Sched:
+    """A symbolic Clay schedule: relations (kept sorted by β) and marks
+    ``(kind, loop, arg)``.  Mutating methods apply one directive each, with
+    clayx's semantics, and return nothing."""
+
+    def __init__(self, rels: Iterable[Rel], params: Sequence[str], divs: Divs,
+                 marks: Iterable[tuple] = ()):
+        self.rels = sorted(rels, key=lambda r: r.beta)
+        self.params = tuple(params)
+        self.divs = divs
+        self.marks = list(marks)
+
+    def copy(self) -> "Sched":
+        """A deep copy (the divs registry is shared)."""
+        return Sched([r.copy() for r in self.rels], self.params, self.divs, list(self.marks))
+
+    # -- the β-tree ----------------------------------------------------------------
+    def under(self, prefix: Sequence[int]) -> list[Rel]:
+        """Relations whose β-vector starts with ``prefix``."""
+        p = tuple(prefix)
+        n = len(p)
+        return [r for r in self.rels if r.beta[:n] == p]
+
+    def children(self, prefix: Sequence[int]) -> list[tuple[int, ...]]:
+        """Direct children (loops or statements) of ``prefix``, in order."""
+        p = tuple(prefix)
+        n = len(p)
+        out: list[tuple[int, ...]] = []
+        for r in self.rels:
+            if r.beta[:n] == p and len(r.beta) > n:
+                k = r.beta[:n + 1]
+                if not out or out[-1] != k:
+                    out.append(k)
+        return out
+
+    def is_loop(self, prefix: Sequence[int]) -> bool:
+        """True when ``prefix`` is a strict prefix of some β-vector."""
+        p = tuple(prefix)
+        return bool(p) and any(len(r.beta) > len(p) and r.beta[:len(p)] == p
+                               for r in self.rels)
+
+    def by_tag(self, tag: int) -> Rel:
+        """The relation with ``tag``."""
+        for r in self.rels:
+            if r.tag == tag:
+                return r
+        raise KeyError(tag)
+
+    def normalize(self) -> None:
+        """Clay's β normalization: dense, 0-based values per level."""
+        self.rels.sort(key=lambda r: r.beta)
+        mapping: dict[tuple, tuple] = {}
+
+        def walk(prefix: tuple, new: tuple) -> None:
+            for idx, kid in enumerate(self.children(prefix)):
+                mapping[kid] = new + (idx,)
+                walk(kid, new + (idx,))
+        walk((), ())
+        for r in self.rels:
+            r.beta = mapping[r.beta]
+        self.marks = [(k, mapping.get(tuple(lp), tuple(lp)), a) for k, lp, a in self.marks]
+        self.rels.sort(key=lambda r: r.beta)
+
+    def _resort(self) -> None:
+        self.rels.sort(key=lambda r: r.beta)
+
+    # -- β directives ------------------------------------------------------------
+    def reorder(self, loop: Sequence[int], order: Sequence[int]) -> None:
+        """``reorder(loop, order)``: child k goes to position ``order[k]``."""
+        loop = tuple(loop)
+        d = len(loop)
+        kids = self.children(loop)
+        index = {k: n for n, k in enumerate(kids)}
+        for r in self.rels:
+            if r.beta[:d] == loop and len(r.beta) > d:
+                b = list(r.beta)
+                b[d] = order[index[r.beta[:d + 1]]]
+                r.beta = tuple(b)
+        self.normalize()
+
+    def fuse(self, loop: Sequence[int]) -> None:
+        """``fuse(loop)``: the next sibling loop's children follow ``loop``'s."""
+        loop = tuple(loop)
+        d = len(loop)
+        sibs = self.children(loop[:-1])
+        nxt = sibs[sibs.index(loop) + 1]
+        shift = max(r.beta[d] for r in self.under(loop)) + 1
+        for r in self.rels:
+            if r.beta[:d] == nxt:
+                r.beta = loop + (r.beta[d] + shift,) + r.beta[d + 1:]
+        self.normalize()
+
+    def split(self, beta: Sequence[int], depth: int) -> None:
+        """``split(beta, depth)``: cut the loop ``beta[:depth]`` after ``beta``."""
+        beta = tuple(beta)
+        n = len(beta)
+        pre = beta[:depth - 1]
+        for r in self.rels:
+            moved = r.beta[:depth] == beta[:depth] and r.beta[depth:n] > beta[depth:]
+            later = (r.beta[:depth - 1] == pre and len(r.beta) >= depth
+                     and r.beta[depth - 1] > beta[depth - 1])
+            if moved or later:
+                b = list(r.beta)
+                b[depth - 1] += 1
+                r.beta = tuple(b)
+        self.normalize()
+
+    def iss(self, loop: Sequence[int], ineq: Aff, new_tag) -> None:
+        """``iss(loop, ineq ≥ 0)`` on every relation under ``loop`` (an
+        inequality over iterators and parameters); the copies with ``ineq <
+        0`` get ``new_tag(relation)`` as tag."""
+        loop = tuple(loop)
+        d = len(loop)
+        under = self.under(loop)
+        shift = max(r.beta[d] for r in under) + 1
+        neg = -ineq - Aff.const(1)
+        for r in under:
+            c = r.copy()
+            r.cons = r.cons + [ineq]
+            c.cons = c.cons + [neg]
+            b = list(c.beta)
+            b[d] += shift
+            c.beta = tuple(b)
+            c.tag = new_tag(r)
+            self.rels.append(c)
+        self.normalize()
+
+    def embed(self, stmt: Sequence[int]) -> None:
+        """``embed(stmt)``: a one-iteration loop (α = 0) around the statement."""
+        r = self._stmt(stmt)
+        r.alphas = r.alphas + [Aff()]
+        r.beta = r.beta + (0,)
+
+    def unembed(self, stmt: Sequence[int]) -> None:
+        """``unembed(stmt)``: drop the statement's innermost loop."""
+        r = self._stmt(stmt)
+        r.alphas = r.alphas[:-1]
+        r.beta = r.beta[:-1]
+        self.normalize()
+
+    def _stmt(self, stmt) -> Rel:
+        stmt = tuple(stmt)
+        for r in self.rels:
+            if r.beta == stmt:
+                return r
+        raise WhiteboxError(f"internal: no statement at {list(stmt)}")
+
+    # -- α directives ------------------------------------------------------------
+    def _alpha(self, beta, fn) -> None:
+        for r in self.under(beta):
+            fn(r)
+
+    def interchange(self, beta, d1: int, d2: int) -> None:
+        """``interchange(beta, d1, d2)``."""
+        def f(r: Rel) -> None:
+            a = r.alphas
+            a[d1 - 1], a[d2 - 1] = a[d2 - 1], a[d1 - 1]
+        self._alpha(beta, f)
+
+    def reverse(self, beta, d: int) -> None:
+        """``reverse(beta, d)``: α_d ↦ -α_d."""
+        def f(r: Rel) -> None:
+            r.alphas[d - 1] = -r.alphas[d - 1]
+        self._alpha(beta, f)
+
+    def skew(self, beta, d: int, o: int, c: int) -> None:
+        """``skew(beta, d, o, c)``: new α_d = α_d − c·α_o."""
+        def f(r: Rel) -> None:
+            r.alphas[d - 1] = r.alphas[d - 1] - r.alphas[o - 1].scale(c)
+        self._alpha(beta, f)
+
+    def reshape(self, beta, d: int, iterator: int, amount: int) -> None:
+        """``reshape(beta, d, iterator, amount)``: new α_d = α_d − amount·i."""
+        def f(r: Rel) -> None:
+            r.alphas[d - 1] = r.canon(r.alphas[d - 1]
+                                      - Aff.var(it(iterator - 1)).scale(amount))
+        self._alpha(beta, f)
+
+    def shift(self, beta, d: int, amount: Aff) -> None:
+        """``shift(beta, d, P, c)``: new α_d = α_d − (P·p + c) (``amount``)."""
+        def f(r: Rel) -> None:
+            r.alphas[d - 1] = r.alphas[d - 1] - amount
+        self._alpha(beta, f)
+
+    def grain(self, beta, d: int, g: int) -> None:
+        """``grain(beta, d, g)``: new α_d = g·α_d."""
+        def f(r: Rel) -> None:
+            r.alphas[d - 1] = r.alphas[d - 1].scale(g)
+        self._alpha(beta, f)
+
+    def densify(self, beta, d: int, g: int) -> None:
+        """``densify(beta, d)`` when every α_d is ``g`` times an affine form."""
+        def f(r: Rel) -> None:
+            r.alphas[d - 1] = r.alphas[d - 1].scale(Fraction(1, g)).integral()
+        self._alpha(beta, f)
+
+    def stripmine(self, beta, d: int, size: int) -> None:
+        """``stripmine(beta, d, size)``: a chunk loop floor(α_d / size) before α_d."""
+        for r in self.under(beta):
+            t = self.divs.get(r.alphas[d - 1], size)
+            r.alphas.insert(d - 1, t)
+            r.beta = r.beta[:d] + (0,) + r.beta[d:]
+        self.normalize()
+
+    def tile(self, beta, d: int, o: int, size: int) -> None:
+        """``tile(beta, d, o, size)``: stripmine at ``d``, chunk loop moved out to ``o``."""
+        under = self.under(beta)
+        self.stripmine(beta, d, size)
+        for r in under:
+            t = r.alphas.pop(d - 1)
+            r.alphas.insert(o - 1, t)
+
+    def linearize(self, beta, d: int) -> None:
+        """``linearize(beta, d)``: drop the chunk loop at ``d``."""
+        for r in self.under(beta):
+            del r.alphas[d - 1]
+            r.beta = r.beta[:d] + r.beta[d + 1:]
+        self.normalize()
+
+    def mark(self, kind: str, loop, arg=None) -> None:
+        """A ``parallelize``/``vectorize``/``unroll`` mark on ``loop``."""
+        loop = tuple(loop)
+        self.marks = [m for m in self.marks if (m[0], m[1]) != (kind, loop)] + [(kind, loop, arg)]
+
+    def __iter__(self) -> Iterator[Rel]:
+        return iter(self.rels)
+
+    def __str__(self) -> str:
+        return "\n".join(f"{r.stmt}#{r.tag} β={list(r.beta)} α=({', '.join(a.text() for a in r.alphas)})"
+                         + (f" : {' and '.join(c.text() + ' >= 0' for c in r.cons)}" if r.cons else "")
+                         for r in self.rels)
+
+
+# --- reading isl relations ---------------------------------------------------------
+
+def _val(v: isl.Val):
+    """An isl value as int or Fraction."""
+    f = Fraction(v.to_python()) if v.is_int() else Fraction(str(v))
+    return int(f) if f.denominator == 1 else f
+
+
+def _aff(aff: isl.Aff, divs: Divs, params: Sequence[str], elim: dict | None = None) -> Aff:
+    """An isl quasi-affine expression as an :class:`Aff` (divs registered;
+    the iterators of ``elim`` substituted)."""
+    out: dict = {}
+    n_in = aff.dim(_dt.in_)
+    for k in range(n_in):
+        v = _val(aff.get_coefficient_val(_dt.in_, k))
+        if v:
+            out[it(k)] = v
+    for k in range(aff.dim(_dt.param)):
+        v = _val(aff.get_coefficient_val(_dt.param, k))
+        if v:
+            out[par(aff.get_dim_name(_dt.param, k))] = v
+    c = _val(aff.get_constant_val())
+    if c:
+        out[ONE] = c
+    form = _subst(Aff(out), elim)
+    for k in range(aff.dim(_dt.div)):
+        v = _val(aff.get_coefficient_val(_dt.div, k))
+        if not v:
+            continue
+        inner = aff.get_div(k)      # floor of this (rational) affine expression
+        num = _aff(inner, divs, params, elim)
+        den = 1
+        for x in num.c.values():
+            den = den * Fraction(x).denominator // gcd(den, Fraction(x).denominator)
+        form = form + divs.get(num.scale(den), den).scale(v)
+    return form
+
+
+def _subst(a: Aff, elim: dict | None) -> Aff:
+    for k, v in (elim or {}).items():
+        a = a.substitute(k, v)
+    return a
+
+
+def equalities(domain: isl.Set, params: Sequence[str]) -> dict:
+    """The iterators the equalities of ``domain`` fix, each as an
+    :class:`Aff` of the remaining iterators and the parameters (the last
+    iterators are eliminated first)."""
+    hull = domain.affine_hull()
+    rows = []
+    for c in hull.get_constraints():
+        if c.is_equality():
+            rows.append(_aff(c.get_aff(), Divs(), params))
+    elim: dict = {}
+    for row in rows:
+        row = _subst(row, elim)
+        its = [k for k in row.keys("i") if abs(row[k]) == 1]
+        if not its or row.keys("d"):
+            continue
+        k = max(its, key=lambda x: x[1])
+        coef = row[k]
+        expr = (row - Aff.var(k).scale(coef)).scale(-coef)     # k = -(rest)/coef
+        elim = {kk: vv.substitute(k, expr) for kk, vv in elim.items()}
+        elim[k] = expr
+    return elim
+
+
+def _constraints(s: isl.Set, divs: Divs, params: Sequence[str],
+                 elim: dict | None = None) -> list[Aff]:
+    """The constraints ``c ≥ 0`` of a basic set (an equality gives two)."""
+    bsets = s.get_basic_sets()
+    if len(bsets) != 1:
+        raise WhiteboxError(f"the part {s} is not convex: Clay's index-set splitting "
+                            "makes convex parts")
+    out = []
+    for c in bsets[0].get_constraints():
+        aff = _aff(c.get_aff(), divs, params, elim)
+        out.append(aff)
+        if c.is_equality():
+            out.append(-aff)
+    return out
+
+
+def from_relation(m: isl.Map, beta: Sequence[int], dim: int, domain: isl.Set,
+                  divs: Divs, params: Sequence[str], tag: int = -1,
+                  elim: dict | None = None) -> Rel:
+    """A :class:`Rel` from a Clay relation map ``S[i] -> [β0, α1, …]``.
+
+    The α dimensions must be (quasi-)affine functions of the iterators on
+    the relation's instances (``domain``: the statement's domain and the
+    context); the relation's own constraints (an index-set split part) are
+    simplified against ``domain``."""
+    stmt = m.get_tuple_name(_dt.in_)
+    n_out = m.dim(_dt.out)
+    alphas_map = m
+    for pos in range(n_out - 1, -1, -2):           # drop β dimensions
+        alphas_map = alphas_map.project_out(_dt.out, pos, 1)
+    inst = alphas_map.intersect_domain(domain)
+    if not inst.is_single_valued():
+        raise WhiteboxError(f"a relation of {stmt} gives an instance several dates "
+                            "(its α dimensions are not functions of the iterators)")
+    pma = isl.PwMultiAff.from_map(inst).gist(domain).coalesce()
+    pieces: list = []
+    pma.foreach_piece(lambda st, ma: pieces.append((st, ma)))
+    if len(pieces) != 1:
+        raise WhiteboxError(f"a relation of {stmt} is piecewise ({len(pieces)} pieces): "
+                            "Clay schedules one part of a statement by one affine "
+                            "function (index-set split it first)")
+    dom_piece, ma = pieces[0]
+    elim = dict(elim or {})
+    alphas = [_aff(ma.get_at(k), divs, params, elim) for k in range(ma.dim(_dt.out))]
+    part = m.domain().gist(domain).coalesce()
+    cons = [] if part.plain_is_universe() else _constraints(part, divs, params, elim)
+    return Rel(stmt, dim, tuple(beta), alphas, cons, tag, elim)

@@ -1,0 +1,597 @@
+"""Recovering a Clay directive sequence between two schedules (the Chlore
+algorithm of seed 004 §6, made legality-aware).
+
+Input: the symbolic original ``O`` and target ``T`` (:mod:`.model`), with
+the same statements.  Output: steps that turn ``O`` into ``T`` exactly.
+
+1. **Complementary transformations on the target** (§6.1, Table 1), found
+   as early as possible: while the target has strip-mined dimensions,
+   scaled dimensions or skews involving strip-mined dimensions, the inverse
+   step is applied to the target (``linearize``, ``densify``, an opposite
+   ``skew``) and the direct step (``tile``/``stripmine``, ``grain``,
+   ``skew``) is recorded; those steps end the sequence, in reverse order.
+   What is left is the *core* target: one affine function of the iterators
+   per α dimension, as many dimensions as iterators.
+2. **Index-set splitting**: a target statement scheduled by several parts
+   is split the same way first (``iss``, recursively along the constraints
+   that separate the parts), in place, so that the order does not change:
+   on the innermost loop of the statement when it is alone there, otherwise
+   inside a one-iteration loop (``embed``, ``iss``, ``split``,
+   ``unembed``).  Each part is then a relation of its own.
+3. **β matching and unimodular recovery, level by level** (Algorithms 1
+   and 2): for a loop where the current and the target schedules already
+   agree (same relations, same outer α dimensions):
+
+   a. *separate*: a child holding relations of several target children is
+      sorted (``reorder`` inside it, bottom-up) and cut (``split``) so that
+      each piece goes to one target child;
+   b. *α*: in each child loop, the next α dimension of every relation is
+      made the target's.  The target row is solved on the current rows
+      (exact rational elimination); the pivot is the innermost current
+      dimension it needs.  ``reverse`` if its coefficient is -1, ``skew`` by
+      the other dimensions (all outer to the pivot), ``shift`` for the
+      parametric constant, and adjacent ``interchange`` s to bring it out to
+      its depth; a pivot coefficient other than ±1 is reached with
+      ``reshape`` instead.  Relations that need the same steps get them
+      once, on the largest loop that holds only them;
+   c. *merge*: the children are put in target order (a stable ``reorder``)
+      and the pieces of one target loop ``fuse`` d;
+   d. recurse into each child loop.
+
+   Given that the target is legal, the steps of a and c are legal (they
+   only order pairs of instances the way the target does, within one
+   iteration of the outer loops, which agree), and b is legal for a
+   relation alone (the pivot choice keeps the remaining dimensions in an
+   order compatible with the target's); the replay checks every step
+   anyway.
+4. The target's marks (``parallelize``, ``vectorize``, ``unroll``).
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Sequence
+
+from .model import ONE, Aff, Rel, Sched, WhiteboxError, it
+from .steps import Recorder, Step
+
+__all__ = ["recover", "reduce"]
+
+
+# --- linear algebra ---------------------------------------------------------------
+
+def solve(rows: Sequence[Aff], target: Aff, keys: Sequence) -> list[Fraction] | None:
+    """``x`` with ``Σ x_l · rows[l] = target`` on the coefficients of
+    ``keys`` (exact, rational), or None when there is no unique solution."""
+    n = len(rows)
+    m = len(keys)
+    a = [[Fraction(rows[l][keys[i]]) for l in range(n)] + [Fraction(target[keys[i]])]
+         for i in range(m)]
+    piv_cols = []
+    r = 0
+    for col in range(n):
+        p = next((i for i in range(r, m) if a[i][col] != 0), None)
+        if p is None:
+            continue
+        a[r], a[p] = a[p], a[r]
+        pv = a[r][col]
+        a[r] = [v / pv for v in a[r]]
+        for i in range(m):
+            if i != r and a[i][col] != 0:
+                f = a[i][col]
+                a[i] = [v - f * w for v, w in zip(a[i], a[r])]
+        piv_cols.append(col)
+        r += 1
+    if len(piv_cols) != n:
+        return None
+    if any(a[i][n] != 0 for i in range(r, m)):
+        return None
+    x = [Fraction(0)] * n
+    for i, col in enumerate(piv_cols):
+        x[col] = a[i][n]
+    return x
+
+
+def _basis(rows: Sequence[Aff], keys: Sequence) -> list[int]:
+    """1-based indices of rows that are independent of the rows before them
+    (outermost first)."""
+    chosen: list[Aff] = []
+    out = []
+    for l, row in enumerate(rows, 1):
+        if row.is_zero:
+            continue
+        if chosen and solve(chosen, row, keys) is not None:
+            continue
+        if _rank(chosen + [row], keys) == len(chosen) + 1:
+            chosen.append(row)
+            out.append(l)
+    return out
+
+
+def _rank(rows: Sequence[Aff], keys: Sequence) -> int:
+    a = [[Fraction(r[k]) for k in keys] for r in rows]
+    rank = 0
+    cols = len(keys)
+    for col in range(cols):
+        p = next((i for i in range(rank, len(a)) if a[i][col] != 0), None)
+        if p is None:
+            continue
+        a[rank], a[p] = a[p], a[rank]
+        for i in range(len(a)):
+            if i != rank and a[i][col] != 0:
+                f = a[i][col] / a[rank][col]
+                a[i] = [v - f * w for v, w in zip(a[i], a[rank])]
+        rank += 1
+    return rank
+
+
+def _reshaped(r: Rel, old: Aff, new: Aff, j: int) -> list[tuple]:
+    """``reshape`` and ``shift`` steps that turn α ``j`` of ``r`` from ``old``
+    into ``new``."""
+    diff = old - new
+    out: list[tuple] = [("reshape", j, m + 1, int(diff[it(m)])) for m in r.free if diff[it(m)]]
+    rest = diff.part("p", "1")
+    if not rest.is_zero:
+        out.append(("shift", j, rest))
+    return out
+
+
+def _iter_keys(r: Rel) -> list:
+    """The keys of ``r``'s free iterators (see :attr:`~.model.Rel.free`)."""
+    return [it(k) for k in r.free]
+
+
+def _is_div(a: Aff) -> tuple | None:
+    """The div key when ``a`` is exactly one div."""
+    if len(a.c) == 1:
+        (k, v), = a.c.items()
+        if k[0] == "d" and v == 1:
+            return k
+    return None
+
+
+# --- 1. the target's complementary transformations ---------------------------------------
+
+def reduce(T: Sched) -> list[Step]:
+    """Apply inverse steps to ``T`` until it is a core schedule (see the
+    module docstring, part 1); return the direct steps in the order they
+    must be applied (from the core to the original ``T``)."""
+    found: list[Step] = []
+    guard = 0
+    while True:
+        guard += 1
+        if guard > 10000:
+            raise WhiteboxError("internal: the reduction of the target does not end")
+        if _densify_once(T, found) or _unskew_once(T, found) or _linearize_once(T, found):
+            continue
+        break
+    for r in T.rels:
+        for k, a in enumerate(r.alphas):
+            if a.keys("d"):
+                raise WhiteboxError(
+                    f"cannot express the strip-mined dimension {k + 1} of {r.stmt} "
+                    f"({a.text()}): it is not a tile or chunk of another dimension of "
+                    "the same loop nest")
+    return list(reversed(found))
+
+
+def _loop_prefixes(r: Rel, min_len: int = 1):
+    for m in range(max(1, min_len), len(r.beta)):
+        yield r.beta[:m]
+
+
+def _densify_once(T: Sched, found: list[Step]) -> bool:
+    from math import gcd
+    for r in T.rels:
+        for d, a in enumerate(r.alphas, 1):
+            if not (a.keys("i") or a.keys("d")):
+                continue
+            g = 0
+            for v in a.c.values():
+                g = gcd(g, int(v)) if Fraction(v).denominator == 1 else 1
+            if g <= 1:
+                continue
+            for p in [*_loop_prefixes(r, d), r.beta]:
+                group = T.under(p)
+                if all(x.depth >= d and _divisible(x.alphas[d - 1], g) for x in group):
+                    for x in group:
+                        x.alphas[d - 1] = x.alphas[d - 1].scale(Fraction(1, g)).integral()
+                    found.append(Step("grain", (p, d, g)))
+                    return True
+    return False
+
+
+def _divisible(a: Aff, g: int) -> bool:
+    return all(Fraction(v).denominator == 1 and int(v) % g == 0 for v in a.c.values()) \
+        and bool(a.keys("i") or a.keys("d"))
+
+
+def _unskew_once(T: Sched, found: list[Step]) -> bool:
+    for r in T.rels:
+        owners = {}
+        for t, a in enumerate(r.alphas, 1):
+            k = _is_div(a)
+            if k is not None and k not in owners:
+                owners[k] = t
+        for q, a in enumerate(r.alphas, 1):
+            for k in a.keys("d"):
+                t = owners.get(k)
+                if t is None or t == q:
+                    continue
+                c = a[k]
+                for p in _loop_prefixes(r):
+                    group = T.under(p)
+                    if all(x.depth >= max(q, t) and _is_div(x.alphas[t - 1]) is not None
+                           and x.alphas[q - 1][_is_div(x.alphas[t - 1])] == c for x in group):
+                        for x in group:
+                            x.alphas[q - 1] = x.alphas[q - 1] - x.alphas[t - 1].scale(c)
+                        found.append(Step("skew", (p, q, t, -c)))
+                        return True
+    return False
+
+
+def _linearize_once(T: Sched, found: list[Step]) -> bool:
+    for r in T.rels:
+        # the innermost chunk dimension first: its tile is the last one applied,
+        # so the sequence tiles outer loops first
+        for t, a in reversed(list(enumerate(r.alphas, 1))):
+            k = _is_div(a)
+            if k is None:
+                continue
+            num, size = T.divs.of(k)
+            p = next((p for p in range(t + 1, r.depth + 1) if r.alphas[p - 1] == num), None)
+            if p is None:
+                continue
+            group = T.under(r.beta[:t])
+            if {id(x) for x in T.under(r.beta[:p])} != {id(x) for x in group}:
+                continue
+            ok = True
+            for x in group:
+                kx = _is_div(x.alphas[t - 1]) if x.depth >= p else None
+                if kx is None:
+                    ok = False
+                    break
+                nx, sx = T.divs.of(kx)
+                if sx != size or x.alphas[p - 1] != nx:
+                    ok = False
+                    break
+            if not ok:
+                continue
+            for x in group:
+                del x.alphas[t - 1]
+                x.beta = x.beta[:p - 1] + x.beta[p:]
+            T.normalize()
+            prefix = r.beta[:p - 1]
+            if p - 1 == t:
+                found.append(Step("stripmine", (prefix, t, size)))
+            else:
+                found.append(Step("tile", (prefix, p - 1, t, size)))
+            return True
+    return False
+
+
+# --- 2. index-set splitting --------------------------------------------------------------
+
+def _split_tree(pieces: list[tuple[int, list[Aff]]]):
+    """A binary tree ``(constraint, positive subtree, negative subtree)`` or a
+    leaf tag separating the parts ``(tag, constraints)``."""
+    if len(pieces) == 1:
+        return pieces[0][0]
+    cands = []
+    for _, cons in pieces:
+        for c in cons:
+            if c not in cands:
+                cands.append(c)
+    for c in cands:
+        neg = -c - Aff.const(1)
+        pos_p = [(t, [x for x in cs if x != c]) for t, cs in pieces if c in cs]
+        neg_p = [(t, [x for x in cs if x != neg]) for t, cs in pieces if neg in cs]
+        if pos_p and neg_p and len(pos_p) + len(neg_p) == len(pieces):
+            return (c, _split_tree(pos_p), _split_tree(neg_p))
+    raise WhiteboxError("the parts of a target statement are not separated by "
+                        "index-set splits (complementary inequalities)")
+
+
+class _Core:
+    """Parts 2 and 3 of the module docstring on the recorder's schedule."""
+
+    def __init__(self, rec: Recorder, T: Sched):
+        self.rec = rec
+        self.C = rec.sched
+        self.T = T
+        self._next_tag = 10 ** 6
+
+    # -- 2 ------------------------------------------------------------------------
+    def split_parts(self) -> None:
+        """Give every current relation the tag of its target part, splitting
+        statements into parts where the target has several."""
+        by_stmt: dict[str, list[Rel]] = {}
+        for r in self.T.rels:
+            by_stmt.setdefault(r.stmt, []).append(r)
+        for stmt, tparts in by_stmt.items():
+            cur = [r for r in self.C.rels if r.stmt == stmt]
+            if len(cur) == len(tparts) and all(
+                    any(sorted(map(repr, c.cons)) == sorted(map(repr, t.cons)) for t in tparts)
+                    for c in cur):
+                for c in cur:
+                    t = next(t for t in tparts
+                             if sorted(map(repr, c.cons)) == sorted(map(repr, t.cons)))
+                    c.tag = t.tag
+                continue
+            if len(cur) != 1 or cur[0].cons:
+                raise WhiteboxError(
+                    f"{stmt} is index-set split differently in the two schedules; "
+                    "whitebox from a schedule where it is one relation")
+            tree = _split_tree([(t.tag, list(t.cons)) for t in tparts])
+            cur[0].tag = self._fresh()
+            self._apply_split(cur[0].tag, tree)
+        missing = [r.stmt for r in self.C.rels if r.tag < 0]
+        if missing:
+            raise WhiteboxError(f"the target does not schedule {', '.join(sorted(set(missing)))}")
+
+    def _fresh(self) -> int:
+        self._next_tag += 1
+        return self._next_tag
+
+    def _apply_split(self, tag: int, tree) -> None:
+        r = self.C.by_tag(tag)
+        if isinstance(tree, int):
+            r.tag = tree
+            return
+        c, pos, neg = tree
+        if c.keys("d"):
+            raise WhiteboxError(f"the index-set split {c.text()} >= 0 of {r.stmt} involves "
+                                "a strip-mined dimension")
+        new_tag = self._fresh()
+        loop = r.beta[:-1]
+        desc = f"split {r.stmt} at {c.text(self._names(r))} >= 0"
+        if loop and len(self.C.under(loop)) == 1:
+            self.rec.do("iss", loop, c, new_tag=lambda x: new_tag, comment=desc)
+        else:
+            beta = r.beta
+            self.rec.do("embed", beta, comment=f"a one-iteration loop around {r.stmt}")
+            self.rec.do("iss", beta, c, new_tag=lambda x: new_tag, comment=desc)
+            self.rec.do("split", beta + (0,), len(beta),
+                        comment="separate the two parts")
+            nxt = beta[:-1] + (beta[-1] + 1,)
+            self.rec.do("unembed", beta + (0,), comment="remove the one-iteration loop")
+            self.rec.do("unembed", nxt + (0,), comment="remove the one-iteration loop")
+        self._apply_split(tag, pos)
+        self._apply_split(new_tag, neg)
+
+    def _names(self, r: Rel) -> dict:
+        return self.rec.names.get(r.stmt, {}) if hasattr(self.rec, "names") else {}
+
+    # -- 3 ------------------------------------------------------------------------
+    def labels(self, rho: tuple) -> dict[int, int]:
+        """Target child index (under ``rho``) of every relation tag under it."""
+        out = {}
+        n = len(rho)
+        for idx, kid in enumerate(self.T.children(rho)):
+            for r in self.T.under(kid):
+                out[r.tag] = idx
+        del n
+        return out
+
+    def process(self, rho: tuple = (), k: int = 0) -> None:
+        """Make the subtree under ``rho`` (depth ``k``) the target's."""
+        C = self.C
+        label = self.labels(rho)
+        # a. separate
+        while True:
+            mixed = [c for c in C.children(rho)
+                     if len({label[r.tag] for r in C.under(c)}) > 1]
+            if not mixed:
+                break
+            self.sortsplit(mixed[0], label)
+        # b. α
+        for c in C.children(rho):
+            if C.is_loop(c):
+                self.set_alpha(c, k + 1)
+        # c. merge
+        self.sort_children(rho, label, "put the loops and statements in the target order")
+        while True:
+            kids = C.children(rho)
+            labs = [label[C.under(c)[0].tag] for c in kids]
+            pair = next((i for i in range(len(kids) - 1) if labs[i] == labs[i + 1]), None)
+            if pair is None:
+                break
+            self.rec.do("fuse", kids[pair], comment="fuse with the next loop")
+        # d. recurse
+        for c in C.children(rho):
+            if C.is_loop(c):
+                self.process(c, k + 1)
+
+    def sort_children(self, node: tuple, label: dict[int, int], comment: str) -> list[int]:
+        """Stable ``reorder`` of ``node``'s children by target label (each
+        child single-label); returns the labels in the new order."""
+        C = self.C
+        kids = C.children(node)
+        labs = [label[C.under(y)[0].tag] for y in kids]
+        order = sorted(range(len(kids)), key=lambda i: (labs[i], i))
+        if order != list(range(len(kids))):
+            perm = [0] * len(kids)
+            for new, old in enumerate(order):
+                perm[old] = new
+            self.rec.do("reorder", node, tuple(perm), comment=comment)
+        return [labs[i] for i in order]
+
+    def sortsplit(self, node: tuple, label: dict[int, int]) -> None:
+        """Sort the subtree of ``node`` by target label and cut ``node`` into
+        single-label loops (consecutive siblings)."""
+        C = self.C
+        while True:
+            mixed = [y for y in C.children(node)
+                     if len({label[r.tag] for r in C.under(y)}) > 1]
+            if not mixed:
+                break
+            self.sortsplit(mixed[0], label)
+        labs = self.sort_children(node, label, "order as the target")
+        runs = []
+        for lab in labs:
+            if runs and runs[-1][0] == lab:
+                runs[-1][1] += 1
+            else:
+                runs.append([lab, 1])
+        cur = node
+        for _, n in runs[:-1]:
+            self.rec.do("split", cur + (n - 1,), len(node), comment="distribute the loop")
+            cur = cur[:-1] + (cur[-1] + 1,)
+
+    def plan(self, r: Rel, d: int) -> tuple:
+        """The α steps (positions only) that make α ``d`` of ``r`` the
+        target's (part 3b)."""
+        t = self.T.by_tag(r.tag).alphas[d - 1]
+        cur = r.alphas
+        if cur[d - 1] == t:
+            return ()
+        n = len(cur)
+        keys = _iter_keys(r)
+        basis = _basis([a.part("i") for a in cur], keys)
+        xb = solve([cur[l - 1].part("i") for l in basis], t.part("i"), keys)
+        if xb is None:
+            raise WhiteboxError(
+                f"the target's dimension {d} of {r.stmt} ({t.text()}) is not a combination "
+                "of its iterators")
+        x = [Fraction(0)] * n
+        for l, v in zip(basis, xb):
+            x[l - 1] = v
+        j = max((l for l in basis if l >= d and x[l - 1] != 0), default=None)
+        steps = []
+        if j is None:
+            # t is fixed by the outer dimensions: a one-iteration loop at this
+            # depth; take a dimension that no basis row needs (an embedded one)
+            free = [l for l in range(d, n + 1) if l not in basis]
+            if not free:
+                raise WhiteboxError(
+                    f"the target's dimension {d} of {r.stmt} ({t.text()}) is fixed by its "
+                    "outer dimensions, and the statement has no spare dimension for it")
+            j = free[0]
+            steps += _reshaped(r, cur[j - 1], t, j)
+        elif all(v.denominator == 1 for v in x) and abs(x[j - 1]) == 1:
+            if x[j - 1] == -1:
+                steps.append(("reverse", j))
+            for l in range(1, n + 1):
+                if l != j and x[l - 1] != 0:
+                    steps.append(("skew", j, l, -int(x[l - 1])))
+            total = Aff()
+            for l in range(1, n + 1):
+                total = total + cur[l - 1].scale(x[l - 1])
+            rem = (t - total).part("p", "1")
+            if not rem.is_zero:
+                steps.append(("shift", j, -rem))
+        else:
+            steps += _reshaped(r, cur[j - 1], t, j)
+        for m in range(j, d, -1):
+            steps.append(("interchange", m - 1, m))
+        return tuple(steps)
+
+    def set_alpha(self, c: tuple, d: int) -> None:
+        """Part 3b for the child loop ``c`` at depth ``d``."""
+        C = self.C
+        groups: dict[tuple, list[int]] = {}
+        for r in C.under(c):
+            p = self.plan(r, d)
+            if p:
+                groups.setdefault(p, []).append(r.tag)
+        for plan, tags in groups.items():
+            tagset = set(tags)
+            done: set[int] = set()
+            for tag in tags:
+                if tag in done:
+                    continue
+                r = C.by_tag(tag)
+                prefix = None
+                for m in range(len(c), len(r.beta) + 1):
+                    p = r.beta[:m]
+                    under = {x.tag for x in C.under(p)}
+                    if under <= tagset:
+                        prefix = p
+                        break
+                assert prefix is not None
+                done |= {x.tag for x in C.under(prefix)}
+                self.apply_plan(prefix, plan, is_loop=C.is_loop(prefix))
+
+    def apply_plan(self, beta: tuple, plan: tuple, is_loop: bool) -> None:
+        """Record the steps of ``plan`` on ``beta`` (skews on a statement
+        become reshapes and shifts)."""
+        for st in plan:
+            kind = st[0]
+            if kind == "skew":
+                _, j, l, coef = st
+                if is_loop:
+                    self.rec.do("skew", beta, j, l, coef, comment="skew")
+                else:
+                    r = self.C.under(beta)[0]
+                    other = r.alphas[l - 1]
+                    for m in r.free:
+                        v = other[it(m)]
+                        if v:
+                            self.rec.do("reshape", beta, j, m + 1, int(coef * v),
+                                        comment="skew by an outer loop")
+                    rest = other.part("p", "1").scale(coef)
+                    if not rest.is_zero:
+                        self.rec.do("shift", beta, j, rest.integral(), comment="shift")
+            elif kind == "reverse":
+                self.rec.do("reverse", beta, st[1], comment="reverse")
+            elif kind == "shift":
+                self.rec.do("shift", beta, st[1], st[2].integral(), comment="shift")
+            elif kind == "reshape":
+                self.rec.do("reshape", beta, st[1], st[2], st[3], comment="reshape")
+            elif kind == "interchange":
+                self.rec.do("interchange", beta, st[1], st[2], comment="interchange")
+            else:  # pragma: no cover
+                raise AssertionError(kind)
+
+
+def recover(O: Sched, T: Sched, names: dict | None = None) -> tuple[list[Step], Sched]:
+    """Steps from ``O`` to ``T`` (both symbolic, ``T``'s relations tagged
+    0…n-1, ``O`` untagged; neither is modified), and the schedule they
+    reach (equal to ``T``)."""
+    O = O.copy()
+    target = T.copy()
+    core_T = T.copy()
+    post = reduce(core_T)
+    for r in O.rels:
+        for a in r.alphas:
+            if a.keys("d"):
+                raise WhiteboxError(
+                    f"the schedule to start from strip-mines {r.stmt}: whitebox from a "
+                    "schedule without tiles (the original)")
+    for r in core_T.rels:
+        if _rank([a.part("i") for a in r.alphas], _iter_keys(r)) != len(r.free):
+            raise WhiteboxError(
+                f"the target gives several instances of {r.stmt} the same date (once its "
+                "tiles are removed, its dimensions do not determine its iterators)")
+    rec = Recorder(O)
+    rec.names = names or {}
+    core = _Core(rec, core_T)
+    core.split_parts()
+    for r in list(rec.sched.rels):
+        extra = core_T.by_tag(r.tag).depth - r.depth
+        for _ in range(extra):
+            cur = rec.sched.by_tag(r.tag)
+            rec.do("embed", cur.beta, comment=f"a one-iteration loop around {r.stmt}")
+    core.process()
+    for st in post:
+        rec.do(st.name, *st.args, comment=_post_comment(st))
+    for kind, loop, arg in target.marks:
+        if kind == "parallel":
+            rec.do("parallelize", loop, comment="run this loop in parallel")
+        elif kind == "vectorize":
+            rec.do("vectorize", loop, comment="vectorize this loop")
+        elif kind == "unroll":
+            rec.do("unroll", loop, arg, comment="unroll this loop")
+    return rec.steps, rec.sched
+
+
+def _post_comment(st: Step) -> str:
+    if st.name == "tile":
+        return f"tile the loop at depth {st.args[1]} by {st.args[3]}, tile loop at depth {st.args[2]}"
+    if st.name == "stripmine":
+        return f"strip-mine the loop at depth {st.args[1]} by {st.args[2]}"
+    if st.name == "grain":
+        return "scale the loop"
+    if st.name == "skew":
+        return "wavefront of the tile loops"
+    return ""

@@ -1,0 +1,84 @@
+"""Directive steps as whitebox emits them, and the recorder that applies
+each one to the symbolic schedule as it is decided.
+
+A :class:`Step` is a directive name and Python arguments (β-vectors as
+tuples, a shift amount or an index-set split inequality as an
+:class:`~.model.Aff`); :meth:`Step.text` prints it in Clay's syntax, with
+the parameters in the SCoP's order.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Sequence
+
+from .model import ONE, Aff, Sched, par, it
+
+__all__ = ["Recorder", "Step"]
+
+
+def _beta(b: Sequence[int]) -> str:
+    return "[" + ", ".join(str(x) for x in b) + "]"
+
+
+@dataclass(frozen=True)
+class Step:
+    """One directive: ``name`` and ``args`` (see the module docstring);
+    ``comment`` says what it does, in the user's terms."""
+
+    name: str
+    args: tuple
+    comment: str = field(default="", compare=False)
+
+    def text(self, params: Sequence[str]) -> str:
+        """The directive in Clay's syntax (without comment); ``params`` the
+        SCoP's parameters."""
+        return f"{self.name}({', '.join(_arg(a, self.name, params) for a in self.args)});"
+
+
+def _arg(a, name: str, params: Sequence[str]) -> str:
+    if isinstance(a, tuple):
+        return _beta(a)
+    if isinstance(a, Aff):
+        if name in ("iss", "peel"):
+            n = max((k[1] + 1 for k in a.keys("i")), default=0)
+            iters = [int(a[it(k)]) for k in range(n)]
+            ps = [int(a[par(p)]) for p in params]
+            return "{[] | " + _beta(iters) + " | " + _beta(ps) + f" | {int(a[ONE])}" + "}"
+        ps = [int(a[par(p)]) for p in params]
+        plist = "{}" if not any(ps) else "{" + " | ".join(str(x) for x in ps) + "}"
+        return f"{plist}, {int(a[ONE])}"
+    return str(a)
+
+
+class Recorder:
+    """The current symbolic schedule and the steps applied to it so far."""
+
+    def __init__(self, sched: Sched):
+        self.sched = sched
+        self.steps: list[Step] = []
+
+    #: Directives whose :class:`~.model.Sched` method has the same name and
+    #: arguments.
+    PLAIN = frozenset({"reorder", "fuse", "split", "interchange", "reverse", "skew",
+                       "reshape", "shift", "grain", "stripmine", "tile", "linearize",
+                       "embed", "unembed"})
+
+    def do(self, name: str, *args, comment: str = "", **kw) -> None:
+        """Apply directive ``name`` to the schedule and record it
+        (``densify`` takes its ``factor=``, ``iss`` its ``new_tag=``, the
+        tag of the copies it makes)."""
+        s = self.sched
+        if name in self.PLAIN:
+            getattr(s, name)(*args)
+        elif name == "densify":
+            s.densify(args[0], args[1], kw["factor"])
+        elif name == "iss":
+            s.iss(args[0], args[1], kw["new_tag"])
+        elif name in ("parallelize", "vectorize"):
+            s.mark("parallel" if name == "parallelize" else "vectorize", args[0])
+        elif name == "unroll":
+            s.mark("unroll", args[0], args[1])
+        else:
+            raise ValueError(f"unknown step {name}")
+        self.steps.append(Step(name, tuple(args), comment))
