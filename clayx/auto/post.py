@@ -13,7 +13,8 @@ On the relations :func:`.tree.from_tree` read from isl's schedule tree:
    ``embed``.
 2. :func:`tile`: every chain of loops that come from consecutive members of
    one permutable band, each the only child of the one before, is tiled
-   (chains of at least two loops; one tile size for all): the tile loops
+   (chains of at least two loops, in which every statement runs more than
+   one iteration of each loop per outer iteration; one tile size for all): the tile loops
    ``floor(x / size)`` go outside the chain, in the same order (Clay's
    ``tile``).  With ``scale`` the tile loops step by ``size``
    (``size * floor(x / size)``, isl's ``tile_scale_tile_loops``).
@@ -166,10 +167,10 @@ def _hoist_once(scop: Scop, rels: list[TreeRelation]) -> bool:
 
 
 def _fission_once(scop: Scop, rels: list[TreeRelation]) -> bool:
-    """Take one child out of a loop, into a loop of its own right before or
-    after it, when at every iteration of the outer loops everything in that
-    child runs before (after) everything else in the loop: the loop only
-    chained ranges that follow each other."""
+    """Cut one loop in two, the children of one part first, when at every
+    iteration of the outer loops every instance of that part runs before
+    every instance of the other (the loop only chained ranges that follow
+    each other)."""
     loops = sorted({tuple(r.betas[:k]) for r in rels for k in range(1, len(r.betas))})
     for loop in loops:
         k = len(loop)
@@ -179,23 +180,31 @@ def _fission_once(scop: Scop, rels: list[TreeRelation]) -> bool:
         n_out = 2 * k + 1               # up to β_k: ties on α_k go by position
         dates = {kid: _union(_truncated(scop, r, n_out) for r in rels
                              if tuple(r.betas[:k + 1]) == kid) for kid in kids}
-        for kid in kids:
-            rest = [x for x in kids if x != kid]
-            dr = _union(dates[x] for x in rest)
-            d = dates[kid]
-            same = _project(dr, n_out, 2 * k - 1).apply_range(
-                _project(d, n_out, 2 * k - 1).reverse())
-            # the rest never runs before ``kid``: kid first; never after: kid last
-            if dr.lex_lt_union_map(d).intersect(same).is_empty():
-                where = "before"
-            elif dr.lex_gt_union_map(d).intersect(same).is_empty():
-                where = "after"
-            else:
+        outer = {kid: _project(dates[kid], n_out, 2 * k - 1) for kid in kids}
+        memo: dict[tuple, bool] = {}
+
+        def runs_before(y, x) -> bool:
+            """Does some instance of child ``y`` run before one of ``x`` in
+            the same iteration of the outer loops?"""
+            if (y, x) not in memo:
+                same = outer[y].apply_range(outer[x].reverse())
+                memo[(y, x)] = not dates[y].lex_lt_union_map(dates[x]).intersect(same).is_empty()
+            return memo[(y, x)]
+
+        for seed in kids:
+            part = {seed}
+            grown = True
+            while grown:
+                grown = False
+                for y in kids:
+                    if y not in part and any(runs_before(y, x) for x in part):
+                        part.add(y)
+                        grown = True
+            if len(part) == len(kids):
                 continue
-            delta = Fraction(-1, 2) if where == "before" else Fraction(1, 2)
             for r in rels:
-                if tuple(r.betas[:k + 1]) == kid:
-                    r.betas = (r.betas[:k - 1] + (Fraction(r.betas[k - 1]) + delta,)
+                if tuple(r.betas[:k + 1]) in part:
+                    r.betas = (r.betas[:k - 1] + (Fraction(r.betas[k - 1]) - Fraction(1, 2),)
                                + r.betas[k:])
             _renumber(rels)
             return True
@@ -278,6 +287,12 @@ def tile(scop: Scop, rels: list[TreeRelation], size: int, *, scale: bool = False
             chain.append(nxt)
         for c in chain:
             in_chain.add(c.prefix)
+        # a statement that runs one iteration of a chain loop per outer
+        # iteration would get a tile of one point there: leave such chains
+        k0 = len(chain[0].prefix) - 1
+        if any(_is_degenerate(scop, r, k0 + j + 1) for r in chain[0].rels
+               for j in range(len(chain))):
+            continue
         if len(chain) >= 2:
             chains.append(chain)
     tiled = []

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..model import ClaySchedule, Scop
-from .model import Divs, Sched, WhiteboxError, equalities, from_relation
+from .model import Divs, Sched, WhiteboxError, equalities, from_relation, to_map
 from .recover import recover
 from .steps import Step
 
@@ -87,6 +87,33 @@ def symbolic(scop: Scop, schedule: ClaySchedule, divs: Divs, *, tags: bool) -> S
     return Sched(rels, scop.params, divs, marks)
 
 
+class Oracle:
+    """Is a symbolic schedule legal?  Builds its isl relations and asks
+    :func:`clayx.analysis.is_legal`; ``calls`` counts the questions."""
+
+    def __init__(self, scop: Scop, deps):
+        self.scop = scop
+        self.deps = deps
+        self.calls = 0
+
+    def schedule(self, sched: Sched) -> ClaySchedule:
+        """The :class:`ClaySchedule` of ``sched``."""
+        from ..model import Relation
+        ctx = self.scop.context.get_ctx()
+        rels = []
+        for r in sched.rels:
+            st = self.scop.statement(r.stmt)
+            rels.append(Relation(r.stmt, tuple(r.beta),
+                                 to_map(r, st.iterators, self.scop.params, sched.divs, ctx)))
+        return ClaySchedule(tuple(rels))
+
+    def __call__(self, sched: Sched) -> bool:
+        from dataclasses import replace
+        from ..analysis import is_legal
+        self.calls += 1
+        return is_legal(replace(self.scop, schedule=self.schedule(sched)), self.deps)
+
+
 def whitebox(original, target, *, simplify: bool = True, verify: bool = True,
              deps=None) -> WhiteboxResult:
     """The Clay directives from ``original`` to ``target``, replayed.
@@ -109,12 +136,14 @@ def whitebox(original, target, *, simplify: bool = True, verify: bool = True,
     O = symbolic(scop, scop.schedule, divs, tags=False)
     T = symbolic(scop, target_sched, divs, tags=True)
     t1 = time.perf_counter()
-    raw, reached = recover(O, T)
+    oracle = Oracle(scop, deps)
+    raw, reached = recover(O, T, oracle=oracle)
     t2 = time.perf_counter()
     steps = shorten(raw, O, T) if simplify else list(raw)
     t3 = time.perf_counter()
     result = WhiteboxResult(None, steps, raw, params=tuple(scop.params))
-    result.timings = {"read": t1 - t0, "recover": t2 - t1, "simplify": t3 - t2}
+    result.timings = {"read": t1 - t0, "recover": t2 - t1, "simplify": t3 - t2,
+                      "legality_checks": oracle.calls}
     if verify:
         replay(result, scop, session, target_sched, deps)
     else:

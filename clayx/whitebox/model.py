@@ -27,7 +27,8 @@ import islpy as isl
 
 from ..errors import ClayxError
 
-__all__ = ["Aff", "Divs", "Rel", "Sched", "WhiteboxError", "from_relation"]
+__all__ = ["Aff", "Divs", "Rel", "Sched", "WhiteboxError", "equalities", "from_relation",
+           "to_map"]
 
 _dt = isl.dim_type
 
@@ -472,6 +473,38 @@ class Sched:
         return "\n".join(f"{r.stmt}#{r.tag} β={list(r.beta)} α=({', '.join(a.text() for a in r.alphas)})"
                          + (f" : {' and '.join(c.text() + ' >= 0' for c in r.cons)}" if r.cons else "")
                          for r in self.rels)
+
+
+# --- back to isl ---------------------------------------------------------------------
+
+def _isl_text(a: Aff, names: dict, divs: Divs) -> str:
+    """``a`` as isl affine text (divs as ``floor((…)/s)``)."""
+    out = ""
+    for k in sorted(a.c, key=str):
+        v = a.c[k]
+        if k == ONE:
+            term = str(abs(v))
+        elif k[0] == "d":
+            num, den = divs.of(k)
+            term = f"{abs(v)}*floor(({_isl_text(num, names, divs)})/{den})"
+        else:
+            term = f"{abs(v)}*{names[k]}"
+        out += (" - " if v < 0 else " + ") + term if out else ("-" if v < 0 else "") + term
+    return out or "0"
+
+
+def to_map(r: Rel, iterators: Sequence[str], params: Sequence[str], divs: Divs,
+           ctx: isl.Context) -> isl.Map:
+    """The isl relation ``S[i] -> [β0, α1, …]`` of a symbolic relation."""
+    names = {it(k): n for k, n in enumerate(iterators)}
+    names.update({par(p): p for p in params})
+    outs = [str(r.beta[0])]
+    for a, b in zip(r.alphas, r.beta[1:]):
+        outs += [_isl_text(a, names, divs), str(b)]
+    cons = " and ".join(f"{_isl_text(c, names, divs)} >= 0" for c in r.cons)
+    text = (f"[{', '.join(params)}] -> {{ {r.stmt}[{', '.join(iterators)}] -> "
+            f"[{', '.join(outs)}]{' : ' + cons if cons else ''} }}")
+    return isl.Map(text, context=ctx)
 
 
 # --- reading isl relations ---------------------------------------------------------

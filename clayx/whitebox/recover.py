@@ -55,7 +55,11 @@ from typing import Sequence
 from .model import ONE, Aff, Rel, Sched, WhiteboxError, it
 from .steps import Recorder, Step
 
-__all__ = ["recover", "reduce"]
+__all__ = ["MAX_ORDERS", "recover", "reduce"]
+
+#: How many orders of the α step groups of one loop are tried when the
+#: first one breaks a dependence.
+MAX_ORDERS = 24
 
 
 # --- linear algebra ---------------------------------------------------------------
@@ -93,11 +97,11 @@ def solve(rows: Sequence[Aff], target: Aff, keys: Sequence) -> list[Fraction] | 
 
 
 def _basis(rows: Sequence[Aff], keys: Sequence) -> list[int]:
-    """1-based indices of rows that are independent of the rows before them
-    (outermost first)."""
+    """1-based indices of rows that are independent of the rows after them
+    (innermost first: of two equal rows, the inner one is the pivot)."""
     chosen: list[Aff] = []
     out = []
-    for l, row in enumerate(rows, 1):
+    for l, row in reversed(list(enumerate(rows, 1))):
         if row.is_zero:
             continue
         if chosen and solve(chosen, row, keys) is not None:
@@ -105,7 +109,7 @@ def _basis(rows: Sequence[Aff], keys: Sequence) -> list[int]:
         if _rank(chosen + [row], keys) == len(chosen) + 1:
             chosen.append(row)
             out.append(l)
-    return out
+    return sorted(out)
 
 
 def _rank(rows: Sequence[Aff], keys: Sequence) -> int:
@@ -134,6 +138,23 @@ def _reshaped(r: Rel, old: Aff, new: Aff, j: int) -> list[tuple]:
     if not rest.is_zero:
         out.append(("shift", j, rest))
     return out
+
+
+def _simulated(r: Rel, plan: tuple) -> list[Aff]:
+    """``r``'s α dimensions after the steps of ``plan`` (positions only)."""
+    a = list(r.alphas)
+    for st in plan:
+        if st[0] == "interchange":
+            a[st[1] - 1], a[st[2] - 1] = a[st[2] - 1], a[st[1] - 1]
+        elif st[0] == "reverse":
+            a[st[1] - 1] = -a[st[1] - 1]
+        elif st[0] == "skew":
+            a[st[1] - 1] = a[st[1] - 1] - a[st[2] - 1].scale(st[3])
+        elif st[0] == "shift":
+            a[st[1] - 1] = a[st[1] - 1] - st[2]
+        elif st[0] == "reshape":
+            a[st[1] - 1] = r.canon(a[st[1] - 1] - Aff.var(it(st[2] - 1)).scale(st[3]))
+    return a
 
 
 def _iter_keys(r: Rel) -> list:
@@ -295,10 +316,11 @@ def _split_tree(pieces: list[tuple[int, list[Aff]]]):
 class _Core:
     """Parts 2 and 3 of the module docstring on the recorder's schedule."""
 
-    def __init__(self, rec: Recorder, T: Sched):
+    def __init__(self, rec: Recorder, T: Sched, oracle=None):
         self.rec = rec
         self.C = rec.sched
         self.T = T
+        self.oracle = oracle
         self._next_tag = 10 ** 6
 
     # -- 2 ------------------------------------------------------------------------
@@ -384,6 +406,16 @@ class _Core:
             if not mixed:
                 break
             self.sortsplit(mixed[0], label)
+        # a'. a relation that the target has as a statement here but that sits
+        # in one-iteration loops of its own (embedded by a rescue) leaves them
+        tgt_stmt = {self.T.under(kid)[0].tag for kid in self.T.children(rho)
+                    if not self.T.is_loop(kid)}
+        for c in list(C.children(rho)):
+            under = C.under(c)
+            if len(under) == 1 and under[0].tag in tgt_stmt:
+                while len(C.by_tag(under[0].tag).beta) > k + 1:
+                    self.rec.do("unembed", C.by_tag(under[0].tag).beta,
+                                comment="remove a one-iteration loop")
         # b. α
         for c in C.children(rho):
             if C.is_loop(c):
@@ -487,30 +519,173 @@ class _Core:
         return tuple(steps)
 
     def set_alpha(self, c: tuple, d: int) -> None:
-        """Part 3b for the child loop ``c`` at depth ``d``."""
+        """Part 3b for the child loop ``c`` at depth ``d``.
+
+        Relations that need the same steps get them together, on the
+        largest loops that hold only them.  When that leaves relations of
+        one loop transformed separately and an oracle is given, the state
+        after each group is checked; an illegal one is undone and the
+        groups are tried in other orders (at most :data:`MAX_ORDERS`)."""
         C = self.C
         groups: dict[tuple, list[int]] = {}
         for r in C.under(c):
             p = self.plan(r, d)
             if p:
                 groups.setdefault(p, []).append(r.tag)
+        if not groups:
+            return
+        units = []
         for plan, tags in groups.items():
-            tagset = set(tags)
-            done: set[int] = set()
-            for tag in tags:
-                if tag in done:
-                    continue
-                r = C.by_tag(tag)
-                prefix = None
-                for m in range(len(c), len(r.beta) + 1):
-                    p = r.beta[:m]
-                    under = {x.tag for x in C.under(p)}
-                    if under <= tagset:
-                        prefix = p
-                        break
-                assert prefix is not None
-                done |= {x.tag for x in C.under(prefix)}
+            for prefix in self.covers(c, tags):
+                units.append((prefix, plan))
+        risky = len(units) > 1 and self.oracle is not None
+        if not risky:
+            for prefix, plan in units:
                 self.apply_plan(prefix, plan, is_loop=C.is_loop(prefix))
+            return
+        from itertools import islice, permutations
+        snap = self.snapshot()
+        last = None
+        for order in islice(permutations(range(len(units))), MAX_ORDERS):
+            ok = True
+            for i in order:
+                prefix, plan = units[i]
+                self.apply_plan(prefix, plan, is_loop=C.is_loop(prefix))
+                if not self.oracle(C):
+                    ok = False
+                    last = (prefix, plan)
+                    break
+            if ok:
+                return
+            self.restore(snap)
+        if self.perfect_nest(c, d):
+            return
+        prefix, plan = last
+        raise WhiteboxError(
+            f"cannot order the steps that give the relations under {list(c)} their target "
+            f"dimension {d} legally (the steps {[p[0] for p in plan]} on {list(prefix)} "
+            "break a dependence in every order tried)")
+
+    def perfect_nest(self, c: tuple, d: int) -> bool:
+        """The rescue for relations of one loop that need different
+        interchanges (a right-looking factorization, a column-oriented
+        solve): fuse the loops inside ``c`` into one perfect nest down to
+        ``depth`` (the deepest pivot), and bring dimension ``depth`` out to
+        ``d`` with one set of loop-level steps for every relation.  A
+        relation that does not reach ``depth`` gets one-iteration loops
+        (``embed``); its free dimensions get values that keep its place: at
+        ``depth`` the value its target has at ``d``, in between one of a few
+        candidates (its target's, its outer dimensions'), tried in turn.
+        Every step is checked; returns False (and changes nothing) when no
+        candidate gives a legal sequence."""
+        C = self.C
+        try:
+            depth = max(self._pivot(r, d) for r in C.under(c))
+        except WhiteboxError:
+            return False
+        for choice in range(4):
+            snap = self.snapshot()
+            try:
+                if self._perfect_nest(c, d, depth, choice):
+                    return True
+            except (WhiteboxError, IndexError, KeyError, StopIteration):
+                pass
+            self.restore(snap)
+        return False
+
+    def _perfect_nest(self, c: tuple, d: int, depth: int, choice: int) -> bool:
+        C = self.C
+        for r in list(C.under(c)):
+            if self._pivot(r, d) == depth:
+                continue
+            while r.depth < depth:
+                self.rec.do("embed", r.beta, comment=f"a one-iteration loop around {r.stmt}")
+            keys = _iter_keys(r)
+            rows = [a.part("i") for a in r.alphas]
+            needed = _basis(rows[:d - 1] + rows[depth:], keys)
+            target = self.T.by_tag(r.tag).alphas
+            for e in range(depth, d, -1):
+                if _rank(rows[:e - 1] + rows[e:], keys) != len(keys):
+                    continue                  # a dimension the relation needs
+                if e == depth:
+                    value = target[d - 1]
+                else:
+                    cands = [target[e] if e < len(target) else None, target[d - 1],
+                             r.alphas[e - 2], Aff()]
+                    value = cands[choice]
+                    if value is None:
+                        value = target[d - 1]
+                plan = tuple(_reshaped(r, r.alphas[e - 1], value, e))
+                if plan:
+                    self.apply_plan(r.beta, plan, is_loop=False)
+                rows = [a.part("i") for a in r.alphas]
+            del needed
+        node = c
+        for _ in range(d + 1, depth + 1):
+            while True:
+                kids = C.children(node)
+                if len(kids) == 1:
+                    break
+                self.rec.do("fuse", kids[0], comment="fuse into one loop nest")
+                if self.oracle is not None and not self.oracle(C):
+                    return False
+            if not C.is_loop(kids[0]):
+                return False
+            node = kids[0]
+        plans = {r.tag: self.plan(r, d) for r in C.under(c)}
+        common = next((p for r in C.under(c) for p in [plans[r.tag]]
+                       if self._pivot(r, d) == depth), ())
+        if all(_simulated(r, common)[d - 1] == self.T.by_tag(r.tag).alphas[d - 1]
+               for r in C.under(c)):
+            if common:
+                self.apply_plan(c, common, is_loop=True)
+            return self.oracle is None or self.oracle(C)
+        groups: dict[tuple, list[int]] = {}
+        for tag, p in plans.items():
+            if p:
+                groups.setdefault(p, []).append(tag)
+        for plan, tags in groups.items():
+            for prefix in self.covers(c, tags):
+                self.apply_plan(prefix, plan, is_loop=C.is_loop(prefix))
+                if self.oracle is not None and not self.oracle(C):
+                    return False
+        return True
+
+    def _pivot(self, r: Rel, d: int) -> int:
+        """The depth the current dimension α ``d`` of ``r`` will come from."""
+        steps = self.plan(r, d)
+        inter = [s for s in steps if s[0] == "interchange"]
+        return inter[0][2] if inter else d
+
+    def covers(self, c: tuple, tags: list[int]) -> list[tuple]:
+        """The largest prefixes under ``c`` that hold only relations of
+        ``tags`` and together hold all of them."""
+        C = self.C
+        tagset = set(tags)
+        done: set[int] = set()
+        out = []
+        for tag in tags:
+            if tag in done:
+                continue
+            r = C.by_tag(tag)
+            for m in range(len(c), len(r.beta) + 1):
+                p = r.beta[:m]
+                if {x.tag for x in C.under(p)} <= tagset:
+                    out.append(p)
+                    done |= {x.tag for x in C.under(p)}
+                    break
+        return out
+
+    def snapshot(self):
+        """The state to come back to (:meth:`restore`)."""
+        return (self.C.copy(), len(self.rec.steps))
+
+    def restore(self, snap) -> None:
+        """Undo everything since ``snap``."""
+        sched, n = snap
+        self.C.rels = [r.copy() for r in sched.rels]
+        self.C.marks = list(sched.marks)
+        del self.rec.steps[n:]
 
     def apply_plan(self, beta: tuple, plan: tuple, is_loop: bool) -> None:
         """Record the steps of ``plan`` on ``beta`` (skews on a statement
@@ -544,10 +719,14 @@ class _Core:
                 raise AssertionError(kind)
 
 
-def recover(O: Sched, T: Sched, names: dict | None = None) -> tuple[list[Step], Sched]:
+def recover(O: Sched, T: Sched, names: dict | None = None,
+            oracle=None) -> tuple[list[Step], Sched]:
     """Steps from ``O`` to ``T`` (both symbolic, ``T``'s relations tagged
     0…n-1, ``O`` untagged; neither is modified), and the schedule they
-    reach (equal to ``T``)."""
+    reach (equal to ``T``).  ``oracle(sched) -> bool`` says whether a
+    symbolic schedule is legal; with one, the α steps that change relations
+    of a shared loop separately are checked and reordered when an order
+    breaks a dependence."""
     O = O.copy()
     target = T.copy()
     core_T = T.copy()
@@ -565,7 +744,7 @@ def recover(O: Sched, T: Sched, names: dict | None = None) -> tuple[list[Step], 
                 "tiles are removed, its dimensions do not determine its iterators)")
     rec = Recorder(O)
     rec.names = names or {}
-    core = _Core(rec, core_T)
+    core = _Core(rec, core_T, oracle)
     core.split_parts()
     for r in list(rec.sched.rels):
         extra = core_T.by_tag(r.tag).depth - r.depth
