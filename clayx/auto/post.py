@@ -318,8 +318,8 @@ def tile(scop: Scop, rels: list[TreeRelation], size: int, *, scale: bool = False
 
 
 def parallel_marks(scop: Scop, rels: Sequence[TreeRelation], deps) -> tuple[Mark, ...]:
-    """``parallel`` marks on the outermost coincident loop of every path
-    (step 4 of the module docstring), each checked against ``deps``."""
+    """``parallel`` marks on the outermost loop of every path that carries no
+    dependence of ``deps`` (step 4 of the module docstring)."""
     from ..analysis import parallel_violations
     loops = _loops(rels)
     sched = relations_schedule(rels, scop)
@@ -330,11 +330,9 @@ def parallel_marks(scop: Scop, rels: Sequence[TreeRelation], deps) -> tuple[Mark
         for kid in _children(loops, rels, prefix):
             if kid not in loops:
                 continue
-            lp = loops[kid]
-            if lp.member is not None and lp.member.coincident:
-                if not parallel_violations(new_scop, kid, len(kid), deps, limit=1):
-                    marks.append(Mark("parallel", kid))
-                    continue
+            if not parallel_violations(new_scop, kid, len(kid), deps, limit=1):
+                marks.append(Mark("parallel", kid))
+                continue
             walk(kid)
 
     walk(())
