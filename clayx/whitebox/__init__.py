@@ -75,26 +75,61 @@ def symbolic(scop: Scop, schedule: ClaySchedule, divs: Divs, *, tags: bool) -> S
     """The :class:`~.model.Sched` of ``schedule`` over ``scop``'s statements
     (relations tagged 0, 1, … in β order when ``tags``)."""
     rels = []
-    elims: dict = {}
     for k, r in enumerate(schedule.relations):
         st = scop.statement(r.stmt)
         dom = st.domain.intersect_params(scop.context)
-        if r.stmt not in elims:
-            elims[r.stmt] = equalities(dom, scop.params)
+        part = r.map.domain().intersect(dom)
         rels.append(from_relation(r.map, r.beta, st.dim, dom, divs, scop.params,
-                                  k if tags else -1, elims[r.stmt]))
+                                  k if tags else -1, equalities(part, scop.params)))
     marks = [(m.kind, tuple(m.loop), m.arg) for m in schedule.marks]
     return Sched(rels, scop.params, divs, marks)
 
 
 class Oracle:
-    """Is a symbolic schedule legal?  Builds its isl relations and asks
-    :func:`clayx.analysis.is_legal`; ``calls`` counts the questions."""
+    """What the recovery asks isl: is a symbolic schedule legal (its isl
+    relations checked by :func:`clayx.analysis.is_legal`; ``calls`` counts
+    these), the instances of a part of a statement, the equalities they
+    satisfy."""
 
     def __init__(self, scop: Scop, deps):
         self.scop = scop
         self.deps = deps
         self.calls = 0
+
+    def part(self, stmt: str, cons) -> "isl.Set":
+        """The instances of ``stmt`` where every form of ``cons`` is ≥ 0."""
+        import islpy as isl
+        from .model import it, par, _isl_text
+        st = self.scop.statement(stmt)
+        dom = st.domain.intersect_params(self.scop.context)
+        if not cons:
+            return dom
+        names = {it(k): n for k, n in enumerate(st.iterators)}
+        names.update({par(p): p for p in self.scop.params})
+        text = " and ".join(f"{_isl_text(c, names, None)} >= 0" for c in cons)
+        s = isl.Set(f"[{', '.join(self.scop.params)}] -> {{ {stmt}[{', '.join(st.iterators)}]"
+                    f" : {text} }}", context=dom.get_ctx())
+        return dom.intersect(s)
+
+    def equal(self, r, a, b, divs) -> bool:
+        """Are the forms ``a`` and ``b`` equal on the instances of the
+        relation ``r`` (its part)?"""
+        import islpy as isl
+        from .model import it, par, _isl_text
+        st = self.scop.statement(r.stmt)
+        names = {it(k): n for k, n in enumerate(st.iterators)}
+        names.update({par(p): p for p in self.scop.params})
+        ctx = self.scop.context.get_ctx()
+        head = f"[{', '.join(self.scop.params)}] -> {{ {r.stmt}[{', '.join(st.iterators)}] -> "
+        ma = isl.Map(head + f"[{_isl_text(a, names, divs)}] }}", context=ctx)
+        mb = isl.Map(head + f"[{_isl_text(b, names, divs)}] }}", context=ctx)
+        part = self.part(r.stmt, r.cons)
+        return ma.intersect_domain(part).is_equal(mb.intersect_domain(part))
+
+    def elim(self, stmt: str, cons) -> dict:
+        """The equalities of the part ``cons`` of ``stmt`` (see
+        :func:`.model.equalities`)."""
+        return equalities(self.part(stmt, cons), self.scop.params)
 
     def schedule(self, sched: Sched) -> ClaySchedule:
         """The :class:`ClaySchedule` of ``sched``."""

@@ -619,5 +619,5 @@ def from_relation(m: isl.Map, beta: Sequence[int], dim: int, domain: isl.Set,
     elim = dict(elim or {})
     alphas = [_aff(ma.get_at(k), divs, params, elim) for k in range(ma.dim(_dt.out))]
     part = m.domain().gist(domain).coalesce()
-    cons = [] if part.plain_is_universe() else _constraints(part, divs, params, elim)
+    cons = [] if part.plain_is_universe() else _constraints(part, divs, params)
     return Rel(stmt, dim, tuple(beta), alphas, cons, tag, elim)

@@ -131,9 +131,26 @@ def _rank(rows: Sequence[Aff], keys: Sequence) -> int:
 
 def _reshaped(r: Rel, old: Aff, new: Aff, j: int) -> list[tuple]:
     """``reshape`` and ``shift`` steps that turn α ``j`` of ``r`` from ``old``
-    into ``new``."""
+    into ``new``, in an order that keeps the dates unique after each one
+    when there is one (``reshape`` refuses a step that does not)."""
     diff = old - new
-    out: list[tuple] = [("reshape", j, m + 1, int(diff[it(m)])) for m in r.free if diff[it(m)]]
+    todo = [("reshape", j, m + 1, int(diff[it(m)])) for m in r.free if diff[it(m)]]
+    keys = _iter_keys(r)
+    rows = [a.part("i") for a in r.alphas]
+    full = _rank(rows, keys)
+    out: list[tuple] = []
+    cur = rows[j - 1]
+    while todo:
+        for st in todo:
+            nxt = cur - Aff.var(it(st[2] - 1)).scale(st[3])
+            if _rank(rows[:j - 1] + [nxt] + rows[j:], keys) >= full:
+                break
+        else:
+            st = todo[0]
+            nxt = cur - Aff.var(it(st[2] - 1)).scale(st[3])
+        todo.remove(st)
+        out.append(st)
+        cur = nxt
     rest = diff.part("p", "1")
     if not rest.is_zero:
         out.append(("shift", j, rest))
@@ -173,7 +190,7 @@ def _is_div(a: Aff) -> tuple | None:
 
 # --- 1. the target's complementary transformations ---------------------------------------
 
-def reduce(T: Sched) -> list[Step]:
+def reduce(T: Sched, oracle=None) -> list[Step]:
     """Apply inverse steps to ``T`` until it is a core schedule (see the
     module docstring, part 1); return the direct steps in the order they
     must be applied (from the core to the original ``T``)."""
@@ -183,7 +200,8 @@ def reduce(T: Sched) -> list[Step]:
         guard += 1
         if guard > 10000:
             raise WhiteboxError("internal: the reduction of the target does not end")
-        if _densify_once(T, found) or _unskew_once(T, found) or _linearize_once(T, found):
+        if (_densify_once(T, found) or _unskew_once(T, found)
+                or _linearize_once(T, found, oracle) or _fix_point_once(T, found)):
             continue
         break
     for r in T.rels:
@@ -251,7 +269,52 @@ def _unskew_once(T: Sched, found: list[Step]) -> bool:
     return False
 
 
-def _linearize_once(T: Sched, found: list[Step]) -> bool:
+def _same(a: Sched, b: Sched, oracle=None) -> bool:
+    """Do two symbolic schedules have the same relations (by tag)?  Forms
+    that differ as written are compared on the relation's instances by
+    ``oracle.equal`` when an oracle is given (a chunk ``floor(i / 16)`` is
+    0 on a part where ``i < 16``)."""
+    if len(a.rels) != len(b.rels):
+        return False
+    other = {r.tag: r for r in b.rels}
+    for r in a.rels:
+        x = other.get(r.tag)
+        if x is None or x.beta != r.beta or len(x.alphas) != len(r.alphas):
+            return False
+        for u, v in zip(r.alphas, x.alphas):
+            u, v = r.canon(u), x.canon(v)
+            if u != v and (oracle is None or not oracle.equal(r, u, v, a.divs)):
+                return False
+    return True
+
+
+def _replays(X: Sched, steps: Sequence[Step], T: Sched, oracle=None) -> bool:
+    """Do ``steps`` (direct steps) turn ``X`` into ``T``?"""
+    rec = Recorder(X.copy())
+    try:
+        for st in steps:
+            rec.do(st.name, *st.args)
+    except (IndexError, KeyError, ValueError, WhiteboxError):
+        return False
+    return _same(rec.sched, T, oracle)
+
+
+def _groups(T: Sched, r: Rel, lo: int, hi: int):
+    """Candidate sets of relations for one step: those under each prefix of
+    ``r``'s β of length ``lo`` … ``hi`` (largest set first, no repeats)."""
+    seen = set()
+    for m in range(lo, hi + 1):
+        g = T.under(r.beta[:m])
+        key = frozenset(id(x) for x in g)
+        if key not in seen:
+            seen.add(key)
+            yield r.beta[:m], g
+
+
+def _linearize_once(T: Sched, found: list[Step], oracle=None) -> bool:
+    """Remove one chunk dimension ``α_t = floor(α_p / s)`` (a ``tile`` or
+    ``stripmine`` step, possibly on part of a loop), checked by replaying
+    the direct step."""
     for r in T.rels:
         # the innermost chunk dimension first: its tile is the last one applied,
         # so the sequence tiles outer loops first
@@ -263,52 +326,139 @@ def _linearize_once(T: Sched, found: list[Step]) -> bool:
             p = next((p for p in range(t + 1, r.depth + 1) if r.alphas[p - 1] == num), None)
             if p is None:
                 continue
-            group = T.under(r.beta[:t])
-            if {id(x) for x in T.under(r.beta[:p])} != {id(x) for x in group}:
+            for _, group in _groups(T, r, t, len(r.beta) - 1):
+                if not all(_chunk_of(T, x, t, p, size, oracle) for x in group):
+                    continue
+                X = T.copy()
+                ids = {x.tag for x in group}
+                for x in X.rels:
+                    if x.tag in ids:
+                        del x.alphas[t - 1]
+                        x.beta = x.beta[:p - 1] + x.beta[p:]
+                X.normalize()
+                xr = X.by_tag(r.tag)
+                for m in range(p - 1, len(xr.beta)):
+                    prefix = xr.beta[:m]
+                    if {x.tag for x in X.under(prefix)} != ids:
+                        continue
+                    step = (Step("stripmine", (prefix, t, size)) if p - 1 == t
+                            else Step("tile", (prefix, p - 1, t, size)))
+                    if _replays(X, [step], T, oracle):
+                        T.rels = X.rels
+                        found.append(step)
+                        return True
+    return False
+
+
+def _chunk_of(T: Sched, x: Rel, t: int, p: int, size: int, oracle) -> bool:
+    """Is α_t of ``x`` the chunk ``floor(α_p / size)`` (as written, or on
+    ``x``'s instances)?"""
+    if x.depth < p:
+        return False
+    k = _is_div(x.alphas[t - 1])
+    if k is not None:
+        num, s = T.divs.of(k)
+        return s == size and x.alphas[p - 1] == num
+    if oracle is None or x.alphas[t - 1].keys("i") or x.alphas[t - 1].keys("d"):
+        return False
+    chunk = T.divs.get(x.alphas[p - 1], size)
+    return oracle.equal(x, x.alphas[t - 1], chunk, T.divs)
+
+
+def _fix_point_once(T: Sched, found: list[Step]) -> bool:
+    """Make the dimension a chunk ``floor(e / s)`` was taken from equal to
+    ``e`` again, when a ``reverse``, ``skew`` or ``shift`` changed it after
+    the ``stripmine`` (checked by replaying the direct steps)."""
+    for r in T.rels:
+        for t, a in enumerate(r.alphas, 1):
+            k = _is_div(a)
+            if k is None:
                 continue
-            ok = True
-            for x in group:
-                kx = _is_div(x.alphas[t - 1]) if x.depth >= p else None
-                if kx is None:
-                    ok = False
-                    break
-                nx, sx = T.divs.of(kx)
-                if sx != size or x.alphas[p - 1] != nx:
-                    ok = False
-                    break
-            if not ok:
+            num, size = T.divs.of(k)
+            if any(r.alphas[p - 1] == num for p in range(t + 1, r.depth + 1)):
                 continue
-            for x in group:
-                del x.alphas[t - 1]
-                x.beta = x.beta[:p - 1] + x.beta[p:]
-            T.normalize()
-            prefix = r.beta[:p - 1]
-            if p - 1 == t:
-                found.append(Step("stripmine", (prefix, t, size)))
-            else:
-                found.append(Step("tile", (prefix, p - 1, t, size)))
-            return True
+            for p in range(t + 1, r.depth + 1):
+                for sign in (1, -1):
+                    rest = num - r.alphas[p - 1].scale(sign)
+                    others = [q for q in range(1, r.depth + 1) if q not in (t, p)]
+                    keys = sorted({kk for q in others for kk in r.alphas[q - 1].c
+                                   if kk[0] in "id"} | {kk for kk in rest.c if kk[0] in "id"})
+                    coef = [Fraction(0)] * len(others)
+                    if keys:
+                        sol = solve([r.alphas[q - 1].part("i", "d") for q in others],
+                                    rest.part("i", "d"), keys) if others else None
+                        if sol is None or any(v.denominator != 1 for v in sol):
+                            if rest.part("i", "d").is_zero:
+                                sol = [Fraction(0)] * len(others)
+                            else:
+                                continue
+                        coef = sol
+                    const = rest - sum((r.alphas[q - 1].scale(c) for q, c in zip(others, coef)),
+                                       Aff())
+                    if const.part("i", "d").c:
+                        continue
+                    if _fix_point(T, r, t, p, sign, others, coef, const, found):
+                        return True
+    return False
+
+
+def _fix_point(T, r, t, p, sign, others, coef, const, found) -> bool:
+    """Try the inverse steps that make α_p of ``r`` (and of a set of
+    relations around it) ``sign·α_p + Σ coef·α_q + const``."""
+    for prefix, group in _groups(T, r, 1, len(r.beta)):
+        if any(x.depth < r.depth for x in group):
+            continue
+        X = T.copy()
+        ids = {x.tag for x in group}
+        direct: list[Step] = []
+        for x in X.rels:
+            if x.tag in ids:
+                v = x.alphas[p - 1].scale(sign)
+                for q, c in zip(others, coef):
+                    v = v + x.alphas[q - 1].scale(c)
+                x.alphas[p - 1] = x.canon(v + const)
+        # direct steps, from X back to T: undo the skews and the shift, then reverse
+        for q, c in zip(others, coef):
+            if c:
+                direct.append(Step("skew", (prefix, p, q, int(c))))
+        if not const.is_zero:
+            direct.append(Step("shift", (prefix, p, const.integral())))
+        if sign == -1:
+            direct.append(Step("reverse", (prefix, p)))
+        if T.is_loop(prefix) or not any(s.name == "skew" for s in direct):
+            if _replays(X, direct, T):
+                T.rels = X.rels
+                found.extend(reversed(direct))
+                return True
     return False
 
 
 # --- 2. index-set splitting --------------------------------------------------------------
 
-def _split_tree(pieces: list[tuple[int, list[Aff]]]):
-    """A binary tree ``(constraint, positive subtree, negative subtree)`` or a
-    leaf tag separating the parts ``(tag, constraints)``."""
+def _split_tree(pieces: list[tuple[int, list[Aff]]], subset=None):
+    """A binary tree ``(constraint, positive subtree, negative subtree)``
+    whose leaves are the tags of the parts ``(tag, constraints)``: the
+    index-set splits that separate them.  ``subset(cons, c)`` (when given)
+    says whether the part with constraints ``cons`` lies in ``c ≥ 0``
+    (exactly, with isl); otherwise the constraints are compared as written
+    (``c`` and ``-c - 1``)."""
     if len(pieces) == 1:
         return pieces[0][0]
     cands = []
     for _, cons in pieces:
         for c in cons:
-            if c not in cands:
+            if c not in cands and not c.keys("d"):
                 cands.append(c)
     for c in cands:
         neg = -c - Aff.const(1)
-        pos_p = [(t, [x for x in cs if x != c]) for t, cs in pieces if c in cs]
-        neg_p = [(t, [x for x in cs if x != neg]) for t, cs in pieces if neg in cs]
+        if subset is None:
+            pos_p = [(t, [x for x in cs if x != c]) for t, cs in pieces if c in cs]
+            neg_p = [(t, [x for x in cs if x != neg]) for t, cs in pieces if neg in cs]
+        else:
+            pos_p = [(t, cs) for t, cs in pieces if subset(cs, c)]
+            neg_p = [(t, cs) for t, cs in pieces if (t, cs) not in pos_p and subset(cs, neg)]
         if pos_p and neg_p and len(pos_p) + len(neg_p) == len(pieces):
-            return (c, _split_tree(pos_p), _split_tree(neg_p))
+            return (c, _split_tree(pos_p, subset), _split_tree(neg_p, subset))
     raise WhiteboxError("the parts of a target statement are not separated by "
                         "index-set splits (complementary inequalities)")
 
@@ -344,7 +494,12 @@ class _Core:
                 raise WhiteboxError(
                     f"{stmt} is index-set split differently in the two schedules; "
                     "whitebox from a schedule where it is one relation")
-            tree = _split_tree([(t.tag, list(t.cons)) for t in tparts])
+            subset = None
+            if self.oracle is not None:
+                def subset(cons, c, stmt=stmt):
+                    part = self.oracle.part(stmt, cons)
+                    return part.is_subset(self.oracle.part(stmt, list(cons) + [c]))
+            tree = _split_tree([(t.tag, list(t.cons)) for t in tparts], subset)
             cur[0].tag = self._fresh()
             self._apply_split(cur[0].tag, tree)
         missing = [r.stmt for r in self.C.rels if r.tag < 0]
@@ -378,6 +533,10 @@ class _Core:
             nxt = beta[:-1] + (beta[-1] + 1,)
             self.rec.do("unembed", beta + (0,), comment="remove the one-iteration loop")
             self.rec.do("unembed", nxt + (0,), comment="remove the one-iteration loop")
+        if self.oracle is not None:
+            for x in (self.C.by_tag(tag), self.C.by_tag(new_tag)):
+                x.elim = self.oracle.elim(x.stmt, x.cons)
+                x.alphas = [x.canon(a) for a in x.alphas]
         self._apply_split(tag, pos)
         self._apply_split(new_tag, neg)
 
@@ -489,6 +648,10 @@ class _Core:
         for l, v in zip(basis, xb):
             x[l - 1] = v
         j = max((l for l in basis if l >= d and x[l - 1] != 0), default=None)
+        if j is not None and all(v.denominator == 1 for v in x) and abs(x[j - 1]) != 1:
+            # the innermost needed dimension cannot be the pivot (its
+            # coefficient is not ±1): the innermost one that can, if any
+            j = max((l for l in basis if l >= d and abs(x[l - 1]) == 1), default=j)
         steps = []
         if j is None:
             # t is fixed by the outer dimensions: a one-iteration loop at this
@@ -730,7 +893,7 @@ def recover(O: Sched, T: Sched, names: dict | None = None,
     O = O.copy()
     target = T.copy()
     core_T = T.copy()
-    post = reduce(core_T)
+    post = reduce(core_T, oracle)
     for r in O.rels:
         for a in r.alphas:
             if a.keys("d"):
