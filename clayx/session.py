@@ -264,6 +264,49 @@ class Session:
         finally:
             self._entries, self._pos = saved
 
+    # -- automatic schedules, whiteboxed -------------------------------------
+    def auto(self, preset: str = "cpu", tile: int = 32, **isl_options):
+        """The Clay script that takes the current schedule to isl's automatic
+        one (:func:`clayx.auto.schedule`: ``preset`` ``cpu``, ``gpu``,
+        ``feautrier``, ``nofuse`` or ``maxfuse``; band chains tiled by
+        ``tile``, 0 for none; ``isl_options`` override the preset's isl
+        scheduler options), recovered and replayed (legality included) by
+        :func:`clayx.whitebox`.  Computes, does not apply: ``s.apply(s.auto())``
+        does.
+
+        ::
+
+            for (i…) for (j…) for (k…) S        stripmine([0], 1, 32);
+                                      ⇒         tile([0, 0, 0], 3, 2, 32); …
+                                                parallelize([0]);
+
+        Raises :class:`ClayxError` for an unknown preset or option,
+        :class:`~clayx.whitebox.WhiteboxError` if a part of the schedule has
+        no Clay expression."""
+        return self.auto_result(preset, tile, **isl_options).script
+
+    def auto_result(self, preset: str = "cpu", tile: int = 32, **isl_options):
+        """:meth:`auto` with everything it found: a
+        :class:`~clayx.whitebox.WhiteboxResult` (the script, its steps with
+        comments, timings, the SCoP it reaches, ``auto``: the
+        :class:`~clayx.auto.AutoSchedule`)."""
+        from .auto import schedule
+        from .whitebox import whitebox
+        if not isinstance(tile, int) or isinstance(tile, bool) or tile < 0:
+            raise ClayxError(f"the tile size must be a whole number ≥ 0 (0: no tiling), "
+                             f"not {tile!r}")
+        target = schedule(self.current, preset, tile, deps=self.deps, **isl_options)
+        result = whitebox(self, target.schedule)
+        result.auto = target
+        return result
+
+    def whitebox(self, target):
+        """The :class:`~clayx.whitebox.WhiteboxResult` from the current
+        schedule to ``target`` (any form :func:`clayx.whitebox` takes);
+        nothing is applied."""
+        from .whitebox import whitebox
+        return whitebox(self, target)
+
     def _close_layout(self, new: list[Entry], group: int) -> Entry:
         """Check the layout steps ``new[group:]`` as one change (the program
         before them against the last one's); the last entry, no longer

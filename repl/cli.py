@@ -32,6 +32,22 @@ Forms (kept stable as later features are added):
   output (a difference is a failed verification, exit 1), and report the
   median time of the SCoP regions themselves and the speedup
   (:mod:`clayx.run`);
+- ``clayx FILE.c --auto [PRESET] [--tile N] [--isl NAME=V …] [--emit
+  script|c|omp|scop] [-o OUT]``: isl's automatic schedule (``PRESET``
+  ``cpu`` (default), ``gpu``, ``feautrier``, ``nofuse``, ``maxfuse``; band
+  chains tiled by ``N``, default 32, 0 for none; ``--isl`` overrides an isl
+  scheduler option), whiteboxed into a Clay script that is replayed and
+  checked before it is shown (:meth:`clayx.Session.auto`); by default the
+  script is printed, a one-line comment per step, and it replays unchanged
+  with ``clayx FILE.c --script OUT``; ``--emit c|omp|scop`` writes the
+  result of applying it instead;
+- ``clayx ORIG --whitebox TARGET [--emit script|c|omp|scop]``: the same for
+  an external target: a ``.c`` or ``.scop`` file (Clay's or Pluto's
+  scattering), or an isl schedule (a ``ppcg --save-schedule`` YAML tree or
+  a union map, in a file or as text); a target that breaks a dependence is
+  refused with the legality witness (exit 3), a part with no Clay
+  expression is an error naming it (exit 1);
+- ``--emit script``: the applied steps as a Clay script;
 - ``clayx --list``: every directive with its signature and aliases;
 - ``clayx --demo``: the summary and regenerated code of a bundled example.
 
@@ -72,9 +88,10 @@ def _parser() -> argparse.ArgumentParser:
         prog="clayx",
         description="Interactive polyhedral loop-transformation workbench (Clay directives on isl).")
     ap.add_argument("file", nargs="?", help="C file with a '#pragma scop' region, or an OpenScop .scop file")
-    ap.add_argument("--emit", choices=["c", "omp", "scop"],
+    ap.add_argument("--emit", choices=["script", "c", "omp", "scop"],
                     help="write the regenerated C file (omp: with OpenMP pragmas on the "
-                         "parallelized loops), or the OpenScop form")
+                         "parallelized loops), the OpenScop form, or the Clay script "
+                         "(the default with --auto/--whitebox)")
     ap.add_argument("-o", "--output", help="output file (default: standard output)")
     ap.add_argument("--script", metavar="S.clay",
                     help="apply this Clay script ('-': read it from standard input)")
@@ -91,6 +108,18 @@ def _parser() -> argparse.ArgumentParser:
                     help="with --run: runs of each program (median reported; default 5)")
     ap.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME=V",
                     help="with --run: a -D definition for both compilations (repeatable)")
+    ap.add_argument("--auto", nargs="?", const="cpu", metavar="PRESET",
+                    help="isl's automatic schedule as a verified Clay script (presets: cpu "
+                         "(default), gpu, feautrier, nofuse, maxfuse)")
+    ap.add_argument("--tile", type=int, metavar="N",
+                    help="with --auto: tile size of the permutable bands (default 32; 0: "
+                         "no tiling)")
+    ap.add_argument("--isl", action="append", default=[], metavar="NAME=V",
+                    help="with --auto: an isl scheduler option (outer_coincidence=1, "
+                         "proximity=RAW,WAR …; repeatable)")
+    ap.add_argument("--whitebox", metavar="TARGET",
+                    help="the verified Clay script from FILE's schedule to TARGET's (a .c or "
+                         ".scop file, an isl schedule tree (YAML) or union map file or text)")
     ap.add_argument("--list", action="store_true", help="list every directive and exit")
     ap.add_argument("--demo", action="store_true",
                     help="open the prompt on a bundled example (beamforming)")
@@ -157,6 +186,10 @@ def run(argv: Sequence[str] | None = None, stdout=None, stderr=None, stdin=None)
         return EXIT_USAGE
     if args.run and args.emit:
         print("clayx: error: --run reports times; it takes no --emit", file=stderr)
+        return EXIT_USAGE
+    bad = _usage_errors(args)
+    if bad:
+        print(f"clayx: error: {bad}", file=stderr)
         return EXIT_USAGE
     if not args.demo and not args.file:
         ap.print_usage(stderr)
@@ -240,8 +273,58 @@ def _isatty(f) -> bool:
 def _interactive(args, stdin, stdout) -> bool:
     """Open the prompt: standard input and output are terminals and no
     batch output (``--emit``, ``--script``, ``-o``) was asked for."""
-    return (not (args.emit or args.script or args.output or args.run)
+    return (not (args.emit or args.script or args.output or args.run or args.auto
+                 or args.whitebox)
             and _isatty(stdin) and _isatty(stdout))
+
+
+def _usage_errors(args) -> str | None:
+    """What is wrong with the combination of ``--auto``/``--whitebox``
+    options, None when nothing is."""
+    if args.auto and args.whitebox:
+        return "--auto and --whitebox exclude each other"
+    if not args.auto and (args.tile is not None or args.isl):
+        return "--tile and --isl go with --auto"
+    if (args.auto or args.whitebox) and args.run:
+        return "--run takes no --auto/--whitebox (emit the script, then --script it)"
+    if args.tile is not None and args.tile < 0:
+        return f"--tile must be 0 (no tiling) or more, not {args.tile}"
+    return None
+
+
+def _isl_options(pairs: Sequence[str]) -> dict:
+    """``--isl NAME=V`` as keyword arguments: an integer, or dependence kinds
+    separated by commas."""
+    out: dict = {}
+    for pair in pairs:
+        name, eq, value = pair.partition("=")
+        if not eq or not name.strip() or not value.strip():
+            raise ClayxError(f"--isl {pair}: expected NAME=VALUE")
+        value = value.strip()
+        try:
+            out[name.strip()] = int(value)
+        except ValueError:
+            out[name.strip()] = tuple(v.strip() for v in value.split(","))
+    return out
+
+
+def _whitebox(args, session):
+    """``--auto``/``--whitebox``: the :class:`~clayx.WhiteboxResult` from
+    the session's current schedule."""
+    if args.auto:
+        tile = 32 if args.tile is None else args.tile
+        return session.auto_result(args.auto, tile, **_isl_options(args.isl))
+    return session.whitebox(args.whitebox)
+
+
+def script_text(result, what: str) -> str:
+    """A recovered script as ``--emit script`` prints it: a header comment
+    (what, number of steps, how it was checked), then one step a line with
+    its comment."""
+    n = len(result.steps)
+    how = ("replayed: every instance gets the target's date" if result.exact
+           else f"replayed: {result.note}")
+    return f"# {what}: {n} step{'s' * (n != 1)}, {how}\n" + result.text()
 
 
 def _main(args, stdin=None, stderr=None) -> str:
@@ -270,6 +353,16 @@ def _main(args, stdin=None, stderr=None) -> str:
     if text:
         entries = session.apply(text, path=name)
         _print_outputs(entries, session, stderr)
+    if args.emit == "script" and not (args.auto or args.whitebox):
+        return str(session.script)
+    if args.auto or args.whitebox:
+        result = _whitebox(args, session)
+        if args.emit in (None, "script"):
+            what = (f"clayx --auto {args.auto} --tile "
+                    f"{32 if args.tile is None else args.tile}" if args.auto
+                    else f"clayx --whitebox {args.whitebox}")
+            return script_text(result, f"{what} on {path.name}")
+        session.apply(result.script)
     # an applied <clay> is dropped, as Clay does, so a second run does not
     # apply it again
     applied_clay = (name or "").endswith("<clay>")

@@ -29,7 +29,7 @@ from .model import Divs, Sched, WhiteboxError, equalities, from_relation, to_map
 from .recover import recover
 from .steps import Step
 
-__all__ = ["WhiteboxError", "WhiteboxResult", "whitebox"]
+__all__ = ["WhiteboxError", "WhiteboxResult", "script", "whitebox"]
 
 
 @dataclass
@@ -55,6 +55,9 @@ class WhiteboxResult:
     timings: dict = field(default_factory=dict)
     scop: Scop | None = None
     params: tuple = ()
+    #: the :class:`clayx.auto.AutoSchedule` whitebox aimed at, when the
+    #: target is an automatic schedule (:meth:`clayx.Session.auto_result`)
+    auto: Any = None
 
     def text(self, comments: bool = True) -> str:
         """The script, one directive a line, each with a comment saying what
@@ -192,3 +195,22 @@ def _check_legal(scop: Scop, target: ClaySchedule, deps) -> None:
     from dataclasses import replace
     from ..analysis import check
     check(replace(scop, schedule=target), deps, directive="the target schedule")
+
+
+def script(original, target, **options):
+    """``whitebox(original, target, **options).script``: the recovered,
+    replay-verified :class:`~clayx.script.Script` (what ``clayx.whitebox(…)``
+    returns)."""
+    return whitebox(original, target, **options).script
+
+
+class _CallableModule(type(time)):
+    """``clayx.whitebox`` is this package and, called, :func:`script`."""
+
+    def __call__(self, original, target, **options):
+        return script(original, target, **options)
+
+
+import sys as _sys  # noqa: E402
+
+_sys.modules[__name__].__class__ = _CallableModule

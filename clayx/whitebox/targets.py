@@ -8,9 +8,10 @@ starting SCoP's statements:
 - a :class:`~clayx.model.ClaySchedule` (an automatic schedule, the result
   of a script), a :class:`~clayx.model.Scop` or a :class:`~clayx.Session`
   (its current schedule);
-- the path of a ``.c`` file (its SCoP's schedule, or of a ``.scop``
+- the path of a ``.c`` file (its SCoP's schedule), of a ``.scop``
   OpenScop file as Clay writes it (2d+1 scattering), or as Pluto writes it
-  (any number of scattering dimensions, read by :func:`read_scattering`);
+  (any number of scattering dimensions, read by :func:`read_scattering`),
+  or of any other file holding isl schedule text (``.yaml``, ``.isl``…);
 - isl schedule text: a schedule tree in isl's YAML form (what ``ppcg
   --save-schedule`` writes) or a union map ``{ S0[i, j] -> [i, j, 0]; … }``;
   an ``isl.Schedule`` or ``isl.UnionMap``.
@@ -28,7 +29,6 @@ the loop when that keeps the order (:func:`clayx.auto.post.hoist`).
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 from pathlib import Path
 from typing import Sequence
 
@@ -132,7 +132,10 @@ def read_target(target, scop: Scop) -> ClaySchedule:
 
 def _from_text(text: str, scop: Scop) -> ClaySchedule:
     ctx = scop.context.get_ctx()
-    stripped = text.strip()
+    # whole-line comments (``#``, as in YAML files) are dropped
+    stripped = re.sub(r"^[ \t]*#.*(\n|\Z)", "", text, flags=re.M).strip()
+    if not stripped:
+        raise WhiteboxError("the target text is empty")
     try:
         if re.match(r"\{?\s*(domain|\"domain\")\s*:", stripped) or stripped.startswith("domain"):
             return _from_tree(isl.Schedule.read_from_str(ctx, stripped), scop)
@@ -186,7 +189,13 @@ def _from_file(path: Path, scop: Scop) -> ClaySchedule:
             if "2d+1" not in str(e) and "Clay's form" not in str(e):
                 raise
             return from_flat(read_scattering(text, scop), scop)
-    return _from_scop(load(path).current, scop)
+    if path.suffix in (".c", ".h", ".cc", ".cpp"):
+        return _from_scop(load(path).current, scop)
+    try:                    # isl text: a YAML schedule tree (.yaml) or a union map
+        text = path.read_text()
+    except (OSError, UnicodeDecodeError) as e:
+        raise WhiteboxError(f"cannot read the target {path}: {e}") from None
+    return _from_text(text, scop)
 
 
 # --- flat schedules -------------------------------------------------------------------
@@ -244,7 +253,6 @@ def from_flat(um: isl.UnionMap, scop: Scop) -> ClaySchedule:
             dom = m.domain()
             one = m.project_out(_dt.out, pos + 1, n_out - pos - 1).project_out(_dt.out, 0, pos)
             pa = isl.PwMultiAff.from_map(one).get_at(0)
-            full = scop.statement(name).domain.intersect_params(scop.context)
             t.alphas.append(pa.gist(dom).coalesce())
             t.keys.append(())
             t.members.append(None)
@@ -320,7 +328,7 @@ def _matrix_map(mat, n_out: int, n_in: int, n_loc: int, st, scop: Scop) -> isl.M
     cols = outs + ins + locs + list(scop.params)
     cons = []
     for row in mat:
-        terms = [f"({c})*{n}" for c, n in zip(row[1:], cols) if c]
+        terms = [f"{c}*{n}" for c, n in zip(row[1:], cols) if c]   # isl reads no "(c)*x"
         expr = " + ".join(terms + [str(row[-1])])
         cons.append(f"{expr} {'>=' if row[0] else '='} 0")
     exists = f"exists ({', '.join(locs)}: " if locs else ""
@@ -329,4 +337,8 @@ def _matrix_map(mat, n_out: int, n_in: int, n_loc: int, st, scop: Scop) -> isl.M
         body = f"{exists}{body})"
     text = (f"[{', '.join(scop.params)}] -> {{ {st.name}[{', '.join(ins)}] -> "
             f"[{', '.join(outs)}] : {body} }}")
-    return isl.Map(text, context=scop.context.get_ctx())
+    try:
+        return isl.Map(text, context=scop.context.get_ctx())
+    except isl.Error as e:
+        raise WhiteboxError(f"the SCATTERING of {st.name} is not a relation isl reads "
+                            f"({text}): {e}") from None
