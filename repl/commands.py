@@ -537,3 +537,7 @@ def is_command(text: str) -> bool:
     t = text.strip()
     return t.startswith(":") or re.fullmatch(r"(help(\s+\S+)?|quit|exit)", t) is not None
 
+
+
+# the automatic-scheduling commands (:auto, :whitebox, :edit) live in .auto
+from . import auto as _auto  # noqa: E402,F401
