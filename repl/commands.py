@@ -539,5 +539,6 @@ def is_command(text: str) -> bool:
 
 
 
-# the automatic-scheduling commands (:auto, :whitebox, :edit) live in .auto
-from . import auto as _auto  # noqa: E402,F401
+# the automatic-scheduling commands (:auto, :whitebox, :edit) live in .auto,
+# registered when it is imported
+__import__(f"{__package__}.auto")

@@ -1,0 +1,204 @@
+"""Automatic scheduling, whiteboxed (issue 9): ``Session.auto`` and the
+``--auto``/``--whitebox`` command line.  Every automatic script is replayed
+(every step checked) to the automatic schedule's dates; the slow test
+compiles the code of ``--auto cpu`` for all 31 examples, C and OpenMP on 4
+threads, and runs it against the original."""
+
+from __future__ import annotations
+
+import io
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+import clayx
+from clayx.auto import PRESETS, schedule
+from clayx.errors import ClayxError
+from clayx.script import Script
+from clayx.verify import SMALL_SIZES, verify
+from clayx.whitebox.replay import same_dates
+from clayx_repl.cli import EXIT_ERROR, EXIT_ILLEGAL, EXIT_OK, EXIT_USAGE
+from clayx_repl.cli import run as cli
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "examples"
+DATA = Path(__file__).resolve().parent / "data" / "whitebox"
+KERNELS = sorted(p.stem for p in EXAMPLES.glob("*.c"))
+needs_gcc = pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc not available")
+
+
+def clayx_cli(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    rc = cli([str(a) for a in argv], stdout=out, stderr=err, stdin=io.StringIO(""))
+    return rc, out.getvalue(), err.getvalue()
+
+
+# --- Session.auto ------------------------------------------------------------------
+
+def test_auto_returns_a_script_and_applies_nothing():
+    s = clayx.load(EXAMPLES / "gemm.c")
+    script = s.auto()
+    assert isinstance(script, Script)
+    assert not s.entries
+    names = [st.call.name for st in script.steps]
+    assert "tile" in names and names[-1] == "parallelize"
+    s.apply(script)
+    want = schedule(s.original, "cpu", 32).schedule
+    assert same_dates(s.original, s.current.schedule, want)
+    assert {m.loop for m in s.current.schedule.marks} == {m.loop for m in want.marks}
+    assert "#pragma omp parallel for" in s.code("omp")
+
+
+@pytest.mark.parametrize("preset", list(PRESETS))
+def test_every_preset_gives_a_replayed_script(preset):
+    s = clayx.load(EXAMPLES / "jacobi-2d.c")
+    r = s.auto_result(preset, 8)
+    assert r.exact and r.auto.preset.name == preset
+    s.apply(r.script)
+    assert same_dates(s.original, s.current.schedule, r.auto.schedule)
+
+
+def test_tile_size_and_isl_options():
+    s = clayx.load(EXAMPLES / "mvt.c")
+    untiled = [st.call.name for st in s.auto(tile=0).steps]
+    assert not {"tile", "stripmine"} & set(untiled)
+    tiled = str(s.auto(tile=16))
+    assert "stripmine(" in tiled and ", 16);" in tiled
+    r = s.auto_result("cpu", 8, outer_coincidence=1, proximity=("RAW", "WAR", "WAW"))
+    assert r.auto.preset.options["outer_coincidence"] == 1
+
+
+def test_auto_continues_from_the_current_state():
+    s = clayx.load(EXAMPLES / "jacobi-1d.c")
+    first = s.auto()
+    s.apply("skew([0, 0], 2, 1, -2);")
+    rest = s.auto()
+    assert len(rest.steps) == len(first.steps) - 1
+    s.apply(rest)
+    assert same_dates(s.original, s.current.schedule,
+                      schedule(s.original, "cpu", 32).schedule)
+
+
+@pytest.mark.parametrize("call,message", [
+    (lambda s: s.auto("pluto"), "unknown scheduling preset 'pluto'"),
+    (lambda s: s.auto(fusion=1), "unknown isl scheduler option 'fusion'"),
+    (lambda s: s.auto(outer_coincidence="yes"), "takes an integer"),
+    (lambda s: s.auto(validity=("RAW",)), "validity must include RAW, WAR and WAW"),
+    (lambda s: s.auto(proximity=("RAW", "XYZ")), "unknown dependence kind"),
+    (lambda s: s.auto(tile=-1), "tile size must be a whole number"),
+    (lambda s: s.auto(tile="32"), "tile size must be a whole number"),
+])
+def test_bad_presets_and_options_are_refused(call, message):
+    s = clayx.load(EXAMPLES / "gemm.c")
+    with pytest.raises(ClayxError, match=re.escape(message)):
+        call(s)
+    assert not s.entries
+
+
+# --- command line ------------------------------------------------------------------
+
+def test_cli_auto_prints_the_script_which_replays_unchanged(tmp_path):
+    src = EXAMPLES / "jacobi-1d.c"
+    rc, out, err = clayx_cli(src, "--auto", "--tile", "8")
+    assert rc == EXIT_OK, err
+    head, *steps = out.splitlines()
+    assert head.startswith("# clayx --auto cpu --tile 8 on jacobi-1d.c: ")
+    assert "every instance gets the target's date" in head
+    assert all(re.fullmatch(r"\w+\(.*\);\s+# .+", ln) for ln in steps), steps
+    script = tmp_path / "auto.clay"
+    rc, _, err = clayx_cli(src, "--auto", "cpu", "--tile", "8", "-o", script)
+    assert rc == EXIT_OK and script.read_text() == out
+    for emit in ("c", "omp", "scop"):
+        rc1, direct, _ = clayx_cli(src, "--auto", "--tile", "8", "--emit", emit)
+        rc2, replayed, err = clayx_cli(src, "--script", script, "--emit", emit)
+        assert rc1 == rc2 == EXIT_OK, err
+        if emit != "scop":      # the OpenScop records the script it applied
+            assert direct == replayed
+    assert "#pragma omp parallel for" in direct or "#pragma omp parallel for" in \
+        clayx_cli(src, "--script", script, "--emit", "omp")[1]
+
+
+def test_cli_auto_scop_whiteboxes_back_to_the_same_dates(tmp_path):
+    src = EXAMPLES / "gemm.c"
+    target = tmp_path / "auto.scop"
+    assert clayx_cli(src, "--auto", "--emit", "scop", "-o", target)[0] == EXIT_OK
+    rc, out, err = clayx_cli(src, "--whitebox", target)
+    assert rc == EXIT_OK, err
+    script = tmp_path / "wb.clay"
+    script.write_text(out)
+    s = clayx.load(src)
+    s.apply(script.read_text())
+    assert same_dates(s.original, s.current.schedule, clayx.load(target).current.schedule)
+
+
+@pytest.mark.parametrize("orig,target", [
+    ("trisolv-iss-peel.orig.scop", "trisolv-iss-peel.target.scop"),
+    ("gemm-fission-tile.orig.scop", "gemm-ppcg.yaml"),
+    ("mvt-fuse-interchange.orig.scop", "mvt-renamed.map"),
+])
+def test_cli_whitebox_round_trip_through_script(tmp_path, orig, target):
+    rc, out, err = clayx_cli(DATA / orig, "--whitebox", DATA / target)
+    assert rc == EXIT_OK, err
+    assert out.startswith(f"# clayx --whitebox {DATA / target} on {orig}: ")
+    script = tmp_path / "s.clay"
+    script.write_text(out)
+    for emit in ("scop", "script"):
+        rc1, direct, _ = clayx_cli(DATA / orig, "--whitebox", DATA / target, "--emit", emit)
+        rc2, replayed, err = clayx_cli(DATA / orig, "--script", script, "--emit", emit)
+        assert rc1 == rc2 == EXIT_OK, err
+        if emit == "script":    # the recovered script, commented; the applied one, bare
+            direct = str(Script.parse(direct))
+        assert direct == replayed
+
+
+def test_cli_illegal_target_is_refused_with_the_witness():
+    rc, out, err = clayx_cli(DATA / "jacobi1d-skew-fuse-tile.orig.scop", "--whitebox",
+                             DATA / "jacobi1d-illegal.map")
+    assert rc == EXIT_ILLEGAL and out == ""
+    assert err.startswith("clayx: refused: the target schedule is illegal: it breaks")
+    assert re.search(r"e\.g\. TSTEPS = \d+, N = \d+: S\d\[t=\d+, i=\d+\] -> ", err)
+
+
+@pytest.mark.parametrize("argv,rc,message", [
+    (["--auto", "pluto"], EXIT_ERROR, "unknown scheduling preset 'pluto'"),
+    (["--auto", "--isl", "nosuch=1"], EXIT_ERROR, "unknown isl scheduler option 'nosuch'"),
+    (["--auto", "--isl", "outer_coincidence"], EXIT_ERROR, "expected NAME=VALUE"),
+    (["--tile", "8"], EXIT_USAGE, "--tile and --isl go with --auto"),
+    (["--auto", "--tile", "-4"], EXIT_USAGE, "--tile must be 0"),
+    (["--auto", "--whitebox", "x.scop"], EXIT_USAGE, "exclude each other"),
+    (["--auto", "--run"], EXIT_USAGE, "--run takes no --auto"),
+    (["--whitebox", str(DATA / "gemm-bad.yaml")], EXIT_ERROR, "neither an isl schedule tree"),
+    (["--whitebox", str(DATA / "mvt-interchange.map")], EXIT_ERROR, "iterators"),
+    (["--whitebox", str(EXAMPLES / "mvt.c")], EXIT_ERROR, "S1 of the target has 2 iterators"),
+])
+def test_cli_must_fail(argv, rc, message):
+    got, out, err = clayx_cli(EXAMPLES / "gemm.c", *argv)
+    assert got == rc and out == ""
+    assert message in err and "Traceback" not in err
+
+
+# --- all 31 examples, compiled and run -----------------------------------------------
+
+@needs_gcc
+@pytest.mark.slow
+@pytest.mark.parametrize("stem", KERNELS)
+def test_auto_cpu_code_runs_like_the_original(tmp_path, monkeypatch, stem):
+    """``--auto cpu`` (tiles of 4, so the small sizes span several tiles,
+    partial ones included): the printed script replays with ``--script``,
+    and its code, C and OpenMP on 4 threads, prints what the original does,
+    bit for bit."""
+    monkeypatch.setenv("OMP_NUM_THREADS", "4")
+    src = EXAMPLES / f"{stem}.c"
+    script = tmp_path / "auto.clay"
+    rc, _, err = clayx_cli(src, "--auto", "cpu", "--tile", "4", "-o", script)
+    assert rc == EXIT_OK, err
+    assert "every instance gets the target's date" in script.read_text().splitlines()[0]
+    for emit in ("c", "omp"):
+        gen = tmp_path / f"{stem}_{emit}.c"
+        rc, _, err = clayx_cli(src, "--script", script, "--emit", emit, "-o", gen)
+        assert rc == EXIT_OK, err
+        res = verify(src, gen, SMALL_SIZES[stem], openmp=emit == "omp",
+                     workdir=tmp_path / f"build_{emit}")
+        assert res.ok and res.values > 0
