@@ -230,7 +230,8 @@ def _show(repl, p: Pending) -> None:
     grid = Table(show_header=True, show_edge=False, box=None, padding=(0, 2),
                  header_style="bold")
     check = ("replayed ✓ same dates" if r.exact else f"replayed ✓ {r.note}")
-    grid.add_column(f"{p.what}: {len(r.steps)} steps, {check}")
+    repl.print(Text(f"{p.what}: {len(r.steps)} steps, {check}", style="bold"))
+    grid.add_column("recovered script")
     grid.add_column("code it produces (omp)")
     grid.add_row(script, render.highlight_c(code.rstrip("\n")))
     repl.print(grid)
