@@ -161,6 +161,16 @@ def test_cli_illegal_target_is_refused_with_the_witness():
     assert re.search(r"e\.g\. TSTEPS = \d+, N = \d+: S\d\[t=\d+, i=\d+\] -> ", err)
 
 
+def test_cli_unexpressible_target_is_an_error_naming_the_part(tmp_path):
+    target = tmp_path / "t.map"
+    target.write_text("[M, N] -> { S0[i] -> [0, 0]; S1[i] -> [1, i, 0, 0]; "
+                      "S2[i, j] -> [1, i, 1, j]; S3[i, j] -> [1, i, 2, j] }\n")
+    rc, out, err = clayx_cli(DATA / "atax-fission-fuse.orig.scop", "--whitebox", target,
+                             "--emit", "c")
+    assert rc == EXIT_ERROR and out == ""
+    assert "several instances of S0 the same date" in err
+
+
 @pytest.mark.parametrize("argv,rc,message", [
     (["--auto", "pluto"], EXIT_ERROR, "unknown scheduling preset 'pluto'"),
     (["--auto", "--isl", "nosuch=1"], EXIT_ERROR, "unknown isl scheduler option 'nosuch'"),

@@ -181,3 +181,14 @@ def test_malformed_targets_are_clear_errors():
         s.whitebox(3)
     assert isinstance(WhiteboxError("x"), ClayxError)
     assert not s.entries
+
+
+def test_a_target_clay_cannot_express_names_the_part():
+    """Every y[i] = 0 of atax at one date: legal (they are independent) but no
+    Clay schedule runs several instances at once."""
+    s = clayx.load(DATA / "atax-fission-fuse.orig.scop")
+    target = ("[M, N] -> { S0[i] -> [0, 0]; S1[i] -> [1, i, 0, 0]; "
+              "S2[i, j] -> [1, i, 1, j]; S3[i, j] -> [1, i, 2, j] }")
+    with pytest.raises(WhiteboxError, match="several instances of S0 the same date"):
+        clayx.whitebox(s, target)
+    assert not s.entries
