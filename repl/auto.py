@@ -35,7 +35,7 @@ from clayx.codegen import generate_region
 from . import render
 from .commands import CommandError, command, load_script
 
-__all__ = ["Pending", "pending"]
+__all__ = ["Pending", "isl_options", "pending"]
 
 USAGE = ":auto [PRESET] [tile=N] [NAME=V …] | :auto accept [K] | :auto show | :auto drop"
 
@@ -61,32 +61,38 @@ def pending(repl) -> Pending | None:
     return getattr(repl, "auto_pending", None)
 
 
-def _options(words: list[str]) -> tuple[str, int, dict]:
-    """``PRESET``, ``tile=N`` and isl options ``NAME=V`` (an integer, or
-    dependence kinds separated by commas) from ``:auto``'s words."""
-    preset, tile, opts = "cpu", 32, {}
-    for k, w in enumerate(words):
-        name, eq, value = w.partition("=")
-        if not eq:
-            if k:
-                raise CommandError(f"{w!r}: expected NAME=VALUE after the preset; "
-                                   f"usage: {USAGE}")
-            preset = w
-            continue
-        if not name or not value:
-            raise CommandError(f"{w!r}: expected NAME=VALUE; usage: {USAGE}")
+def isl_options(pairs) -> dict:
+    """Scheduler options written ``NAME=V`` (``--isl`` on the command line,
+    ``:auto``'s words) as keyword arguments of :meth:`clayx.Session.auto`:
+    an integer, or dependence kinds separated by commas
+    (``proximity=RAW,WAR``)."""
+    out: dict = {}
+    for pair in pairs:
+        name, eq, value = (t.strip() for t in pair.partition("="))
+        if not eq or not name or not value:
+            raise CommandError(f"{pair!r}: expected NAME=VALUE")
         try:
-            num = int(value)
+            out[name] = int(value)
         except ValueError:
-            if name == "tile":
-                raise CommandError(f"tile={value}: the tile size is a whole number "
-                                   "(0: no tiling)") from None
-            opts[name] = tuple(v for v in value.split(",") if v)
-            continue
-        if name == "tile":
-            tile = num
-        else:
-            opts[name] = num
+            out[name] = tuple(v.strip() for v in value.split(",") if v.strip())
+    return out
+
+
+def _options(words: list[str]) -> tuple[str, int, dict]:
+    """``PRESET``, ``tile=N`` and isl options ``NAME=V`` from ``:auto``'s
+    words."""
+    preset, tile = "cpu", 32
+    if words and "=" not in words[0]:
+        preset, words = words[0], words[1:]
+    for w in words:
+        if "=" not in w:
+            raise CommandError(f"{w!r}: expected NAME=VALUE after the preset; usage: {USAGE}")
+    opts = isl_options(words)
+    if "tile" in opts:
+        tile = opts.pop("tile")
+        if not isinstance(tile, int):
+            raise CommandError(f"tile={','.join(tile)}: the tile size is a whole number "
+                               "(0: no tiling)")
     return preset, tile, opts
 
 

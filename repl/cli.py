@@ -191,6 +191,8 @@ def run(argv: Sequence[str] | None = None, stdout=None, stderr=None, stdin=None)
     if bad:
         print(f"clayx: error: {bad}", file=stderr)
         return EXIT_USAGE
+    if not args.file and args.auto and Path(args.auto).suffix in (".c", ".scop"):
+        args.file, args.auto = args.auto, "cpu"     # clayx --auto FILE.c
     if not args.demo and not args.file:
         ap.print_usage(stderr)
         print("clayx: error: a FILE (or --demo) is required", file=stderr)
@@ -292,28 +294,13 @@ def _usage_errors(args) -> str | None:
     return None
 
 
-def _isl_options(pairs: Sequence[str]) -> dict:
-    """``--isl NAME=V`` as keyword arguments: an integer, or dependence kinds
-    separated by commas."""
-    out: dict = {}
-    for pair in pairs:
-        name, eq, value = pair.partition("=")
-        if not eq or not name.strip() or not value.strip():
-            raise ClayxError(f"--isl {pair}: expected NAME=VALUE")
-        value = value.strip()
-        try:
-            out[name.strip()] = int(value)
-        except ValueError:
-            out[name.strip()] = tuple(v.strip() for v in value.split(","))
-    return out
-
-
 def _whitebox(args, session):
     """``--auto``/``--whitebox``: the :class:`~clayx.WhiteboxResult` from
     the session's current schedule."""
     if args.auto:
         tile = 32 if args.tile is None else args.tile
-        return session.auto_result(args.auto, tile, **_isl_options(args.isl))
+        from .auto import isl_options
+        return session.auto_result(args.auto, tile, **isl_options(args.isl))
     return session.whitebox(args.whitebox)
 
 

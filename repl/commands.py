@@ -1,6 +1,7 @@
 """The prompt's commands: ``:help``, ``:code``, ``:diff``, ``:schedule``,
 ``:tree``, ``:deps``, ``:undo``, ``:redo``, ``:history``, ``:save``,
-``:load``, ``:emit``, ``:verify``, ``:reset``, ``:quit``.
+``:load``, ``:emit``, ``:verify``, ``:reset``, ``:quit``; ``:auto``,
+``:whitebox`` and ``:edit`` are in :mod:`.auto`.
 
 Each is a function ``(repl, args) -> bool`` (False ends the prompt)
 registered with :func:`command`, which also records its usage line, its

@@ -212,3 +212,10 @@ def test_auto_cpu_code_runs_like_the_original(tmp_path, monkeypatch, stem):
         res = verify(src, gen, SMALL_SIZES[stem], openmp=emit == "omp",
                      workdir=tmp_path / f"build_{emit}")
         assert res.ok and res.values > 0
+
+
+def test_clayx_auto_file_order_and_the_whitebox_package_stays_a_package():
+    rc, out, _ = clayx_cli("--auto", EXAMPLES / "mvt.c")
+    assert rc == EXIT_OK and out.startswith("# clayx --auto cpu --tile 32 on mvt.c")
+    import clayx.whitebox as W
+    assert W.WhiteboxResult is clayx.WhiteboxResult and callable(W) and callable(W.whitebox)
