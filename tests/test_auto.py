@@ -219,3 +219,21 @@ def test_clayx_auto_file_order_and_the_whitebox_package_stays_a_package():
     assert rc == EXIT_OK and out.startswith("# clayx --auto cpu --tile 32 on mvt.c")
     import clayx.whitebox as W
     assert W.WhiteboxResult is clayx.WhiteboxResult and callable(W) and callable(W.whitebox)
+
+
+@needs_gcc
+@pytest.mark.slow
+@pytest.mark.parametrize("stem", ["gemm", "2mm", "lu", "jacobi-2d", "seidel-2d"])
+def test_auto_cpu_default_tiles_run_like_the_original(tmp_path, monkeypatch, stem):
+    """The default tile size (32) with sizes five times the small ones, so
+    that the loops span more than one tile: OpenMP code on 4 threads."""
+    monkeypatch.setenv("OMP_NUM_THREADS", "4")
+    src = EXAMPLES / f"{stem}.c"
+    rc, code, err = clayx_cli(src, "--auto", "--emit", "omp")
+    assert rc == EXIT_OK, err
+    assert "#pragma omp parallel for" in code
+    gen = tmp_path / f"{stem}_omp.c"
+    gen.write_text(code)
+    sizes = {k: 5 * v for k, v in SMALL_SIZES[stem].items()}
+    res = verify(src, gen, sizes, openmp=True, workdir=tmp_path / "build")
+    assert res.ok and res.values > 0
