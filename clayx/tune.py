@@ -14,14 +14,17 @@ slower than the original beyond noise.
 The search is staged, each stage around the best candidate so far, and
 stops when the ``budget`` (seconds, wall clock) is spent:
 
-1. every preset of :mod:`clayx.auto` (tile size 32), the point loops of
-   every tiled band ordered so the innermost one walks the arrays with
-   stride 1 (:func:`point_order`, seed 002's spatial locality), then the
-   presets with isl's own point-loop order;
-2. tile sizes 16, 64, 128, 8 and no tiling;
-3. the other intra-tile loop orders (each point loop innermost in turn);
-4. outer parallel loop instead of the tile wavefront (when there is one);
-5. ``vectorize`` and ``unroll`` marks on the innermost loops.
+1. the ``cpu`` preset of :mod:`clayx.auto` with tiles of 32, untiled, and
+   with tiles of 64, the point loops of every tiled band (the loops of
+   every permutable band, untiled) ordered so the innermost one walks the
+   arrays with stride 1 (:func:`point_order`, seed 002's spatial
+   locality);
+2. the other presets (tiles of 32, the same ordering);
+3. the presets with isl's own loop order;
+4. the other tile sizes (8–128) and no tiling, around the best so far;
+5. the other intra-tile loop orders (each point loop innermost in turn);
+6. outer parallel loop instead of the tile wavefront (when there is one);
+7. ``vectorize`` and ``unroll`` marks on the innermost loops.
 
 Candidates are prepared (script, replay, code) in this process; they are
 compiled ``jobs`` at a time, then timed one after the other (timing in
@@ -322,13 +325,16 @@ def _stages(space: _Space) -> Iterable[list[Candidate]]:
     """The candidates of each stage, around the fastest automatic candidate
     when the stage starts (a generator: it reads ``space.best_auto``
     between stages)."""
-    yield [Candidate(p) for p in PRESETS]
-    yield [Candidate(p, order=(-1,) * 8) for p in PRESETS]
+    yield [Candidate("cpu"), Candidate("cpu", 0), Candidate("cpu", 64)]
+    yield [Candidate(p) for p in PRESETS[1:]]
+    base = space.best_auto or Candidate("cpu")
+    yield [Candidate(base.preset, base.tile, order=(-1,) * 8),
+           *(Candidate(p, order=(-1,) * 8) for p in PRESETS)]
     base = space.best_auto
     if base is None:
         return
     yield [Candidate(base.preset, t, base.wavefront, base.order, base.marks)
-           for t in TILE_SIZES if t != base.tile]
+           for t in (32, *TILE_SIZES) if t != base.tile]
     base = space.best_auto
     try:
         chains = space.chains(base)
@@ -548,3 +554,53 @@ def tune(session, *, budget: float = DEFAULT_BUDGET, threads: int | None = None,
             confirmed = 1.0
     return TuneResult(trials, best, confirmed, clock() - start, threads)
 
+
+
+# ---------------------------------------------------------------------------
+# The command line
+# ---------------------------------------------------------------------------
+
+def _bar(stream, budget: float):
+    """A rich progress bar on ``stream`` over the budget's seconds, and the
+    ``progress`` callback that moves it (None, None when ``stream`` is not a
+    terminal)."""
+    if not (hasattr(stream, "isatty") and stream.isatty()):
+        return None, None
+    from rich.console import Console
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+    bar = Progress(TextColumn("tuning {task.description:<36}"), BarColumn(),
+                   TextColumn("{task.fields[best]}"), TimeElapsedColumn(),
+                   console=Console(file=stream), transient=True)
+    task = bar.add_task("", total=max(budget, 1e-9), best="")
+    state = {"best": None}
+
+    def progress(label: str, trial: Trial | None, elapsed: float) -> None:
+        if trial is not None and trial.verified and (
+                state["best"] is None or trial.median < state["best"]):
+            state["best"] = trial.median
+        best = "" if state["best"] is None else f"best {state['best'] * 1e3:.1f} ms"
+        bar.update(task, completed=min(elapsed, budget), description=label[:36], best=best)
+    return bar, progress
+
+
+def tune_command(session, *, emit: str | None = None, stderr=None, **kwargs) -> str:
+    """``clayx FILE.c --tune``: :func:`tune` with a progress bar and the
+    table on ``stderr``; returns the winner as a Clay script (with a
+    comment saying what it won), or as the whole C file when ``emit`` is
+    ``c`` or ``omp``.  Keyword arguments go to :func:`tune`."""
+    from contextlib import nullcontext
+    from .session import Session
+    bar, progress = _bar(stderr, kwargs.get("budget", DEFAULT_BUDGET))
+    with bar if bar is not None else nullcontext():
+        result = tune(session, progress=progress, **kwargs)
+    if stderr is not None:
+        print(result.table(), file=stderr)
+    best = result.best
+    if emit in ("c", "omp"):
+        s = Session(session.original, others=session.others)
+        if best.script:
+            s.apply(best.script)
+        return s.code(emit)
+    head = (f"# clayx --tune: {best.candidate.label}, {result.confirmed:.2f}x the original "
+            f"region time ({result.threads or 'default'} threads)\n")
+    return head + (best.script or "# the original schedule is the fastest\n")

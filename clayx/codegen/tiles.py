@@ -118,7 +118,14 @@ def full_tiles(scop: Scop, loop: Beta) -> isl.Set | None:
         if any(p == k for _t, p, _s in tile_pairs(scop, loop[:k])):
             return None
     points = sorted({p for _t, p, _s in pairs})
+    tiles = sorted({t for t, _p, _s in pairs})
     n = points[-1]
+    # a plain rectangular tiling only: the tile loops right outside the point
+    # loops, one each (a wavefront or a loop between them: isl's code for
+    # the partial tiles would cost more than the full tiles save)
+    if (points != list(range(depth, n + 1)) or len(tiles) != len(points)
+            or tiles != list(range(depth - len(points), depth))):
+        return None
     rels = scop.schedule.relations_under(loop)
     dates = None
     for r in rels:
