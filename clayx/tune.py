@@ -587,7 +587,8 @@ def tune_command(session, *, emit: str | None = None, stderr=None, **kwargs) -> 
     """``clayx FILE.c --tune``: :func:`tune` with a progress bar and the
     table on ``stderr``; returns the winner as a Clay script (with a
     comment saying what it won), or as the whole C file when ``emit`` is
-    ``c`` or ``omp``.  Keyword arguments go to :func:`tune`."""
+    ``c`` or ``omp`` (the original file unchanged when the original won:
+    that is the program measured).  Keyword arguments go to :func:`tune`."""
     from contextlib import nullcontext
     from .session import Session
     bar, progress = _bar(stderr, kwargs.get("budget", DEFAULT_BUDGET))
@@ -597,9 +598,10 @@ def tune_command(session, *, emit: str | None = None, stderr=None, **kwargs) -> 
         print(result.table(), file=stderr)
     best = result.best
     if emit in ("c", "omp"):
+        if not best.script:             # the original program, as it was measured
+            return session.original.source
         s = Session(session.original, others=session.others)
-        if best.script:
-            s.apply(best.script)
+        s.apply(best.script)
         return s.code(emit)
     head = (f"# clayx --tune: {best.candidate.label}, {result.confirmed:.2f}x the original "
             f"region time ({result.threads or 'default'} threads)\n")

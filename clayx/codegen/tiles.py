@@ -1,5 +1,6 @@
-"""Full tiles apart from partial ones: isl ``isolate`` options on the point
-bands of tiled loops, as PPCG does.
+"""Code the compiler likes, by isl AST options per band: full tiles apart
+from partial ones (``isolate`` on the point bands of tiled loops, as PPCG
+does), short loops marked ``unroll`` unrolled in the text.
 
 A tiled loop nest has tile loops ``t = floor(x / T)`` outside its point
 loops ``x`` (Clay's ``tile``/``stripmine``).  In the code isl writes by
@@ -146,24 +147,67 @@ def full_tiles(scop: Scop, loop: Beta) -> isl.Set | None:
     return m.wrap().set_tuple_name("isolate")
 
 
+def short_loop(scop: Scop, loop: Beta, factor: int) -> bool:
+    """True when the loop at ``loop`` is innermost and never runs more than
+    ``factor`` iterations for one iteration of the loops around it (a point
+    loop of a strip-mine by ``factor``): isl can then unroll it whole,
+    copying statements, not loops."""
+    rels = scop.schedule.relations_under(loop)
+    depth = len(loop)
+    if any(r.depth > depth for r in rels):
+        return False                    # not innermost: unrolling would copy loops
+    dates = None
+    for r in rels:
+        d = _alpha_dates(scop, r, depth)
+        dates = d if dates is None else dates.union(d)
+    if dates is None:
+        return False
+    m = isl.Map.from_range(dates).move_dims(_dt.in_, 0, _dt.out, 0, depth - 1)
+    widths = m.reverse().apply_range(m).deltas()          # x' - x, same outer values
+    bound = isl.Set(f"{{ [d] : d < {factor} }}", context=dates.get_ctx())
+    return widths.is_subset(bound.align_params(widths.get_space()))
+
+
 def band_options(scop: Scop):
-    """A :data:`~clayx.codegen.tree.BandOptions` hook isolating the full
-    tiles of every tiled nest of ``scop`` (:func:`full_tiles`), or None
-    when the schedule has no tiles."""
-    opts = {}
+    """A :data:`~clayx.codegen.tree.BandOptions` hook shaping the code for
+    the compiler, or None when there is nothing to shape:
+
+    - the full tiles of every tiled nest isolated (:func:`full_tiles`),
+      partial tiles in one loop nest each (``atomic``);
+    - an innermost loop marked ``unroll`` by a factor at least its number
+      of iterations (after a strip-mine by that factor) unrolled in the
+      text (isl's ``unroll`` option) instead of only asking gcc to.
+    """
+    opts: dict[tuple, isl.UnionSet] = {}
+    ctx = scop.context.get_ctx()
+
+    def add(loop, text_or_set) -> None:
+        u = (isl.UnionSet(text_or_set, context=ctx) if isinstance(text_or_set, str)
+             else isl.UnionSet.from_set(text_or_set))
+        key = tuple(loop)
+        opts[key] = u if key not in opts else opts[key].union(u)
+
     loops = scop.schedule.loops()
+    atomic: set[tuple] = set()
     for loop in loops:
         iso = full_tiles(scop, loop)
         if iso is None:
             continue
         # partial tiles in one loop nest each, not split again at every
         # bound: atomic outside the isolated part and on the inner loops
-        rest = isl.UnionSet("{ atomic[x] }", context=iso.get_ctx())
-        opts[tuple(loop)] = str(isl.UnionSet.from_set(iso).union(rest))
+        add(loop, iso)
+        atomic.add(tuple(loop))
         n = max(p for _t, p, _s in tile_pairs(scop, loop))
         for inner in loops:
             if len(loop) < len(inner) <= n and tuple(inner[:len(loop)]) == tuple(loop):
-                opts.setdefault(tuple(inner), "{ atomic[x] }")
+                atomic.add(tuple(inner))
+    unrolled = {tuple(m.loop) for m in scop.schedule.marks
+                if m.kind == "unroll" and m.arg and short_loop(scop, m.loop, int(m.arg))}
+    for loop in unrolled:
+        add(loop, "{ unroll[x]; [isolate[] -> unroll[x]] }")
+    for loop in atomic - unrolled:
+        add(loop, "{ atomic[x] }")
     if not opts:
         return None
-    return lambda beta: opts.get(tuple(beta))
+    text = {k: str(v) for k, v in opts.items()}
+    return lambda beta: text.get(tuple(beta))
