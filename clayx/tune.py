@@ -282,14 +282,42 @@ class _Space:
         key = (c.preset, c.tile, c.wavefront)
         if key not in self._wb:
             self._wb[key] = whitebox(self.scop, self.auto(c).schedule).text()
-        lines = [self._wb[key]]
+        steps = []
         for (p, n, f), o in zip(self.chains(c), self.orders(c)):
             if o >= 0:
-                lines += [s + "\n" for s in _interchanges(p, n, o, f)]
-        text = "".join(lines)
+                steps += [s + "\n" for s in _interchanges(p, n, o, f)]
+        text = self._wb[key]
+        if steps:
+            # the parallel marks of the automatic schedule may not hold on the
+            # reordered loops: the loops are reordered first, then marked again
+            text = "".join(ln + "\n" for ln in text.splitlines()
+                           if not ln.startswith("parallelize(")) + "".join(steps)
+            text += self._parallel(text)
         if c.marks:
             text += self._marks(text, c.marks)
         return text
+
+    def _parallel(self, text: str) -> str:
+        """``parallelize`` steps on the outermost loops (after ``text``) that
+        carry no dependence: each loop in program order, outer loops first,
+        unless a loop around it is parallel already; the session checks
+        each mark."""
+        from .session import Session
+        s = Session(self.scop, others=self.session.others)
+        s.apply(text)
+        marked: list = []
+        out = ""
+        for loop in sorted(s.current.schedule.loops(), key=lambda b: (len(b), b)):
+            if any(tuple(loop[:len(m)]) == m for m in marked):
+                continue
+            step = "parallelize([" + ", ".join(str(b) for b in loop) + "]);\n"
+            try:
+                s.apply(step)
+            except ClayxError:
+                continue
+            marked.append(tuple(loop))
+            out += step
+        return out
 
     def _marks(self, text: str, marks: str) -> str:
         """Mark steps on the innermost loops that the session accepts."""

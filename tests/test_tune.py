@@ -158,7 +158,8 @@ def test_point_order_makes_gemm_innermost_loop_stride_one():
     assert point_order(sched, (1,), 3, 4) == 1                 # j innermost: i, k, j
     assert point_order(sched, (0,), 2, 3) == 1                 # C[i][j]: j stays inside
     script = candidate_script(s, c)
-    assert script.rstrip().endswith("interchange([1], 5, 6);")
+    # reordered, then the outermost parallel loops marked again
+    assert script.endswith("interchange([1], 5, 6);\nparallelize([0]);\nparallelize([1]);\n")
 
 
 def test_candidate_labels():
