@@ -64,6 +64,10 @@ TILE_SIZES = (16, 64, 128, 8, 0)
 #: Presets tried, in this order.
 PRESETS = ("cpu", "feautrier", "nofuse", "maxfuse", "gpu")
 
+#: A candidate whose first run takes this many times the best median so far
+#: is not run again (it cannot win; the budget goes to other candidates).
+SLOW = 1.5
+
 #: Marks tried on the innermost loops of the best candidate.
 MARKS = ("vectorize", "unroll4", "vectorize+unroll4")
 
@@ -474,12 +478,15 @@ def tune(session, *, budget: float = DEFAULT_BUDGET, threads: int | None = None,
                     return None
             first = out if first is None else first
             times.append(seconds)
+            if seconds > SLOW * best.median:
+                break                   # far slower than the best: one run tells
         trial.times = tuple(times)
         trial.verified = True
         return first
 
     # the original program, as written
     orig = Trial(Candidate(), script="", code=scop.source)
+    best = orig
     exe0 = build(0, orig, scop.source, regions)
     if exe0 is None:
         raise VerifyError(f"the original program does not compile: {orig.error}")
@@ -491,7 +498,6 @@ def tune(session, *, budget: float = DEFAULT_BUDGET, threads: int | None = None,
 
     space = _Space(session)
     space.best_auto = None
-    best = orig
     best_auto = [float("inf")]
     seen: set = set()
     scripts: set = {""}
