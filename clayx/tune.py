@@ -19,7 +19,7 @@ stops when the ``budget`` (seconds, wall clock) is spent:
    every permutable band, untiled) ordered so the innermost one walks the
    arrays with stride 1 (:func:`point_order`, seed 002's spatial
    locality);
-2. the other presets (tiles of 32, the same ordering);
+2. the other presets (tiles of 32 and untiled, the same ordering);
 3. the presets with isl's own loop order;
 4. the other tile sizes (8–128) and no tiling, around the best so far;
 5. the other intra-tile loop orders (each point loop innermost in turn);
@@ -62,7 +62,7 @@ NOISE = 0.03
 TILE_SIZES = (16, 64, 128, 8, 0)
 
 #: Presets tried, in this order.
-PRESETS = ("cpu", "feautrier", "nofuse", "maxfuse", "gpu")
+PRESETS = ("cpu", "nofuse", "maxfuse", "gpu", "feautrier")
 
 #: A candidate whose first run takes this many times the best median so far
 #: is not run again (it cannot win; the budget goes to other candidates).
@@ -358,7 +358,7 @@ def _stages(space: _Space) -> Iterable[list[Candidate]]:
     when the stage starts (a generator: it reads ``space.best_auto``
     between stages)."""
     yield [Candidate("cpu"), Candidate("cpu", 0), Candidate("cpu", 64)]
-    yield [Candidate(p) for p in PRESETS[1:]]
+    yield [Candidate(p, t) for p in PRESETS[1:] for t in (32, 0)]
     base = space.best_auto or Candidate("cpu")
     yield [Candidate(base.preset, base.tile, order=(-1,) * 8),
            *(Candidate(p, order=(-1,) * 8) for p in PRESETS)]
