@@ -92,11 +92,11 @@ def _parser() -> argparse.ArgumentParser:
                          "default gcc -O3 -fopenmp), check they print the same output, and "
                          "report the time of the SCoP regions and the speedup")
     ap.add_argument("--threads", type=int, metavar="N",
-                    help="with --run: OMP_NUM_THREADS for both programs")
+                    help="with --run or --tune: OMP_NUM_THREADS of the programs run")
     ap.add_argument("--repeat", type=int, default=5, metavar="R",
                     help="with --run: runs of each program (median reported; default 5)")
     ap.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME=V",
-                    help="with --run: a -D definition for both compilations (repeatable)")
+                    help="with --run or --tune: a -D definition for every compilation (repeatable)")
     ap.add_argument("--tune", action="store_true",
                     help="search schedules by compiling, verifying and timing them (-D sizes, "
                          "--threads); writes the fastest as a Clay script, or as code with --emit")
