@@ -14,7 +14,8 @@ slower than the original beyond noise.
 The search is staged, each stage around the best candidate so far, and
 stops when the ``budget`` (seconds, wall clock) is spent:
 
-1. the ``cpu`` preset of :mod:`clayx.auto` with tiles of 32, untiled, and
+1. the original loops with their outermost parallel loops marked; the
+   ``cpu`` preset of :mod:`clayx.auto` with tiles of 32, untiled, and
    with tiles of 64, the point loops of every tiled band (the loops of
    every permutable band, untiled) ordered so the innermost one walks the
    arrays with stride 1 (:func:`point_order`, seed 002's spatial
@@ -61,6 +62,10 @@ NOISE = 0.03
 #: Tile sizes tried after the default (32), in this order; 0: no tiling.
 TILE_SIZES = (16, 64, 128, 8, 0)
 
+#: The "preset" of the original schedule with parallel marks (no isl
+#: scheduling): its outermost loops that carry no dependence run in parallel.
+ORIGINAL = "original"
+
 #: Presets tried, in this order.
 PRESETS = ("cpu", "nofuse", "maxfuse", "gpu", "feautrier")
 
@@ -95,6 +100,8 @@ class Candidate:
         if self.preset is None:
             return "original"
         parts = [self.preset, f"t{self.tile}" if self.tile else "untiled"]
+        if self.preset == ORIGINAL:
+            parts = ["original", "parallel"]
         if self.order is not None:
             parts.append("isl-order" if all(o == -1 for o in self.order) else
                          "inner(" + ",".join(str(o) for o in self.order) + ")")
@@ -263,7 +270,10 @@ class _Space:
     def chains(self, c: Candidate) -> list[tuple]:
         """The permutable loop chains of ``c`` whose order the tuner picks:
         ``(prefix, n, depth of the first point loop)``, the tiled bands
-        (untiled: the bands tiling would tile, the loops themselves)."""
+        (untiled: the bands tiling would tile, the loops themselves; the
+        original schedule: none)."""
+        if c.preset == ORIGINAL:
+            return []
         if c.tile:
             return [(p, n, len(p) + n) for p, n in self.auto(c).tiled]
         tiled = self.auto(Candidate(c.preset, 32, c.wavefront)).tiled
@@ -271,6 +281,8 @@ class _Space:
 
     def orders(self, c: Candidate) -> tuple:
         """``c.order`` with the heuristic's choices filled in."""
+        if c.preset == ORIGINAL:
+            return ()
         sched = _with(self.scop, self.auto(c).schedule)
         chains = self.chains(c)
         given = c.order or (None,) * len(chains)
@@ -282,6 +294,9 @@ class _Space:
         then the point-loop interchanges and the marks)."""
         if c.preset is None:
             return ""
+        if c.preset == ORIGINAL:        # the original loops, the outermost parallel ones marked
+            text = self._parallel("")
+            return text + (self._marks(text, c.marks) if c.marks else "")
         from .whitebox import whitebox
         key = (c.preset, c.tile, c.wavefront)
         if key not in self._wb:
@@ -357,7 +372,7 @@ def _stages(space: _Space) -> Iterable[list[Candidate]]:
     """The candidates of each stage, around the fastest automatic candidate
     when the stage starts (a generator: it reads ``space.best_auto``
     between stages)."""
-    yield [Candidate("cpu"), Candidate("cpu", 0), Candidate("cpu", 64)]
+    yield [Candidate(ORIGINAL, 0), Candidate("cpu"), Candidate("cpu", 0), Candidate("cpu", 64)]
     yield [Candidate(p, t) for p in PRESETS[1:] for t in (32, 0)]
     base = space.best_auto or Candidate("cpu")
     yield [Candidate(base.preset, base.tile, order=(-1,) * 8),
@@ -365,8 +380,9 @@ def _stages(space: _Space) -> Iterable[list[Candidate]]:
     base = space.best_auto
     if base is None:
         return
-    yield [Candidate(base.preset, t, base.wavefront, base.order, base.marks)
-           for t in (32, *TILE_SIZES) if t != base.tile]
+    if base.preset != ORIGINAL:
+        yield [Candidate(base.preset, t, base.wavefront, base.order, base.marks)
+               for t in (32, *TILE_SIZES) if t != base.tile]
     base = space.best_auto
     try:
         chains = space.chains(base)
@@ -382,7 +398,7 @@ def _stages(space: _Space) -> Iterable[list[Candidate]]:
                 stage.append(Candidate(base.preset, base.tile, base.wavefront, tuple(order)))
     yield stage
     base = space.best_auto
-    if base.wavefront and base.tile:
+    if base.wavefront and base.tile and base.preset != ORIGINAL:
         yield [Candidate(base.preset, base.tile, False, base.order)]
     base = space.best_auto
     yield [Candidate(base.preset, base.tile, base.wavefront, base.order, m) for m in MARKS]

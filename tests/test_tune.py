@@ -162,6 +162,12 @@ def test_point_order_makes_gemm_innermost_loop_stride_one():
     assert script.endswith("interchange([1], 5, 6);\nparallelize([0]);\nparallelize([1]);\n")
 
 
+def test_original_loops_with_parallel_marks_are_a_candidate():
+    s = clayx.load(EXAMPLES / "gemm.c")
+    assert candidate_script(s, Candidate("original", 0)) == "parallelize([0]);\n"
+    assert Candidate("original", 0).label == "original parallel"
+
+
 def test_candidate_labels():
     assert Candidate().label == "original"
     assert Candidate("cpu", 64, order=(0, 1), marks="vectorize").label == \
