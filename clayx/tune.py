@@ -433,11 +433,19 @@ def tune(session, *, budget: float = DEFAULT_BUDGET, threads: int | None = None,
     replaces running the program (tests); ``clock`` the budget's clock;
     ``progress(label, trial, elapsed)`` is called before each candidate
     (``trial`` None) and after it; ``candidates`` replaces the staged
-    search by a fixed list (the original is always measured first).
+    search by a fixed list (the original is always measured first);
+    ``workdir``: where the programs are built (default: a temporary folder
+    removed at the end, so the trials' ``exe`` paths are gone then).
 
     :class:`~clayx.errors.VerifyError` when the original itself cannot be
     compiled or run (no ``main``, an OpenScop input)."""
     from .session import Session
+    if workdir is None:                 # a temporary folder, removed at the end
+        with tempfile.TemporaryDirectory(prefix="clayx-tune-") as d:
+            return tune(session, budget=budget, threads=threads, repeat=repeat,
+                        defines=defines, compiler=compiler, flags=flags, jobs=jobs,
+                        timer=timer, clock=clock, progress=progress, workdir=d,
+                        candidates=candidates)
     scop = session.original
     if scop.source is None or scop.path is None:
         raise VerifyError("--tune needs a C program; this SCoP was read from OpenScop")
@@ -448,7 +456,7 @@ def tune(session, *, budget: float = DEFAULT_BUDGET, threads: int | None = None,
     src = Path(scop.path).resolve()
     cc = compiler or default_compiler()
     cflags = list(flags) if flags is not None else default_flags()
-    tmp = Path(workdir) if workdir is not None else Path(tempfile.mkdtemp(prefix="clayx-tune-"))
+    tmp = Path(workdir)
     tmp.mkdir(parents=True, exist_ok=True)
     env = dict(os.environ)
     if threads is not None:
