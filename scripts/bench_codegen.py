@@ -15,8 +15,10 @@ For each kernel:
    ``--threads`` threads (its winner's script);
 4. the three programs compiled with ``gcc -O3 -fopenmp`` (``$CC``,
    ``$CFLAGS``), run interleaved ``--repeat`` times with
-   ``OMP_NUM_THREADS=--threads``, every output compared with the original's;
-   the median region time of each and the speedups over the original.
+   ``OMP_NUM_THREADS=--threads`` (and ``OMP_WAIT_POLICY=passive`` unless
+   set: on a shared machine spinning threads measure the other work), every
+   output compared with the original's; the median region time of each and
+   the speedups over the original.
 
 The table and the JSON (``--json``, default ``bench_codegen.json``) give,
 per kernel, the sizes, the medians, the speedups, the tuner's winner and
@@ -231,6 +233,11 @@ def main(argv=None) -> int:
     ap.add_argument("--force", action="store_true", help="measure kernels already in --json")
     ap.add_argument("--report-only", action="store_true", help="print the table of --json")
     args = ap.parse_args(argv)
+    # threads that wait sleep instead of spinning: on a machine shared with
+    # other work, spinning OpenMP threads wait for a core taken by someone
+    # else (measured here under a load of 4 on 2 cores: atax's parallel
+    # original 0.3-0.6 s spinning, 0.095 s sleeping)
+    os.environ.setdefault("OMP_WAIT_POLICY", "passive")
     path = Path(args.json)
     rows = json.loads(path.read_text()) if path.exists() else {}
     names = args.only.split(",") if args.only else kernels()
