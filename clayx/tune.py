@@ -31,6 +31,12 @@ Candidates are prepared (script, replay, code) in this process; they are
 compiled ``jobs`` at a time, then timed one after the other (timing in
 parallel on a small machine measures the machine, not the code).
 ``timer`` and ``clock`` are injectable for tests.
+
+The programs run in the caller's environment.  On a machine busy with
+other work, set ``OMP_WAIT_POLICY=passive``: spinning OpenMP threads then
+wait for cores taken by others, and every parallel candidate looks slow
+(measured on 2 cores under a load of 4: atax's parallel original 0.3–0.6 s
+spinning, 0.095 s sleeping; ``scripts/bench_codegen.py`` sets it).
 """
 
 from __future__ import annotations
