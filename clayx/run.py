@@ -37,7 +37,8 @@ from typing import Mapping, Sequence
 from .errors import MismatchError, VerifyError
 from .verify import compare_outputs, compile_c, run
 
-__all__ = ["RunResult", "instrument", "measure", "measure_session", "default_compiler",
+__all__ = ["RunResult", "instrument", "measure", "measure_session", "program_text",
+           "default_compiler",
            "default_flags"]
 
 _TIMER_LINE = re.compile(r"^clayx-region (\d+) ([0-9.eE+-]+)$", re.M)
@@ -248,14 +249,23 @@ def measure_session(session, *, target: str = "omp", unchecked: bool = False,
     plain C of a schedule without marks, OpenMP pragmas on the marked loops).
     Keyword arguments go to :func:`measure`.  The session's SCoPs must come
     from a C file (``--run`` needs a program)."""
-    from .codegen import generate_region
     from .errors import LegalityError
-    cur = session.current
-    if cur.source is None or cur.path is None:
-        raise VerifyError("--run needs a C program; this SCoP was read from OpenScop")
     if session.has_unchecked and not unchecked:
         raise LegalityError("the session holds a step applied without the legality check; "
                             "pass unchecked=True (--unchecked) to run it anyway")
+    text, regions, new_regions = program_text(session, target=target)
+    return measure(session.current.path, text, regions, new_regions, **kwargs)
+
+
+def program_text(session, *, target: str = "omp") -> tuple[str, list, list]:
+    """The whole C file of a session with every SCoP regenerated for
+    ``target``: ``(text, regions of the original, regions of the text)``,
+    the regions as character offsets (see :func:`instrument`).
+    :class:`~clayx.errors.VerifyError` for a SCoP read from OpenScop."""
+    from .codegen import generate_region
+    cur = session.current
+    if cur.source is None or cur.path is None:
+        raise VerifyError("--run needs a C program; this SCoP was read from OpenScop")
     scops = sorted((cur, *session.others), key=lambda sc: sc.region[0])
     pieces: list[str] = []
     regions, new_regions = [], []
@@ -270,5 +280,4 @@ def measure_session(session, *, target: str = "omp", unchecked: bool = False,
         new_regions.append((length, length + len(gen)))
         length += len(gen)
         last = end
-    text = "".join(pieces) + cur.source[last:]
-    return measure(cur.path, text, regions, new_regions, **kwargs)
+    return "".join(pieces) + cur.source[last:], regions, new_regions

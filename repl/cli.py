@@ -48,6 +48,12 @@ Forms (kept stable as later features are added):
   refused with the legality witness (exit 3), a part with no Clay
   expression is an error naming it (exit 1);
 - ``--emit script``: the applied steps as a Clay script;
+- ``clayx FILE.c --tune [--budget SECONDS] [--threads N] [-D NAME=V …]
+  [--emit c|omp] [-o OUT]``: search schedules (presets of the automatic
+  scheduler, tile sizes, loop orders, marks) by compiling, verifying and
+  timing each (:mod:`clayx.tune`); the table of candidates on standard
+  error, the fastest as a Clay script (or, with ``--emit``, as code) on
+  standard output or in ``OUT``; the original when nothing beats it;
 - ``clayx --list``: every directive with its signature and aliases;
 - ``clayx --demo``: the summary and regenerated code of a bundled example.
 
@@ -103,11 +109,11 @@ def _parser() -> argparse.ArgumentParser:
                          "default gcc -O3 -fopenmp), check they print the same output, and "
                          "report the time of the SCoP regions and the speedup")
     ap.add_argument("--threads", type=int, metavar="N",
-                    help="with --run: OMP_NUM_THREADS for both programs")
+                    help="with --run or --tune: OMP_NUM_THREADS of the programs run")
     ap.add_argument("--repeat", type=int, default=5, metavar="R",
                     help="with --run: runs of each program (median reported; default 5)")
     ap.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME=V",
-                    help="with --run: a -D definition for both compilations (repeatable)")
+                    help="with --run or --tune: a -D definition for every compilation (repeatable)")
     ap.add_argument("--auto", nargs="?", const="cpu", metavar="PRESET",
                     help="isl's automatic schedule as a verified Clay script (presets: cpu "
                          "(default), gpu, feautrier, nofuse, maxfuse)")
@@ -120,6 +126,11 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--whitebox", metavar="TARGET",
                     help="the verified Clay script from FILE's schedule to TARGET's (a .c or "
                          ".scop file, an isl schedule tree (YAML) or union map file or text)")
+    ap.add_argument("--tune", action="store_true",
+                    help="search schedules by compiling, verifying and timing them (-D sizes, "
+                         "--threads); writes the fastest as a Clay script, or as code with --emit")
+    ap.add_argument("--budget", type=float, metavar="SECONDS",
+                    help="with --tune: seconds for the search (default 60)")
     ap.add_argument("--list", action="store_true", help="list every directive and exit")
     ap.add_argument("--demo", action="store_true",
                     help="open the prompt on a bundled example (beamforming)")
@@ -193,6 +204,10 @@ def run(argv: Sequence[str] | None = None, stdout=None, stderr=None, stdin=None)
         return EXIT_USAGE
     if not args.file and args.auto and Path(args.auto).suffix in (".c", ".scop"):
         args.file, args.auto = args.auto, "cpu"     # clayx --auto FILE.c
+    if args.tune and (args.run or args.script or args.emit == "scop"):
+        print("clayx: error: --tune starts from the original program; it takes no --run, "
+              "--script or --emit scop", file=stderr)
+        return EXIT_USAGE
     if not args.demo and not args.file:
         ap.print_usage(stderr)
         print("clayx: error: a FILE (or --demo) is required", file=stderr)
@@ -276,7 +291,7 @@ def _interactive(args, stdin, stdout) -> bool:
     """Open the prompt: standard input and output are terminals and no
     batch output (``--emit``, ``--script``, ``-o``) was asked for."""
     return (not (args.emit or args.script or args.output or args.run or args.auto
-                 or args.whitebox)
+                 or args.whitebox or args.tune)
             and _isatty(stdin) and _isatty(stdout))
 
 
@@ -353,6 +368,10 @@ def _main(args, stdin=None, stderr=None) -> str:
     # an applied <clay> is dropped, as Clay does, so a second run does not
     # apply it again
     applied_clay = (name or "").endswith("<clay>")
+    if args.tune:
+        from clayx.tune import DEFAULT_BUDGET, tune_command
+        return tune_command(session, emit=args.emit, stderr=stderr, defines=_defines(args),
+                            threads=_threads(args), budget=args.budget or DEFAULT_BUDGET)
     if args.emit in ("c", "omp"):
         _need_bodies([session.current, *session.others])
         code = session.code(args.emit, unchecked=args.unchecked)
@@ -370,17 +389,27 @@ def _measure(session, args) -> str:
     """``--run``: the region-time report of the original against the
     transformed program (:func:`clayx.run.measure_session`)."""
     from clayx.run import measure_session
+    result = measure_session(session, unchecked=args.unchecked, defines=_defines(args),
+                             threads=_threads(args), repeat=args.repeat)
+    return result.table() + "\n"
+
+
+def _defines(args) -> dict[str, str | None]:
+    """The ``-D NAME=V`` options as a dict (``-D NAME``: None)."""
     defines: dict[str, str | None] = {}
     for d in args.defines:
         name, eq, value = d.partition("=")
         if not name.isidentifier():
             raise ClayxError(f"-D {d}: expected NAME or NAME=VALUE")
         defines[name] = value if eq else None
+    return defines
+
+
+def _threads(args) -> int | None:
+    """``--threads``, checked."""
     if args.threads is not None and args.threads < 1:
         raise ClayxError(f"--threads must be at least 1, not {args.threads}")
-    result = measure_session(session, unchecked=args.unchecked, defines=defines,
-                             threads=args.threads, repeat=args.repeat)
-    return result.table() + "\n"
+    return args.threads
 
 
 def _need_bodies(scops) -> None:

@@ -235,14 +235,15 @@ def test_fallback_strategy_is_used_when_the_first_ast_is_wrong(monkeypatch):
     real = build_mod._build
     small = _with_domain(scop, "S0", "[n] -> { S0[i] : i < n - 1 }")
 
-    def first_wrong(s, strategy, max_operations):
-        return real(small if strategy == build_mod.STRATEGIES[0] else s, strategy,
-                    max_operations)
+    def first_wrong(s, strategy, max_operations, hook=None):
+        # no tiles here: "tree" is the first strategy built
+        return real(small if strategy == "tree" else s, strategy, max_operations, hook)
 
     monkeypatch.setattr(build_mod, "_build", first_wrong)
     node = build_ast(scop)
     assert check_ast(scop, node) == []
-    monkeypatch.setattr(build_mod, "_build", lambda s, strategy, m: real(small, strategy, m))
+    monkeypatch.setattr(build_mod, "_build",
+                        lambda s, strategy, m, hook=None: real(small, strategy, m, hook))
     with pytest.raises(CodegenError, match="does not run this schedule exactly.*isl bug"):
         build_ast(scop)
 

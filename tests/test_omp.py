@@ -61,7 +61,7 @@ def test_parallel_outer_loop_privatizes_inner_declared_iterators(mm):
     s.apply("parallelize([0]);")
     assert region(s.code("omp")) == (
         "#pragma scop\n"
-        "  #pragma omp parallel for private(j, k)\n"
+        "  #pragma omp parallel for schedule(static) private(j, k)\n"
         "  for (i = 0; i < N; i++)\n"
         "    for (j = 0; j < N; j++)\n"
         "      for (k = 0; k < N; k++)\n"
@@ -74,7 +74,7 @@ def test_enclosing_iterators_stay_shared(mm):
     s = clayx.load(mm)
     s.apply("parallelize([0, 0]);")
     r = region(s.code("omp"))
-    assert "  for (i = 0; i < N; i++) {\n    #pragma omp parallel for private(k)\n" \
+    assert "  for (i = 0; i < N; i++) {\n    #pragma omp parallel for schedule(static) private(k)\n" \
            "    for (j = 0; j < N; j++)\n" in r
     assert r.count("#pragma omp") == 1
 
@@ -89,7 +89,7 @@ def test_simd_and_unroll_marks(mm):
     c = region(s.code("c"))
     assert "#pragma GCC unroll 2" in c and "omp" not in c
     s.apply("parallelize([0]);")
-    assert "#pragma omp parallel for private(j, k)\n  for (i = 0;" in s.code("omp")
+    assert "#pragma omp parallel for schedule(static) private(j, k)\n  for (i = 0;" in s.code("omp")
 
 
 def _variant(tmp_path, old: str, new: str, script: str):
@@ -104,20 +104,20 @@ def _variant(tmp_path, old: str, new: str, script: str):
 def test_parallel_and_vectorize_on_one_loop(tmp_path):
     s = _variant(tmp_path, "for (k = 0; k < N; k++)\n        b[i][j] += a[i][k] * a[k][j];",
                  "b[i][j] = a[i][j] * 2;", "parallelize([0, 0]); vectorize([0, 0]);")
-    assert "#pragma omp parallel for simd\n    for (j = 0; j < N; j++)\n" in s.code("omp")
+    assert "#pragma omp parallel for simd schedule(static)\n    for (j = 0; j < N; j++)\n" in s.code("omp")
 
 
 def test_loops_declared_in_the_for_need_no_private(tmp_path):
     s = _variant(tmp_path, "for (k = 0; k < N; k++)", "for (int k = 0; k < N; k++)",
                  "parallelize([0]);")
-    assert "#pragma omp parallel for private(j)\n" in s.code("omp")
+    assert "#pragma omp parallel for schedule(static) private(j)\n" in s.code("omp")
 
 
 def test_split_loop_gets_the_pragma_on_every_part(mm):
     s = clayx.load(mm)
     s.apply("iss([0], {-1 | 0 | 9}); parallelize([0]);")
     r = region(s.code("omp"))
-    assert r.count("#pragma omp parallel for private(j, k)") == 2
+    assert r.count("#pragma omp parallel for schedule(static) private(j, k)") == 2
 
 
 def test_unknown_target_is_refused(mm):
@@ -131,7 +131,7 @@ def test_cli_emit_omp(mm, tmp_path):
     rc = run([str(mm), "--script", "-", "--emit", "omp"], stdout=out, stderr=err,
              stdin=io.StringIO("parallelize([0]);\n"))
     assert rc == 0, err.getvalue()
-    assert "#pragma omp parallel for private(j, k)" in out.getvalue()
+    assert "#pragma omp parallel for schedule(static) private(j, k)" in out.getvalue()
     # the carried k loop cannot be parallelized: exit 3, nothing written
     dest = tmp_path / "o.c"
     rc = run([str(mm), "--script", "-", "--emit", "omp", "-o", str(dest)], stdout=out, stderr=err,

@@ -345,7 +345,7 @@ def test_step_shows_a_window_of_long_code(monkeypatch):
                                                           "parallelize([2]);"))
     last = out[out.index("✓ parallelize([2]);"):]
     assert "marked parallel: loop [2] i" in last
-    assert "» #pragma omp parallel for private(j)\n» for (i = 0; i < N; i++) {" in last
+    assert "» #pragma omp parallel for schedule(static) private(j)\n» for (i = 0; i < N; i++) {" in last
     assert "  ⋮ (" in last and "more lines: :code" in last
     assert "t = (val >= t_val)" not in last     # loop [3] is out of the window
 

@@ -111,7 +111,7 @@ def test_loop_spans_pragmas_and_assigned_iterators(stencil):
     assert gen.target == "omp" and gen.text == "".join(ln + "\n" for ln in gen.lines)
     outer, = gen.spans((0,))
     inner, = gen.spans((0, 0))
-    assert outer.pragmas == ("#pragma omp parallel for private(j)",)
+    assert outer.pragmas == ("#pragma omp parallel for schedule(static) private(j)",)
     assert outer.assigns == ("j",) and inner.assigns == ()
     assert (outer.name, outer.declared, outer.depth, outer.dim) == ("i", True, 1, 1)
     assert gen.lines[outer.first].strip() == outer.pragmas[0]

@@ -104,6 +104,9 @@ def _pinned_options(ctx: isl.Context) -> Iterator[None]:
 #: mark nodes whatever the strategy); they differ in the AST build options
 #: of the bands (:func:`band_options`):
 #:
+#: - ``tiles``: the full tiles of every tiled nest isolated from the partial
+#:   ones (:func:`clayx.codegen.tiles.band_options`; skipped when the
+#:   schedule has no tiles), no option elsewhere;
 #: - ``tree``: none (isl's default per band);
 #: - ``separate``: ``separate`` on every band;
 #: - ``isolate``: every band's whole domain isolated, ``separate`` inside;
@@ -119,13 +122,17 @@ def _pinned_options(ctx: isl.Context) -> Iterator[None]:
 #: reproducer are in ``docs/isl-detect-mod-bug.md``.  The other strategies
 #: only avoid the bug by luck (``scripts/fuzz_codegen.py`` counts how often);
 #: what none of them gets right is refused, never printed.
-STRATEGIES = ("tree", "separate", "isolate", "atomic")
+STRATEGIES = ("tiles", "tree", "separate", "isolate", "atomic")
 
 
-def band_options(strategy: str) -> BandOptions | None:
-    """The per-band AST option hook of a :data:`STRATEGIES` entry."""
+def band_options(strategy: str, scop: Scop | None = None) -> BandOptions | None:
+    """The per-band AST option hook of a :data:`STRATEGIES` entry (``tiles``
+    needs the ``scop``)."""
     if strategy == "tree":
         return None
+    if strategy == "tiles":
+        from .tiles import band_options as full_tiles
+        return full_tiles(scop) if scop is not None else None
     if strategy == "separate":
         return lambda beta: "{ separate[x] }"
     if strategy == "atomic":
@@ -142,6 +149,12 @@ def band_options(strategy: str) -> BandOptions | None:
 #: :func:`~clayx.codegen.ast_check.check_ast`); the examples' schedules need
 #: well under 1 M.
 CHECK_MAX_OPERATIONS = 20_000_000
+
+#: isl operation budget of the ``tiles`` strategy's build and of its check:
+#: isolating the full tiles of a skewed or wavefront-tiled nest can cost
+#: seconds of isl work (jacobi-2d with 8x8 tiles: 5 s to build, more than 15 s
+#: to prove); past this budget the AST is built without the isolation.
+TILES_MAX_OPERATIONS = 3_000_000
 
 
 def build_ast(scop: Scop, *,
@@ -169,18 +182,27 @@ def build_ast(scop: Scop, *,
     does any isl failure.
     """
     if not check:
-        return _build(scop, STRATEGIES[0], max_operations)
+        return _build(scop, "tree", max_operations)
     first: list[str] | None = None
+    tiles = band_options("tiles", scop)
     for strategy in STRATEGIES:
+        if strategy == "tiles" and tiles is None:
+            continue                                # no tiles: the same as "tree"
+        ops, check_ops = max_operations, CHECK_MAX_OPERATIONS
+        if strategy == "tiles":         # an option: not worth a long build or proof
+            ops = min(ops or TILES_MAX_OPERATIONS, TILES_MAX_OPERATIONS)
+            check_ops = TILES_MAX_OPERATIONS
         try:
-            node = _build(scop, strategy, max_operations)
+            node = _build(scop, strategy, ops, tiles if strategy == "tiles" else None)
         except CodegenError:
-            if strategy == STRATEGIES[0]:
+            if strategy == "tree":
                 raise
             continue
         try:
-            problems = check_ast(scop, node, max_operations=CHECK_MAX_OPERATIONS)
+            problems = check_ast(scop, node, max_operations=check_ops)
         except CodegenError as e:
+            if strategy == "tiles":
+                continue                    # isolated tiles too costly to prove: without
             warnings.warn(f"the generated code could not be proven exact ({e}); "
                           "it is used unchecked", CodegenWarning, stacklevel=2)
             return node
@@ -231,8 +253,10 @@ def _access_functions(scop: Scop) -> dict[str, dict[str, isl.MultiPwAff]]:
     return out
 
 
-def _build(scop: Scop, strategy: str, max_operations: int | None) -> isl.AstNode:
-    """One AST of ``scop`` with ``strategy`` (see :data:`STRATEGIES`)."""
+def _build(scop: Scop, strategy: str, max_operations: int | None,
+           hook: BandOptions | None = None) -> isl.AstNode:
+    """One AST of ``scop`` with ``strategy`` (see :data:`STRATEGIES`; ``hook``
+    its band options when already computed)."""
     ctx = scop.context.get_ctx()
     sched = scop.schedule
     extra = max((s.dim for s in scop.statements), default=0) + 2
@@ -261,7 +285,7 @@ def _build(scop: Scop, strategy: str, max_operations: int | None) -> isl.AstNode
             return node
 
     with _pinned_options(ctx), isl_guard(ctx, max_operations):
-        tree = schedule_tree(scop, band_options(strategy))
+        tree = schedule_tree(scop, hook or band_options(strategy, scop))
         build = isl.AstBuild.from_context(scop.context)
         build = build.set_iterators(iterator_ids(ctx, prefix, sched.max_depth, extra))
         build, _handle = build.set_at_each_domain(at_each_domain)

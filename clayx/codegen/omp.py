@@ -6,7 +6,9 @@ the schedule marks (``scop.schedule.marks``, see :mod:`clayx.directives.marks`;
 they reach the printer as mark nodes of the schedule tree around the
 loop's band, :mod:`clayx.codegen.tree`):
 
-- ``parallel``: ``#pragma omp parallel for``, with ``private(…)`` naming
+- ``parallel``: ``#pragma omp parallel for schedule(static)`` (equal
+  chunks, one per thread, decided once: no run-time scheduling), with
+  ``private(…)`` naming
   every loop iterator the function declares outside the region
   (``int i, j;`` at its top, ``scop.declared_iterators``) that the loop's body
   assigns (inner loops, ``{ j = …; … }`` blocks): such a variable would
@@ -35,7 +37,7 @@ bounds), each gets the pragma; a loop that runs once and is printed without
 Before/after (``parallelize([0]); unroll([0,0], 4)`` on a 2-deep nest
 whose iterators are declared at the top of the function)::
 
-    for (i = 0; i < n; i++)              #pragma omp parallel for private(j)
+    for (i = 0; i < n; i++)              #pragma omp parallel for schedule(static) private(j)
       for (j = 0; j < m; j++)            for (i = 0; i < n; i++) {
         S(i, j);                   =>      #pragma GCC unroll 4
                                            for (j = 0; j < m; j++)
@@ -72,9 +74,9 @@ def mark_pragmas(info: LoopInfo, *, openmp: bool) -> list[str]:
     out: list[str] = []
     if openmp:
         if "parallel" in kinds and "vectorize" in kinds:
-            out.append("#pragma omp parallel for simd")
+            out.append("#pragma omp parallel for simd schedule(static)")
         elif "parallel" in kinds:
-            out.append("#pragma omp parallel for")
+            out.append("#pragma omp parallel for schedule(static)")
         elif "vectorize" in kinds:
             out.append("#pragma omp simd")
     if "unroll" in kinds and not out:

@@ -1,0 +1,281 @@
+"""The tuner (issue 10, ``clayx FILE.c --tune``).
+
+- with a fake timer (programs compiled for real, their runs replaced): the
+  fastest verified candidate wins, deterministically; the original is kept
+  when nothing beats it (also when a candidate only seemed faster and the
+  final interleaved measurement does not confirm it); the budget is
+  respected; a candidate that prints another output is excluded;
+- the stride-1 heuristic orders gemm's point loops i, k, j;
+- the winner's script replays, and the command writes it (or the code);
+- differential: every preset and a tuned result, compiled with OpenMP, run
+  equal to the original on 1 and 4 threads (several examples, slow).
+"""
+
+from __future__ import annotations
+
+import io
+import itertools
+import os
+import shutil
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+import clayx
+from clayx.errors import VerifyError
+from clayx.run import program_text
+from clayx.session import Session
+from clayx.tune import PRESETS, Candidate, _Space, candidate_script, point_order, tune
+from clayx.verify import compare_outputs, compile_c, run
+from clayx_repl.cli import run as cli
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+needs_gcc = pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc not available")
+
+OUT = "begin dump: C\n1 2 3\nend   dump: C\n"
+
+
+class FakeTimer:
+    """Region times by candidate label (``default`` for the others), the
+    original's output unless a label is in ``wrong``; each call advances
+    the fake clock by one second."""
+
+    def __init__(self, times: dict, default: float = 2.0, wrong=()):
+        self.times, self.default, self.wrong = times, default, set(wrong)
+        self.now = 0.0
+        self.calls: list[str] = []
+
+    def __call__(self, exe, candidate):
+        self.now += 1.0
+        label = candidate.label
+        self.calls.append(label)
+        out = OUT.replace("3", "4") if label in self.wrong else OUT
+        return out, self.times.get(label, self.default)
+
+    def clock(self) -> float:
+        return self.now
+
+
+def _tune(tmp_path, timer, **kw):
+    s = clayx.load(EXAMPLES / "gemm.c")
+    return tune(s, timer=timer, clock=timer.clock, workdir=tmp_path, **kw)
+
+
+FIXED = [Candidate("cpu"), Candidate("cpu", 16), Candidate("feautrier"), Candidate("cpu", 0)]
+
+
+@needs_gcc
+def test_fastest_verified_candidate_wins(tmp_path):
+    timer = FakeTimer({"original": 1.0, "cpu t16": 0.25, "cpu t32": 0.5})
+    r = _tune(tmp_path, timer, candidates=FIXED, budget=1000)
+    assert r.best.candidate == Candidate("cpu", 16)
+    assert r.best.verified and r.confirmed == pytest.approx(4.0)
+    assert [t.candidate for t in r.trials][:1] == [Candidate()]
+    assert r.speedup(r.best) == pytest.approx(4.0)
+    # deterministic: the same search picks the same winner
+    again = _tune(tmp_path / "again", FakeTimer({"original": 1.0, "cpu t16": 0.25,
+                                                 "cpu t32": 0.5}),
+                  candidates=FIXED, budget=1000)
+    assert again.best.candidate == r.best.candidate
+    assert again.best.script == r.best.script
+    # the table names every candidate, the winner starred
+    table = r.table()
+    assert "* cpu t16" in table and "original" in table and "winner: cpu t16" in table
+
+
+@needs_gcc
+def test_original_kept_when_nothing_wins(tmp_path):
+    r = _tune(tmp_path, FakeTimer({"original": 1.0}, default=1.5), candidates=FIXED,
+              budget=1000)
+    assert r.best is r.original and r.best.script == "" and r.confirmed == 1.0
+
+
+@needs_gcc
+def test_original_kept_when_the_gain_is_noise(tmp_path):
+    """A candidate 1% faster than the original is within :data:`NOISE`: the
+    final measurement keeps the original."""
+    r = _tune(tmp_path, FakeTimer({"original": 1.0, "cpu t32": 0.99}), candidates=FIXED,
+              budget=1000)
+    assert r.best is r.original
+
+
+@needs_gcc
+def test_wrong_output_is_excluded(tmp_path):
+    timer = FakeTimer({"original": 1.0, "cpu t32": 0.01, "cpu t16": 0.5},
+                      wrong={"cpu t32"})
+    r = _tune(tmp_path, timer, candidates=FIXED, budget=1000)
+    bad = next(t for t in r.trials if t.candidate == Candidate("cpu"))
+    assert not bad.verified and "other output" in bad.error
+    assert r.best.candidate == Candidate("cpu", 16)
+    assert "no: other output" in r.table()
+
+
+@needs_gcc
+def test_budget_is_respected(tmp_path):
+    """Each fake run costs one second: with a budget of 8 s and 2 runs per
+    candidate, the search stops after a few candidates (the original's runs
+    and the final confirmation come on top)."""
+    timer = FakeTimer({"original": 1.0}, default=0.9)
+    r = _tune(tmp_path, timer, budget=8, repeat=2)
+    timed = [t for t in r.trials[1:] if t.times]
+    assert 1 <= len(timed) <= 4
+    searched = len(timer.calls) - 2 - (2 * 2 if r.best is not r.original else 0)
+    assert searched <= 8 + 2                   # at most one candidate's runs over
+    # the staged search goes on without a budget: more candidates
+    timer2 = FakeTimer({"original": 1.0}, default=0.9)
+    r2 = _tune(tmp_path / "more", timer2, budget=1000, repeat=1)
+    assert len([t for t in r2.trials[1:] if t.times]) > len(timed)
+
+
+@needs_gcc
+def test_refused_candidates_are_reported_not_timed(tmp_path, monkeypatch):
+    import clayx.tune as tune_mod
+
+    def broken(self, c):
+        if c.tile == 16:
+            return "interchange([0], 1, 2);\n"          # illegal on gemm's fused nest
+        return real(self, c)
+    real = tune_mod._Space.script
+    monkeypatch.setattr(tune_mod._Space, "script", broken)
+    timer = FakeTimer({"original": 1.0, "cpu t16": 0.001, "cpu t32": 0.5})
+    r = _tune(tmp_path, timer, candidates=FIXED, budget=1000)
+    bad = next(t for t in r.trials if t.candidate == Candidate("cpu", 16))
+    assert not bad.times and not bad.verified and bad.error
+    assert "cpu t16" not in timer.calls
+    assert r.best.candidate == Candidate("cpu")
+
+
+def test_point_order_makes_gemm_innermost_loop_stride_one():
+    """gemm's product ``C[i][j] += A[i][k] * B[k][j]``: with j innermost
+    every access moves by 0 or 1 element; isl's order (i, j, k) has B jump."""
+    s = clayx.load(EXAMPLES / "gemm.c")
+    space = _Space(s)
+    c = Candidate("cpu")
+    chains = space.chains(c)
+    assert [(p, n) for p, n, _f in chains] == [((0,), 2), ((1,), 3)]
+    sched = replace(s.original, schedule=space.auto(c).schedule)
+    assert point_order(sched, (1,), 3, 4) == 1                 # j innermost: i, k, j
+    assert point_order(sched, (0,), 2, 3) == 1                 # C[i][j]: j stays inside
+    script = candidate_script(s, c)
+    # reordered, then the outermost parallel loops marked again
+    assert script.endswith("interchange([1], 5, 6);\nparallelize([0]);\nparallelize([1]);\n")
+
+
+def test_original_loops_with_parallel_marks_are_a_candidate():
+    s = clayx.load(EXAMPLES / "gemm.c")
+    assert candidate_script(s, Candidate("original", 0)) == "parallelize([0]);\n"
+    assert Candidate("original", 0).label == "original parallel"
+
+
+def test_candidate_labels():
+    assert Candidate().label == "original"
+    assert Candidate("cpu", 64, order=(0, 1), marks="vectorize").label == \
+        "cpu t64 inner(0,1) vectorize"
+    assert Candidate("nofuse", 0, wavefront=False, order=(-1,) * 8).label == \
+        "nofuse untiled isl-order no-wavefront"
+
+
+def test_openscop_input_is_refused(tmp_path):
+    s = clayx.load(EXAMPLES / "gemm.c")
+    path = tmp_path / "g.scop"
+    path.write_text(s.openscop())
+    with pytest.raises(VerifyError, match="needs a C program"):
+        tune(clayx.load(path))
+
+
+@needs_gcc
+def test_command_writes_the_winner_as_script_and_as_code(tmp_path, monkeypatch):
+    import clayx.tune as tune_mod
+    real = tune_mod.tune
+
+    def fake(session, **kw):
+        timer = FakeTimer({"original": 1.0, "cpu t32": 0.5})
+        kw.pop("progress", None)
+        return real(session, timer=timer, clock=timer.clock, workdir=tmp_path / "w",
+                    candidates=[Candidate("cpu")], **kw)
+    monkeypatch.setattr(tune_mod, "tune", fake)
+    err = io.StringIO()
+    out_script = tmp_path / "best.clay"
+    assert cli([str(EXAMPLES / "gemm.c"), "--tune", "--budget", "5", "--threads", "2",
+                "-o", str(out_script)], stderr=err) == 0
+    text = out_script.read_text()
+    assert text.startswith("# clayx --tune: cpu t32, 2.00x") and "tile(" in text
+    assert "winner: cpu t32" in err.getvalue()
+    # the script replays, legality checked
+    s = clayx.load(EXAMPLES / "gemm.c")
+    s.apply(text)
+    out_c = tmp_path / "best.c"
+    assert cli([str(EXAMPLES / "gemm.c"), "--tune", "--emit", "omp", "-o", str(out_c)],
+               stderr=io.StringIO()) == 0
+    assert "#pragma omp parallel for schedule(static)" in out_c.read_text()
+    assert cli([str(EXAMPLES / "gemm.c"), "--tune", "--run"], stderr=io.StringIO()) == 2
+
+
+# -- differential: presets and tuned results on 1 and 4 threads ---------------------
+
+def _run_equal(tmp_path, name: str, script: str, defines: dict) -> None:
+    """The program with ``script`` applied, OpenMP on, prints what the
+    original prints, on 1 and on 4 threads."""
+    path = EXAMPLES / f"{name}.c"
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    s = clayx.load(path)
+    s2 = Session(s.original, others=s.others)
+    if script:
+        s2.apply(script)
+    text, _, _ = program_text(s2, target="omp")
+    gen = tmp_path / f"{name}_gen.c"
+    gen.write_text(text)
+    compile_c(path, tmp_path / "orig", defines=defines, opt="-O2")
+    compile_c(gen, tmp_path / "gen", defines=defines, opt="-O2", openmp=True,
+              include_dirs=[EXAMPLES])
+    expected = run(tmp_path / "orig")
+    for threads in (1, 4):
+        env = dict(os.environ, OMP_NUM_THREADS=str(threads))
+        compare_outputs(expected, run(tmp_path / "gen", env=env))
+
+
+#: examples and sizes (odd, so tiles of 8–32 are partial at the edges)
+DIFF = {"gemm": {"NI": 37, "NJ": 45, "NK": 29}, "jacobi-2d": {}, "lu": {}, "covariance": {},
+        "seidel-2d": {}, "trisolv": {}}
+
+
+@needs_gcc
+@pytest.mark.slow
+@pytest.mark.parametrize("name,preset", list(itertools.product(sorted(DIFF), PRESETS)))
+def test_presets_run_equal_on_1_and_4_threads(tmp_path, name, preset):
+    s = clayx.load(EXAMPLES / f"{name}.c")
+    try:
+        script = candidate_script(s, Candidate(preset))
+    except clayx.ClayxError as e:      # a preset isl cannot schedule: nothing to run
+        pytest.skip(f"{preset} on {name}: {e}")
+    _run_equal(tmp_path, name, script, DIFF[name])
+
+
+@needs_gcc
+@pytest.mark.parametrize("name", ["gemm", "jacobi-2d"])
+def test_tile_sizes_orders_and_marks_run_equal(tmp_path, name):
+    s = clayx.load(EXAMPLES / f"{name}.c")
+    for k, c in enumerate([Candidate("cpu", 8, order=(0,) * 4),
+                           Candidate("cpu", 0, marks="vectorize+unroll4"),
+                           Candidate("cpu", 16, wavefront=False, marks="unroll4")]):
+        _run_equal(tmp_path / str(k), name, candidate_script(s, c), DIFF[name])
+
+
+@needs_gcc
+@pytest.mark.slow
+def test_tuned_result_runs_equal_on_1_and_4_threads(tmp_path):
+    """A real (short) tuning run of jacobi-2d at a small size: its winner
+    runs equal to the original on 1 and 4 threads."""
+    s = clayx.load(EXAMPLES / "jacobi-2d.c")
+    r = tune(s, budget=10, repeat=1, threads=2, workdir=tmp_path / "w")
+    assert r.trials[0].verified
+    assert all(t.verified or t.error for t in r.trials)
+    _run_equal(tmp_path, "jacobi-2d", r.best.script, {})
+
+
+def test_examples_sizes_are_macros():
+    """The differential sizes above are macros of the examples (a renamed
+    macro would silently test the default size)."""
+    text = (EXAMPLES / "gemm.c").read_text()
+    assert all(f"#ifndef {m}" in text for m in DIFF["gemm"])
