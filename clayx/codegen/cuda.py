@@ -56,7 +56,7 @@ from ..model import Scop, identifiers
 from ..model.helpers import MACROS
 from ..model.layout import dead_arrays, layout_info
 from .build import DEFAULT_MAX_OPERATIONS, build_ast, user_relation
-from .c import CPrinter, LoopInfo, detect_indent
+from .c import LoopInfo, detect_indent
 from .omp import MarkPrinter
 from .tree import iterator_dim, node_mark
 
@@ -93,13 +93,13 @@ static inline unsigned clayx_blocks(long long lo, long long hi, long long step,
   return n < 1 ? 1u : n > cap ? cap : (unsigned)n;
 }"""
 
-#: what the .cu file starts its clayx part with
+#: what the .cu file starts its clayx part with (``clayx_blocks`` is added
+#: when a launch uses it)
 CUDA_PRELUDE = "\n".join([
     "/* ---- clayx: CUDA helpers ---- */",
     "#include <stdio.h>",
     "#include <stdlib.h>",
     CHECK_MACRO,
-    _BLOCKS_FN,
     "/* ---- end of clayx helpers ---- */", ""])
 
 #: the same for the emulation in plain C: the CUDA runtime calls it uses,
@@ -136,7 +136,6 @@ EMULATION_PRELUDE = "\n".join([
     "  return e ? \"out of memory\" : \"no error\";",
     "}",
     CHECK_MACRO,
-    _BLOCKS_FN,
     "/* a launch: every thread of every block, in reverse order */",
     "#define CLAYX_THREAD clayx_g, clayx_b, clayx_bi, clayx_ti",
     "#define CLAYX_LAUNCH(gx, gy, gz, bx, by, bz, call) do { \\",
@@ -227,6 +226,12 @@ class CudaPrinter(MarkPrinter):
                  emulate: bool = False, first_kernel: int = 0):
         super().__init__(scop, base_indent=base_indent, indent=indent)
         self.block = tuple(block) if block else None
+        if self.block and (len(self.block) > 3 or min(self.block) < 1
+                           or self.block[0] * (self.block[1:2] or (1,))[0]
+                           * (self.block[2:3] or (1,))[0] > 1024
+                           or any(b > lim for b, lim in zip(self.block, (1024, 1024, 64)))):
+            raise CudaMappingError(f"block {list(self.block)}: CUDA allows at most 1024 "
+                                   "threads per block (x, y <= 1024, z <= 64)")
         self.grid = tuple(grid) if grid else None
         self.emulate = emulate
         self.kernels: list[Kernel] = []
@@ -695,7 +700,11 @@ def generate_cuda_file(scops: Sequence[Scop], *, emulate: bool = False,
             inserts[at] = inserts.get(at, "") + r.kernel_text()
     if inserts:
         first = min(inserts)
-        inserts[first] = (EMULATION_PRELUDE if emulate else CUDA_PRELUDE) + "\n" + inserts[first]
+        prelude = EMULATION_PRELUDE if emulate else CUDA_PRELUDE
+        if any("clayx_blocks(" in text for _, _, text in edits):
+            end = prelude.rindex("/* ---- end")
+            prelude = prelude[:end] + _BLOCKS_FN + "\n" + prelude[end:]
+        inserts[first] = prelude + "\n" + inserts[first]
     for at, text in inserts.items():
         edits.append((at, at, text))
     out = source
