@@ -72,8 +72,9 @@ def gpu_schedule(scop: Scop, *, tile: int = 0, deps=None) -> Scop:
 
 def cuda_code(scops: Sequence[Scop], *, emulate: bool = False,
               block: Sequence[int] | None = None,
-              grid: Sequence[int] | None = None) -> str:
+              grid: Sequence[int] | None = None, shared: bool = False) -> str:
     """The whole file of ``scops`` as CUDA (``emulate``: plain C running
-    the same mapping), see :func:`clayx.codegen.cuda.generate_cuda_file`."""
+    the same mapping; ``shared``: reused tiles of read-only arrays in
+    shared memory), see :func:`clayx.codegen.cuda.generate_cuda_file`."""
     from .codegen.cuda import generate_cuda_file
-    return generate_cuda_file(scops, emulate=emulate, block=block, grid=grid)
+    return generate_cuda_file(scops, emulate=emulate, block=block, grid=grid, shared=shared)

@@ -78,6 +78,9 @@ def _parser() -> argparse.ArgumentParser:
                          "cuda-emulated: plain C running that mapping), or the OpenScop form")
     ap.add_argument("--block", metavar="X[,Y[,Z]]",
                     help="with --emit cuda: threads per block along x, y, z")
+    ap.add_argument("--shared-memory", action="store_true",
+                    help="with --emit cuda: copy reused tiles of the arrays a kernel only "
+                         "reads to shared memory (PPCG's --shared-memory)")
     ap.add_argument("--grid", metavar="X[,Y[,Z]]",
                     help="with --emit cuda: blocks per grid along x, y, z (default: "
                          "enough for each mapped loop)")
@@ -336,7 +339,8 @@ def _cuda(session, args) -> str:
     if session.current.source is None:
         raise ClayxError("--emit cuda needs a C file (an OpenScop file has no host code)")
     return cuda_code(scops, emulate=args.emit == "cuda-emulated",
-                     block=_sizes(args.block, "--block"), grid=_sizes(args.grid, "--grid"))
+                     block=_sizes(args.block, "--block"), grid=_sizes(args.grid, "--grid"),
+                     shared=args.shared_memory)
 
 
 def _need_bodies(scops) -> None:

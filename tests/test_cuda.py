@@ -83,21 +83,29 @@ def _kernel(code: str, name: str) -> str:
 
 # -- the gpu preset on every example ---------------------------------------------
 
-def _gpu_file(stem: str, tile: int, *, emulate: bool) -> str:
+def _gpu_file(stem: str, tile: int, *, emulate: bool, shared: bool = False) -> str:
     s = clayx.load(ROOT / "examples" / f"{stem}.c")
     new = gpu_schedule(s.current, tile=tile)
-    return cuda_code([new, *s.others], emulate=emulate)
+    return cuda_code([new, *s.others], emulate=emulate, shared=shared)
+
+
+#: the examples where shared memory promotion finds reused tiles (stencils)
+PROMOTED = {"fdtd-2d": 1, "heat-3d": 2, "jacobi-1d": 2, "jacobi-2d": 2}
 
 
 @needs_gcc
 @pytest.mark.slow
+@pytest.mark.parametrize("shared", [False, True])
 @pytest.mark.parametrize("tile", [0, 32])
 @pytest.mark.parametrize("stem", EXAMPLES)
-def test_gpu_preset_emulated_equals_original(stem, tile, tmp_path):
-    """Every example under the ``gpu`` preset (untiled, and tiled by 32):
-    the emulated CUDA prints exactly what the original prints."""
-    code = _gpu_file(stem, tile, emulate=True)
-    assert "CLAYX_LAUNCH(" in code
+def test_gpu_preset_emulated_equals_original(stem, tile, shared, tmp_path):
+    """Every example under the ``gpu`` preset (untiled, and tiled by 32),
+    with and without shared memory: the emulated CUDA prints exactly what
+    the original prints."""
+    code = _gpu_file(stem, tile, emulate=True, shared=shared)
+    assert "CLAYX_LAUNCH" in code
+    if shared and tile == 0:
+        assert code.count("__shared__: one per block") == PROMOTED.get(stem, 0)
     r = _emulate_and_verify(ROOT / "examples" / f"{stem}.c", code, tmp_path,
                             SMALL_SIZES[stem])
     assert r.ok and not r.note
@@ -120,6 +128,16 @@ def _nvcc_errors(path: Path, tmp_path: Path) -> list[str]:
     errs = sorted(re.sub(r"^.*?\(\d+\): ", "", ln) for ln in p.stdout.splitlines()
                   + p.stderr.splitlines() if ": error" in ln)
     return errs or [p.stderr[-2000:]]
+
+
+@needs_nvcc
+@pytest.mark.slow
+@pytest.mark.parametrize("stem", sorted(PROMOTED))
+def test_shared_memory_cu_compiles_with_nvcc(stem, tmp_path):
+    cu = tmp_path / f"{stem}.cu"
+    cu.write_text(_gpu_file(stem, 0, emulate=False, shared=True))
+    assert cu.read_text().count("__shared__ double") == PROMOTED[stem]
+    assert _nvcc_errors(cu, tmp_path) == []
 
 
 @needs_nvcc
@@ -286,3 +304,85 @@ def test_user_script_cu_compiles(mm, tmp_path):
     cu = tmp_path / "mm.cu"
     cu.write_text(cuda_code([s.current]))
     assert _nvcc_errors(cu, tmp_path) == []
+
+
+# -- shared memory -----------------------------------------------------------------------
+
+STENCIL = r"""
+#include <stdio.h>
+#ifndef N
+# define N 40
+#endif
+double A[N][N], B[N][N];
+int main(void) {
+  int i, j;
+  for (i = 0; i < N; i++) for (j = 0; j < N; j++) { A[i][j] = (i * 7 + j) % 11; B[i][j] = -1; }
+#pragma scop
+  for (i = 1; i < N - 1; i++)
+    for (j = 1; j < N - 1; j++)
+      B[i][j] = A[i - 1][j] + A[i + 1][j] + 2 * A[i][j - 1] + 3 * A[i][j + 1] + A[i][j];
+#pragma endscop
+  printf("begin dump: B\n");
+  for (i = 0; i < N; i++) for (j = 0; j < N; j++) printf("%.17g ", B[i][j]);
+  printf("\nend   dump: B\n");
+  return 0;
+}
+"""
+
+
+@pytest.fixture
+def stencil(tmp_path):
+    p = tmp_path / "stencil.c"
+    p.write_text(STENCIL)
+    return p
+
+
+def test_shared_memory_tile_and_barriers(stencil):
+    s = clayx.load(stencil)
+    s.apply("parallelize([0]); parallelize([0, 0]);")
+    code = cuda_code([s.current], shared=True, block=(8, 4))
+    k = _kernel(code, "clayx_kernel0")
+    assert "  __shared__ double s_A[6][10];\n" in k          # (4 + 2) x (8 + 2)
+    assert "for (int o1 = 1 + (int)(blockIdx.y * blockDim.y); o1 <= N - 2;" in k
+    assert k.count("__syncthreads();") == 2
+    load, compute = k.index("s_A[l / 10][l % 10] = A[a0][a1];"), k.index("B[i][j] = ")
+    assert load < k.index("__syncthreads();") < compute < k.rindex("__syncthreads();")
+    assert "if (a0 >= 0 && a0 < N && a1 >= 0 && a1 < N)" in k
+    assert not re.search(r"(?<!\w)A\[", k[compute:])          # reads go to the tile
+    assert "s_A[i - (o1 - 1)][j - (o2 - 1)]" in k[compute:]
+
+
+@needs_gcc
+@pytest.mark.parametrize("block,grid", [(None, None), ((8, 4), None), ((5, 3), (2, 1)),
+                                        ((16,), None)])
+def test_shared_memory_emulated_equals_original(stencil, tmp_path, block, grid):
+    s = clayx.load(stencil)
+    s.apply("parallelize([0]); parallelize([0, 0]);" if block != (16,) else
+            "parallelize([0]);")
+    code = cuda_code([s.current], emulate=True, shared=True, block=block, grid=grid)
+    if block != (16,):
+        assert "CLAYX_LAUNCH_BLOCKS(" in code and "/* __syncthreads(); */" in code
+    assert _emulate_and_verify(stencil, code, tmp_path).ok
+
+
+@needs_gcc
+def test_emulation_catches_a_missing_barrier(stencil, tmp_path):
+    """Without the barrier between the loads and the computation (the two
+    phases merged), threads read tile cells not loaded yet."""
+    s = clayx.load(stencil)
+    s.apply("parallelize([0]); parallelize([0, 0]);")
+    code = cuda_code([s.current], emulate=True, shared=True, block=(8, 4))
+    merged, n = re.subn(r"\}\n\s*/\* __syncthreads\(\); \*/\n\s*"
+                        r"CLAYX_THREADS\(threadIdx, blockDim\) \{\n", "", code)
+    assert n == 1
+    assert _emulate_and_verify(stencil, code, tmp_path).ok
+    with pytest.raises(MismatchError):
+        _emulate_and_verify(stencil, merged, tmp_path)
+
+
+def test_no_promotion_without_reuse(mm):
+    """gemm-like reads whose tile is not of fixed size (a whole row) stay
+    in global memory."""
+    s = clayx.load(mm)
+    s.apply("parallelize([0]); parallelize([0, 0]);")
+    assert "__shared__" not in cuda_code([s.current], shared=True)

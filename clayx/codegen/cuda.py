@@ -138,6 +138,18 @@ EMULATION_PRELUDE = "\n".join([
     CHECK_MACRO,
     "/* a launch: every thread of every block, in reverse order */",
     "#define CLAYX_THREAD clayx_g, clayx_b, clayx_bi, clayx_ti",
+    "/* a launch of a kernel with __syncthreads(): block by block, the kernel",
+    "   running its phases for every thread (CLAYX_THREADS) */",
+    "#define CLAYX_BLOCK clayx_g, clayx_b, clayx_bi",
+    "#define CLAYX_THREADS(t, b) \\",
+    "  for (t.z = b.z; t.z-- > 0;) for (t.y = b.y; t.y-- > 0;) for (t.x = b.x; t.x-- > 0;)",
+    "#define CLAYX_LAUNCH_BLOCKS(gx, gy, gz, bx, by, bz, call) do { \\",
+    "    dim3 clayx_g = {gx, gy, gz}, clayx_b = {bx, by, bz}, clayx_bi; \\",
+    "    for (clayx_bi.z = clayx_g.z; clayx_bi.z-- > 0;) \\",
+    "      for (clayx_bi.y = clayx_g.y; clayx_bi.y-- > 0;) \\",
+    "        for (clayx_bi.x = clayx_g.x; clayx_bi.x-- > 0;) \\",
+    "          call; \\",
+    "  } while (0)",
     "#define CLAYX_LAUNCH(gx, gy, gz, bx, by, bz, call) do { \\",
     "    dim3 clayx_g = {gx, gy, gz}, clayx_b = {bx, by, bz}, clayx_bi, clayx_ti; \\",
     "    for (clayx_bi.z = clayx_g.z; clayx_bi.z-- > 0;) \\",
@@ -166,19 +178,50 @@ class Kernel:
     loads: list[str] = field(default_factory=list)
     stores: list[str] = field(default_factory=list)
     statements: set[str] = field(default_factory=set)
+    shared: list[str] = field(default_factory=list)
+    rounds: list[str] = field(default_factory=list)
+    phases: list[list[str]] = field(default_factory=list)
 
     def definition(self, emulate: bool, scalar_types: dict[str, str],
                    device: dict[str, str]) -> list[str]:
-        """The kernel's C/CUDA definition."""
+        """The kernel's C/CUDA definition.  A kernel with shared memory
+        (``phases``: the tile loads, then the computation) loops over the
+        block tiles (``rounds``); on the GPU its phases are separated by
+        ``__syncthreads()``, emulated they run one after the other for all
+        the threads of the block."""
         params = [p for p, _ in self.params]
         if emulate:
             head = "static void"
-            params = ["dim3 gridDim", "dim3 blockDim", "dim3 blockIdx", "dim3 threadIdx"] + params
+            pos = ["dim3 gridDim", "dim3 blockDim", "dim3 blockIdx"]
+            params = pos + (["dim3 threadIdx"] if not self.phases else []) + params
         else:
             head = "__global__ void"
         out = [f"{head} {self.name}({', '.join(params) or 'void'})", "{"]
+        for d in self.shared:
+            out.append(f"  {d};  /* __shared__: one per block */" if emulate
+                       else f"  __shared__ {d};")
+        if emulate and self.phases:
+            out.append("  dim3 threadIdx;")
         for x in self.loads:
             out.append(f"  {scalar_types[x]} {x} = *{device[x]};")
+        if self.phases:
+            ind = "  "
+            for r in self.rounds:
+                out.append(ind + r)
+                ind += "  "
+            out[-1] += " {"
+            for k, phase in enumerate(self.phases):
+                if k:
+                    out.append(ind + ("/* __syncthreads(); */" if emulate else "__syncthreads();"))
+                if emulate:
+                    out.append(ind + "CLAYX_THREADS(threadIdx, blockDim) {")
+                    out += [ind + "  " + ln if ln else "" for ln in phase]
+                    out.append(ind + "}")
+                else:
+                    out += [ind + ln if ln else "" for ln in phase]
+            if not emulate:
+                out.append(ind + "__syncthreads();")
+            out.append(ind[:-2] + "}")
         out += ["  " + ln if ln else "" for ln in self.lines]
         for x in self.stores:
             out.append(f"  *{device[x]} = {x};")
@@ -223,7 +266,7 @@ class CudaPrinter(MarkPrinter):
 
     def __init__(self, scop: Scop, *, base_indent: str = "", indent: str = "  ",
                  block: Sequence[int] | None = None, grid: Sequence[int] | None = None,
-                 emulate: bool = False, first_kernel: int = 0):
+                 emulate: bool = False, first_kernel: int = 0, shared: bool = False):
         super().__init__(scop, base_indent=base_indent, indent=indent)
         self.block = tuple(block) if block else None
         if self.block and (len(self.block) > 3 or min(self.block) < 1
@@ -240,6 +283,9 @@ class CudaPrinter(MarkPrinter):
         self._mapped: dict[int, str] = {}      # schedule dim -> axis, inside a kernel
         self._root = True
         self._kernel_macros: set[str] = set()
+        self.shared = shared
+        self._tile: dict[int, str] = {}         # mapped dim -> tile origin name
+        self._promoted: dict[str, tuple[str, list[str]]] = {}
         self._host_base = base_indent
         self.arrays = {a.name: a for a in scop.arrays}
         self.written = {a.array for st in scop.statements for a in st.accesses
@@ -397,15 +443,18 @@ class CudaPrinter(MarkPrinter):
         self._kernel, self._mapped = k, axes
         self.base_indent = ""
         try:
-            with self.capture() as buf:
-                for n in nodes:
-                    self.visit(n, 0)
+            if not (self.shared and chain and self._promote(k, chain, dims, block)):
+                with self.capture() as buf:
+                    for n in nodes:
+                        self.visit(n, 0)
+                k.lines = list(buf.lines)
         finally:
             self._kernel, self._mapped = None, {}
+            self._tile = {}
+            self._promoted = {}
             self.base_indent = self._host_base
             self._kernel_macros |= self.used_macros
             self.used_macros = saved_macros
-        k.lines = list(buf.lines)
         self._kernel_params(k)
         self.kernels.append(k)
         ind = self.ind(level)
@@ -413,8 +462,12 @@ class CudaPrinter(MarkPrinter):
         if self.emulate:
             g = list(grid) + ["1"] * (3 - len(grid))
             b = [str(x) for x in block] + ["1"] * (3 - len(block))
-            call = f"{k.name}(CLAYX_THREAD{', ' if args else ''}{args})"
-            self.emit(f"{ind}CLAYX_LAUNCH({', '.join(g)}, {', '.join(b)}, {call});")
+            if k.phases:    # __syncthreads(): the kernel runs a block at a time
+                call = f"{k.name}(CLAYX_BLOCK{', ' if args else ''}{args})"
+                self.emit(f"{ind}CLAYX_LAUNCH_BLOCKS({', '.join(g)}, {', '.join(b)}, {call});")
+            else:
+                call = f"{k.name}(CLAYX_THREAD{', ' if args else ''}{args})"
+                self.emit(f"{ind}CLAYX_LAUNCH({', '.join(g)}, {', '.join(b)}, {call});")
         else:
             gt = grid[0] if len(grid) == 1 else f"dim3({', '.join(grid)})"
             bt = str(block[0]) if len(block) == 1 else f"dim3({', '.join(map(str, block))})"
@@ -481,7 +534,7 @@ class CudaPrinter(MarkPrinter):
         if any(_mentions_any(e, mapped_its) for e in exprs):
             return None
         lo = self.expr(node.for_get_init())
-        his = [f"{self.expr(e, 4)} - 1" if strict else self.expr(e) for e, strict in uppers]
+        his = [_minus_one(self.expr(e, 4)) if strict else self.expr(e) for e, strict in uppers]
         hi = his[0] if len(his) == 1 else self.macro_call("min", his)
         return lo, hi, str(inc.get_val().to_python())
 
@@ -520,6 +573,12 @@ class CudaPrinter(MarkPrinter):
             return super().for_header(node, info)
         name, t = info.name, str(info.ctype)
         self._kernel.mapped.append(name)
+        if info.dim in self._tile:
+            # inside a block tile (shared memory): one iteration per thread
+            o = self._tile[info.dim]
+            cond = self.expr(node.for_get_cond(), 10)
+            return (f"for ({t} {name} = {o} + ({t})threadIdx.{axis}; "
+                    f"{name} < {o} + ({t})blockDim.{axis} && {cond}; {name} += blockDim.{axis})")
         init = self.expr(node.for_get_init(), 4)
         inc = node.for_get_inc()
         step = inc.get_val().to_python() if inc.get_type() == _E.int else None
@@ -533,10 +592,182 @@ class CudaPrinter(MarkPrinter):
         cond = self.expr(node.for_get_cond())
         return f"for ({t} {name} = {start}; {cond}; {name} += {width})"
 
+    def array_ref(self, access, subscripts: list[str]) -> str:
+        """A read of an array promoted to shared memory reads its tile:
+        ``s_A[i - o1 + 1][j - o2 + 1]``."""
+        p = self._promoted.get(access.array) if self._kernel is not None else None
+        if p is None or access.kind != "read":
+            return super().array_ref(access, subscripts)
+        shared, offsets = p
+        return shared + "".join(f"[{_sub(s, o)}]" for s, o in zip(subscripts, offsets))
+
+    # -- shared memory --------------------------------------------------------------
+    def _promote(self, k: Kernel, chain: list[isl.AstNode], dims: list[int],
+                 block: tuple[int, ...]) -> bool:
+        """Print the kernel of ``chain`` with block tiles: per tile, the
+        threads load the tile's footprint of every array the kernel only
+        reads, with reuse and a fixed-size box (PPCG's --shared-memory),
+        ``__syncthreads()``, compute from shared memory, ``__syncthreads()``.
+        False (nothing printed) when no array qualifies or the mapped loops
+        are not rectangular."""
+        node = chain[0]
+        its = {n.for_get_iterator().get_id().get_name() for n in chain}
+        bounds = []
+        for n in chain:
+            b = self._host_bounds(n, its)
+            if b is None or b[2] != "1":
+                return False
+            bounds.append(b)
+        users = self._users_below(node)
+        rel_ids = sorted({r for r, _ in users})
+        rels = [self.scop.schedule.relations[r] for r in rel_ids]
+        writes = set().union(*(self.stmt_writes[r.stmt] for r in rels))
+        reads: dict[str, list] = {}
+        for r in rels:
+            st = self.scop.statement(r.stmt)
+            for a in st.accesses:
+                if a.kind == "read" and a.array not in writes and a.array in self.arrays \
+                        and not self.arrays[a.array].is_scalar:
+                    reads.setdefault(a.array, []).append((r, st, a))
+        reads = {x: v for x, v in reads.items() if len(v) >= 2}      # reuse
+        if not reads:
+            return False
+        # the tile origins, one per mapped loop (outermost first)
+        origin = []
+        for j, d in enumerate(dims):
+            name = f"o{j + 1}"
+            while name in self._reserved or name in self._enclosing:
+                name += "_"
+            origin.append(name)
+        sizes = dict(zip(dims, reversed(block)))    # block is x first
+        promoted: dict[str, tuple[str, list[str]]] = {}
+        shared_decls: list[str] = []
+        loads: list[str] = []
+        for x, accs in reads.items():
+            box = self._footprint(accs, dims, sizes)
+            if box is None:
+                continue
+            offsets, extents = box
+            arr = self.arrays[x]
+            if len(arr.extents) != arr.ndim or 8 * _prod(extents) > 48 * 1024 // 2:
+                continue
+            sname = f"s_{x}"
+            while sname in self._reserved:
+                sname += "_"
+            off_texts = [self._aff_text(o, dims, origin) for o in offsets]
+            promoted[x] = (sname, off_texts)
+            shared_decls.append(f"{arr.ctype} {sname}" + "".join(f"[{e}]" for e in extents))
+            loads += self._load_lines(x, sname, off_texts, extents, arr.extents)
+        if not promoted:
+            return False
+        self._promoted = promoted
+        self._tile = dict(zip(dims, origin))
+        rounds = []
+        for (lo, hi, _), d, o in zip(bounds, dims, origin):
+            a = self._mapped[d]
+            start = f"(int)(blockIdx.{a} * blockDim.{a})"
+            start = start if lo == "0" else f"{lo} + {start}"
+            rounds.append(f"for (int {o} = {start}; {o} <= {hi}; "
+                          f"{o} += (int)(gridDim.{a} * blockDim.{a}))")
+        with self.capture() as buf:
+            self.visit(node, 0)
+        text = "\n".join(buf.lines)
+        if any(re.search(rf"(?<![\w.]){re.escape(x)}\s*\[", text) for x in promoted):
+            # a body printed from its text reads the array directly
+            self._tile, self._promoted, k.mapped = {}, {}, []
+            return False
+        k.shared = shared_decls
+        k.rounds = rounds
+        k.phases = [loads, list(buf.lines)]
+        return True
+
+    def _footprint(self, accs, dims: list[int], sizes: dict[int, int]):
+        """(offsets as PwAffs, fixed sizes) of the cells the accesses
+        ``accs`` touch in one block tile: host loop dimensions fixed to
+        parameters ``c<d>``, mapped dimension ``d`` in ``[o<d>, o<d> +
+        size)``; None when a size is not bounded."""
+        n = 2 * self.max_depth + 1
+        host = [d for d in range(1, dims[0], 2)]
+        names = [f"c{d}" for d in host] + [f"clayx_o{d}" for d in dims]
+        conds = [f"t{d} = c{d}" for d in host] + \
+                [f"clayx_o{d} <= t{d} < clayx_o{d} + {sizes[d]}" for d in dims]
+        ctx = self.scop.context
+        tile = isl.Set(f"[{', '.join(names)}] -> {{ [{', '.join(f't{k}' for k in range(n))}]"
+                       f" : {' and '.join(conds)} }}", ctx.get_ctx())
+        fp = None
+        for r, _, a in accs:
+            # not restricted to the statement's domain: the box then has
+            # one affine offset (the loads skip cells outside the array)
+            m = r.padded(n).reverse().apply_range(isl.Map.from_basic_map(
+                a.relation.affine_hull()))
+            t = tile.align_params(m.get_space())
+            m = m.align_params(t.get_space())
+            cells = m.intersect_domain(t).range()
+            fp = cells if fp is None else fp.union(cells)
+        if fp is None or fp.is_empty():
+            return None
+        fp = fp.intersect_params(ctx.align_params(fp.get_space()).params()) \
+            if ctx.dim(isl.dim_type.param) else fp
+        fp = fp.coalesce()
+        offsets, extents = [], []
+        for k in range(fp.dim(isl.dim_type.set)):
+            try:
+                lo, hi = fp.dim_min(k), fp.dim_max(k)
+                size = (hi - lo + 1).max_val()
+            except isl.Error:           # unbounded: not a tile
+                return None
+            if not size.is_int():
+                return None
+            offsets.append(lo)
+            extents.append(int(size.to_python()))
+        return offsets, extents
+
+    def _aff_text(self, pa: isl.PwAff, dims: list[int], origin: list[str]) -> str:
+        """C text of a tile offset (in the kernel's scope)."""
+        build = isl.AstBuild.from_context(isl.Set.universe(pa.get_domain_space()))
+        e = build.expr_from_pw_aff(pa)
+        for d, o in zip(dims, origin):
+            self._scope[f"clayx_o{d}"] = o
+        try:
+            return self.expr(e)
+        finally:
+            for d in dims:
+                self._scope.pop(f"clayx_o{d}", None)
+
+    def _load_lines(self, x: str, sname: str, offsets: list[str], extents: list[int],
+                    bounds: tuple[str, ...]) -> list[str]:
+        """The threads of a block copy the tile of ``x`` (cells inside the
+        array only)."""
+        total = _prod(extents)
+        u = self.indent_unit
+        taken = self._reserved | set(self._enclosing) | identifiers("\n".join(offsets))
+        t = _fresh("l", taken)
+        cell = [_fresh(f"a{k}", taken) for k in range(len(extents))]
+        out = [f"for (int {t} = (int)(threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * "
+               f"threadIdx.z)); {t} < {total}; {t} += (int)(blockDim.x * blockDim.y * "
+               "blockDim.z)) {"]
+        idx = []
+        for k, e in enumerate(extents):
+            inner = _prod(extents[k + 1:])
+            v = t if k == 0 and len(extents) == 1 else \
+                (f"{t} / {inner}" if k == 0 else f"{t} / {inner} % {e}" if inner > 1
+                 else f"{t} % {e}")
+            idx.append(v)
+        cells = [f"{_paren(o) if ' ' in o else o} + {v}" if o != "0" else v
+                 for o, v in zip(offsets, idx)]
+        for c, text in zip(cell, cells):
+            out.append(f"{u}int {c} = {text};")
+        guard = " && ".join(f"{c} >= 0 && {c} < {_paren(b)}" for c, b in zip(cell, bounds))
+        out.append(f"{u}if ({guard})")
+        out.append(f"{u}{u}{sname}" + "".join(f"[{v}]" for v in idx) + f" = {x}"
+                   + "".join(f"[{c}]" for c in cell) + ";")
+        out.append("}")
+        return out
+
     def _kernel_params(self, k: Kernel) -> None:
         """Parameters of a kernel: what its body uses of the parameters,
         enclosing host iterators, scalars and arrays."""
-        used = identifiers("\n".join(k.lines))
+        used = identifiers("\n".join(k.lines + k.rounds + sum(k.phases, [])))
         params: list[tuple[str, str]] = []
         for p in self.scop.params:
             if p in used and p not in self.macros_defined:
@@ -624,6 +855,44 @@ class CudaPrinter(MarkPrinter):
                           {a.name: a.ctype or "" for a in self.scop.arrays}, self.device)
 
 
+def _fresh(base: str, taken: set[str]) -> str:
+    """``base`` with ``_`` appended until not in ``taken`` (then taken)."""
+    while base in taken:
+        base += "_"
+    taken.add(base)
+    return base
+
+
+def _minus_one(text: str) -> str:
+    """``text - 1``, folding a trailing constant (``n - 1`` -> ``n - 2``)."""
+    m = re.fullmatch(r"(.*\S) ([-+]) (\d+)", text)
+    if m and not re.search(r"[?:<>=&|]", m.group(1)):
+        v = int(m.group(3)) * (1 if m.group(2) == "+" else -1) - 1
+        return m.group(1) if v == 0 else f"{m.group(1)} {'+' if v > 0 else '-'} {abs(v)}"
+    if re.fullmatch(r"-?\d+", text):
+        return str(int(text) - 1)
+    return f"{text} - 1"
+
+
+def _prod(xs) -> int:
+    out = 1
+    for x in xs:
+        out *= x
+    return out
+
+
+def _sub(subscript: str, offset: str) -> str:
+    """``subscript - offset`` as text (the offset parenthesized unless a
+    name or a number)."""
+    if offset == "0":
+        return subscript
+    if re.fullmatch(r"-?\d+", offset):
+        v = int(offset)
+        return f"{subscript} - {v}" if v > 0 else f"{subscript} + {-v}"
+    sub = subscript if re.fullmatch(r"[\w\s+*-]+", subscript) else f"({subscript})"
+    return f"{sub} - {_paren(offset)}"
+
+
 def _mentions_any(e: isl.AstExpr, names: set[str]) -> bool:
     t = e.get_type()
     if t == _E.id:
@@ -635,6 +904,7 @@ def _mentions_any(e: isl.AstExpr, names: set[str]) -> bool:
 
 def generate_cuda(scop: Scop, *, emulate: bool = False, block: Sequence[int] | None = None,
                   grid: Sequence[int] | None = None, first_kernel: int = 0,
+                  shared: bool = False,
                   max_operations: int | None = DEFAULT_MAX_OPERATIONS) -> CudaRegion:
     """The host code and kernels of one SCoP (see the module docstring);
     :class:`~clayx.errors.CodegenError` (:class:`CudaMappingError` for what
@@ -647,7 +917,7 @@ def generate_cuda(scop: Scop, *, emulate: bool = False, block: Sequence[int] | N
         return CudaRegion((), [], [], [], emulate, {}, {})
     node = build_ast(scop, max_operations=max_operations)
     printer = CudaPrinter(scop, base_indent=base, indent=unit, block=block, grid=grid,
-                          emulate=emulate, first_kernel=first_kernel)
+                          emulate=emulate, first_kernel=first_kernel, shared=shared)
     try:
         return printer.cuda_region(node, original)
     except isl.Error as e:
@@ -670,7 +940,7 @@ def _function_start(source: str, offset: int) -> int:
 
 def generate_cuda_file(scops: Sequence[Scop], *, emulate: bool = False,
                        block: Sequence[int] | None = None,
-                       grid: Sequence[int] | None = None) -> str:
+                       grid: Sequence[int] | None = None, shared: bool = False) -> str:
     """The whole file (``scops[0].source``) as CUDA (``emulate``: as plain
     C emulating it): the helpers at the first kernel's place, each SCoP's
     kernels right before the function holding it, its region replaced by
@@ -688,7 +958,8 @@ def generate_cuda_file(scops: Sequence[Scop], *, emulate: bool = False,
     n = 0
     inserts: dict[int, str] = {}
     for s in order:
-        r = generate_cuda(s, emulate=emulate, block=block, grid=grid, first_kernel=n)
+        r = generate_cuda(s, emulate=emulate, block=block, grid=grid, first_kernel=n,
+                          shared=shared)
         n += len(r.kernels)
         start, end = s.region
         text = "".join(ln + "\n" for ln in r.lines)
