@@ -27,7 +27,7 @@ from .model import Mark, Scop
 __all__ = ["cuda_code", "gpu_schedule", "nested_parallel_marks"]
 
 
-def nested_parallel_marks(scop: Scop, deps=None, *, depth: int = 3) -> Scop:
+def nested_parallel_marks(scop: Scop, deps=None, *, depth: int = 6) -> Scop:
     """``scop`` with a ``parallel`` mark added on each loop that is the
     only child of a loop marked parallel (up to ``depth`` marked loops in
     a row) when it carries no dependence."""

@@ -89,8 +89,11 @@ def _gpu_file(stem: str, tile: int, *, emulate: bool, shared: bool = False) -> s
     return cuda_code([new, *s.others], emulate=emulate, shared=shared)
 
 
-#: the examples where shared memory promotion finds reused tiles (stencils)
-PROMOTED = {"fdtd-2d": 1, "heat-3d": 2, "jacobi-1d": 2, "jacobi-2d": 2}
+#: the examples where shared memory promotion finds reused tiles (stencils),
+#: untiled (block tiles of the thread grid) and tiled by 32 (tile loops on
+#: blocks; heat-3d's 34^3 tile does not fit)
+PROMOTED = {0: {"fdtd-2d": 1, "heat-3d": 2, "jacobi-1d": 2, "jacobi-2d": 2},
+            32: {"fdtd-2d": 1, "jacobi-1d": 2, "jacobi-2d": 2}}
 
 
 @needs_gcc
@@ -104,8 +107,8 @@ def test_gpu_preset_emulated_equals_original(stem, tile, shared, tmp_path):
     the original prints."""
     code = _gpu_file(stem, tile, emulate=True, shared=shared)
     assert "CLAYX_LAUNCH" in code
-    if shared and tile == 0:
-        assert code.count("__shared__: one per block") == PROMOTED.get(stem, 0)
+    if shared:
+        assert code.count("__shared__: one per block") == PROMOTED[tile].get(stem, 0)
     r = _emulate_and_verify(ROOT / "examples" / f"{stem}.c", code, tmp_path,
                             SMALL_SIZES[stem])
     assert r.ok and not r.note
@@ -132,11 +135,11 @@ def _nvcc_errors(path: Path, tmp_path: Path) -> list[str]:
 
 @needs_nvcc
 @pytest.mark.slow
-@pytest.mark.parametrize("stem", sorted(PROMOTED))
-def test_shared_memory_cu_compiles_with_nvcc(stem, tmp_path):
+@pytest.mark.parametrize("stem,tile", [(x, t) for t in PROMOTED for x in sorted(PROMOTED[t])])
+def test_shared_memory_cu_compiles_with_nvcc(stem, tile, tmp_path):
     cu = tmp_path / f"{stem}.cu"
-    cu.write_text(_gpu_file(stem, 0, emulate=False, shared=True))
-    assert cu.read_text().count("__shared__ double") == PROMOTED[stem]
+    cu.write_text(_gpu_file(stem, tile, emulate=False, shared=True))
+    assert cu.read_text().count("__shared__ double") == PROMOTED[tile][stem]
     assert _nvcc_errors(cu, tmp_path) == []
 
 
@@ -386,3 +389,32 @@ def test_no_promotion_without_reuse(mm):
     s = clayx.load(mm)
     s.apply("parallelize([0]); parallelize([0, 0]);")
     assert "__shared__" not in cuda_code([s.current], shared=True)
+
+
+def test_tiled_schedule_maps_tiles_to_blocks_and_points_to_threads():
+    """PPCG's mapping of a tiled band: tile loops over blocks, their point
+    loops over the threads of the block; with shared memory the tile of A
+    is loaded between the tile loops and the point loops."""
+    code = _gpu_file("jacobi-2d", 32, emulate=False, shared=True)
+    k = _kernel(code, "clayx_kernel0")
+    assert "  for (int c2 = (int)blockIdx.y; c2 <= floord(n - 2, 32); c2 += (int)gridDim.y)" in k
+    assert ("      for (int i = max(1, 32 * c2) + (int)threadIdx.y; i <= min(n - 2, 32 * c2 + 31);"
+            " i += (int)blockDim.y)") in k
+    assert "  __shared__ double s_A[34][34];" in k
+    assert k.index("s_A[l / 34][l % 34] = A[a0][a1];") < k.index("__syncthreads();") \
+        < k.index("B[i][j] = ") < k.rindex("__syncthreads();")
+    assert "s_A[i - (32 * c2 - 1)][j - (32 * c3 - 1)]" in k
+    plain = _gpu_file("jacobi-2d", 32, emulate=False)
+    assert "__shared__" not in plain and "(int)blockIdx.y; c2" in plain
+
+
+@needs_gcc
+def test_emulation_catches_a_missing_barrier_in_tiles(tmp_path):
+    code = _gpu_file("jacobi-2d", 32, emulate=True, shared=True)
+    merged, n = re.subn(r"\}\n\s*/\* __syncthreads\(\); \*/\n\s*"
+                        r"CLAYX_THREADS\(threadIdx, blockDim\) \{\n", "", code)
+    assert n == 2
+    original = ROOT / "examples" / "jacobi-2d.c"
+    assert _emulate_and_verify(original, code, tmp_path, SMALL_SIZES["jacobi-2d"]).ok
+    with pytest.raises(MismatchError):
+        _emulate_and_verify(original, merged, tmp_path, SMALL_SIZES["jacobi-2d"])

@@ -181,6 +181,7 @@ class Kernel:
     shared: list[str] = field(default_factory=list)
     rounds: list[str] = field(default_factory=list)
     phases: list[list[str]] = field(default_factory=list)
+    block_launch: bool = False
 
     def definition(self, emulate: bool, scalar_types: dict[str, str],
                    device: dict[str, str]) -> list[str]:
@@ -193,14 +194,15 @@ class Kernel:
         if emulate:
             head = "static void"
             pos = ["dim3 gridDim", "dim3 blockDim", "dim3 blockIdx"]
-            params = pos + (["dim3 threadIdx"] if not self.phases else []) + params
+            params = pos + (["dim3 threadIdx"] if not (self.phases or self.block_launch)
+                            else []) + params
         else:
             head = "__global__ void"
         out = [f"{head} {self.name}({', '.join(params) or 'void'})", "{"]
         for d in self.shared:
             out.append(f"  {d};  /* __shared__: one per block */" if emulate
                        else f"  __shared__ {d};")
-        if emulate and self.phases:
+        if emulate and (self.phases or self.block_launch):
             out.append("  dim3 threadIdx;")
         for x in self.loads:
             out.append(f"  {scalar_types[x]} {x} = *{device[x]};")
@@ -281,6 +283,10 @@ class CudaPrinter(MarkPrinter):
         self._next = first_kernel
         self._kernel: Kernel | None = None
         self._mapped: dict[int, str] = {}      # schedule dim -> axis, inside a kernel
+        self._modes: dict[int, str] = {}       # schedule dim -> both / block / thread
+        self._split_plan: list = []            # shared memory with tile loops on blocks
+        self._split_tile: int | None = None
+        self._split_now = False
         self._root = True
         self._kernel_macros: set[str] = set()
         self.shared = shared
@@ -361,7 +367,7 @@ class CudaPrinter(MarkPrinter):
                 self._parallel_here(node):
             chain = [node]
             inner = self._nested_parallel(node)
-            while inner is not None and len(chain) < 3:
+            while inner is not None and len(chain) < 6:
                 chain.append(inner)
                 inner = self._nested_parallel(inner)
             self._launch([node], level, chain)
@@ -435,20 +441,54 @@ class CudaPrinter(MarkPrinter):
         grid, outermost first) and its launch at ``level``."""
         k = Kernel(f"clayx_kernel{self._next}")
         self._next += 1
+        pairs = _tile_pairs(chain)
+        if pairs:       # tile loops -> blocks, their point loops -> threads
+            tiles, points = chain[:pairs], chain[pairs:2 * pairs]
+            chain = tiles
+            pdims = [iterator_dim(n.for_get_iterator().get_id().get_name()) for n in points]
+        else:
+            chain, pdims = chain[:3], []
         dims = [iterator_dim(n.for_get_iterator().get_id().get_name()) for n in chain]
         axes = {d: _AXES[len(dims) - 1 - j] for j, d in enumerate(dims)}
-        grid = self._grid_sizes(chain, axes, dims)
+        self._modes = {d: "both" for d in dims}
+        if pairs:
+            self._modes = {d: "block" for d in dims}
+            for d, pd in zip(dims, pdims):
+                axes[pd] = axes[d]
+                self._modes[pd] = "thread"
+        grid = self._grid_sizes(chain, axes, dims, per_block=not pairs)
         block = self._block_sizes(len(chain))
         saved_macros, self.used_macros = self.used_macros, set()
         self._kernel, self._mapped = k, axes
         self.base_indent = ""
         try:
-            if not (self.shared and chain and self._promote(k, chain, dims, block)):
+            if pairs and self.shared:
+                self._split_plan = self._plan_split(chain[0], dims)
+                self._split_tile = dims[-1]
+            if not (self.shared and chain and not pairs
+                    and self._promote(k, chain, dims, block)):
                 with self.capture() as buf:
                     for n in nodes:
                         self.visit(n, 0)
+                # the loads (``s_A[..] = A[a0][a1];``) aside
+                text = "\n".join(ln for ln in buf.lines
+                                 if not re.match(r"\s*\w+(\[[^]]*\])+ = \w+(\[\w+\])+;$", ln))
+                if self._split_plan and (
+                        any(re.search(rf"(?<![\w.]){re.escape(x)}\s*\[", text)
+                            for x, *_ in self._split_plan)
+                        or "__syncthreads" not in text and "CLAYX_THREADS" not in text):
+                    # a body printed from its text reads an array directly
+                    self._split_plan, self._promoted, k.mapped = [], {}, []
+                    with self.capture() as buf:
+                        for n in nodes:
+                            self.visit(n, 0)
+                if self._split_plan:
+                    k.shared = [f"{self.arrays[x].ctype} {sn}" + "".join(f"[{e}]" for e in ext)
+                                for x, sn, _, ext in self._split_plan]
+                    k.block_launch = True
                 k.lines = list(buf.lines)
         finally:
+            self._split_plan, self._split_tile, self._split_now = [], None, False
             self._kernel, self._mapped = None, {}
             self._tile = {}
             self._promoted = {}
@@ -462,7 +502,7 @@ class CudaPrinter(MarkPrinter):
         if self.emulate:
             g = list(grid) + ["1"] * (3 - len(grid))
             b = [str(x) for x in block] + ["1"] * (3 - len(block))
-            if k.phases:    # __syncthreads(): the kernel runs a block at a time
+            if k.phases or k.block_launch:  # __syncthreads(): a block at a time
                 call = f"{k.name}(CLAYX_BLOCK{', ' if args else ''}{args})"
                 self.emit(f"{ind}CLAYX_LAUNCH_BLOCKS({', '.join(g)}, {', '.join(b)}, {call});")
             else:
@@ -482,12 +522,13 @@ class CudaPrinter(MarkPrinter):
             return b
         return DEFAULT_BLOCKS[n]
 
-    def _grid_sizes(self, chain, axes, dims) -> list[str]:
+    def _grid_sizes(self, chain, axes, dims, per_block: bool = True) -> list[str]:
         """The number of blocks per mapped dimension (x first), as host
-        expressions."""
+        expressions: enough for the loop's iterations, ``block`` threads
+        each (``per_block``), else one block per iteration (tile loops)."""
         if not chain:
             return ["1"]
-        block = self._block_sizes(len(chain))
+        block = self._block_sizes(len(chain)) if per_block else (1, 1, 1)
         out = []
         mapped_its = {n.for_get_iterator().get_id().get_name() for n in chain}
         for j, node in enumerate(reversed(chain)):   # x first
@@ -584,8 +625,16 @@ class CudaPrinter(MarkPrinter):
         step = inc.get_val().to_python() if inc.get_type() == _E.int else None
         if step is None:
             raise CudaMappingError(f"the loop over {name} has a non-constant stride")
-        tid = f"({t})(blockIdx.{axis} * blockDim.{axis} + threadIdx.{axis})"
-        width = f"({t})(gridDim.{axis} * blockDim.{axis})"
+        mode = self._modes.get(info.dim, "both")
+        if self._split_plan and info.dim == self._split_tile:
+            self._split_now = True
+        if mode == "block":         # a tile loop: one block per iteration
+            tid, width = f"({t})blockIdx.{axis}", f"({t})gridDim.{axis}"
+        elif mode == "thread":      # its point loop: the threads of the block
+            tid, width = f"({t})threadIdx.{axis}", f"({t})blockDim.{axis}"
+        else:
+            tid = f"({t})(blockIdx.{axis} * blockDim.{axis} + threadIdx.{axis})"
+            width = f"({t})(gridDim.{axis} * blockDim.{axis})"
         if step != 1:
             tid, width = f"{step} * {tid}", f"{step} * {width}"
         start = tid if init == "0" else f"{init} + {tid}"
@@ -618,18 +667,7 @@ class CudaPrinter(MarkPrinter):
             if b is None or b[2] != "1":
                 return False
             bounds.append(b)
-        users = self._users_below(node)
-        rel_ids = sorted({r for r, _ in users})
-        rels = [self.scop.schedule.relations[r] for r in rel_ids]
-        writes = set().union(*(self.stmt_writes[r.stmt] for r in rels))
-        reads: dict[str, list] = {}
-        for r in rels:
-            st = self.scop.statement(r.stmt)
-            for a in st.accesses:
-                if a.kind == "read" and a.array not in writes and a.array in self.arrays \
-                        and not self.arrays[a.array].is_scalar:
-                    reads.setdefault(a.array, []).append((r, st, a))
-        reads = {x: v for x, v in reads.items() if len(v) >= 2}      # reuse
+        reads = self._reused_reads(node)
         if not reads:
             return False
         # the tile origins, one per mapped loop (outermost first)
@@ -681,19 +719,84 @@ class CudaPrinter(MarkPrinter):
         k.phases = [loads, list(buf.lines)]
         return True
 
-    def _footprint(self, accs, dims: list[int], sizes: dict[int, int]):
+    def _reused_reads(self, node: isl.AstNode) -> dict[str, list]:
+        """The arrays the kernel below ``node`` only reads, by at least two
+        references (reuse): name -> [(relation, statement, access)]."""
+        rel_ids = sorted({r for r, _ in self._users_below(node)})
+        rels = [self.scop.schedule.relations[r] for r in rel_ids]
+        writes = set().union(*(self.stmt_writes[r.stmt] for r in rels))
+        reads: dict[str, list] = {}
+        for r in rels:
+            st = self.scop.statement(r.stmt)
+            for a in st.accesses:
+                if a.kind == "read" and a.array not in writes and a.array in self.arrays \
+                        and not self.arrays[a.array].is_scalar:
+                    reads.setdefault(a.array, []).append((r, st, a))
+        return {x: v for x, v in reads.items() if len(v) >= 2}
+
+    def _plan_split(self, node: isl.AstNode, tile_dims: list[int]) -> list:
+        """Shared memory for a kernel whose tile loops ``tile_dims`` run on
+        blocks: (array, shared name, offsets, sizes) of every reused
+        read-only array whose footprint in one tile (the enclosing loops
+        and the tile loops fixed) is a fixed-size box."""
+        plan = []
+        taken = set(self._reserved)
+        for x, accs in self._reused_reads(node).items():
+            box = self._footprint(accs, [], {}, last_fixed=tile_dims[-1])
+            arr = self.arrays[x]
+            if box is None or len(arr.extents) != arr.ndim \
+                    or 8 * _prod(box[1]) > 48 * 1024 // 2:
+                continue
+            plan.append((x, _fresh(f"s_{x}", taken), box[0], box[1]))
+        return plan
+
+    def _compound(self, header: str, body: isl.AstNode, level: int) -> None:
+        """The innermost tile loop of a kernel with shared memory (tile
+        loops on blocks): load the tiles, ``__syncthreads()``, the point
+        loops, ``__syncthreads()``."""
+        if not self._split_now:
+            super()._compound(header, body, level)
+            return
+        self._split_now = False
+        ind, ind1 = self.ind(level), self.ind(level + 1)
+        promoted, loads = {}, []
+        for x, sname, offsets, extents in self._split_plan:
+            texts = [self._aff_text(o, [], []) for o in offsets]
+            promoted[x] = (sname, texts)
+            loads += self._load_lines(x, sname, texts, extents, self.arrays[x].extents)
+        self._promoted = promoted
+        self.emit(f"{ind}{header} {{")
+        if self.emulate:
+            self.emit(f"{ind1}CLAYX_THREADS(threadIdx, blockDim) {{")
+            for ln in loads:
+                self.emit(self.ind(level + 2) + ln)
+            self.emit(f"{ind1}}}")
+            self.emit(f"{ind1}/* __syncthreads(); */")
+            self.emit(f"{ind1}CLAYX_THREADS(threadIdx, blockDim) {{")
+            self.visit(body, level + 2)
+            self.emit(f"{ind1}}}")
+        else:
+            for ln in loads:
+                self.emit(ind1 + ln)
+            self.emit(f"{ind1}__syncthreads();")
+            self.visit(body, level + 1)
+            self.emit(f"{ind1}__syncthreads();")
+        self.emit(f"{ind}}}")
+
+    def _footprint(self, accs, dims: list[int], sizes: dict[int, int], *,
+                   last_fixed: int | None = None):
         """(offsets as PwAffs, fixed sizes) of the cells the accesses
         ``accs`` touch in one block tile: host loop dimensions fixed to
         parameters ``c<d>``, mapped dimension ``d`` in ``[o<d>, o<d> +
         size)``; None when a size is not bounded."""
         n = 2 * self.max_depth + 1
-        host = [d for d in range(1, dims[0], 2)]
+        host = [d for d in range(1, dims[0] if dims else last_fixed + 1, 2)]
         names = [f"c{d}" for d in host] + [f"clayx_o{d}" for d in dims]
         conds = [f"t{d} = c{d}" for d in host] + \
                 [f"clayx_o{d} <= t{d} < clayx_o{d} + {sizes[d]}" for d in dims]
         ctx = self.scop.context
         tile = isl.Set(f"[{', '.join(names)}] -> {{ [{', '.join(f't{k}' for k in range(n))}]"
-                       f" : {' and '.join(conds)} }}", ctx.get_ctx())
+                       f" : {' and '.join(conds) or 'true'} }}", ctx.get_ctx())
         fp = None
         for r, _, a in accs:
             # not restricted to the statement's domain: the box then has
@@ -853,6 +956,29 @@ class CudaPrinter(MarkPrinter):
         undefs = [f"#undef {self.macros[r]}" for r in MACROS if r in used]
         return CudaRegion(region.lines, self.kernels, defs, undefs, self.emulate,
                           {a.name: a.ctype or "" for a in self.scop.arrays}, self.device)
+
+
+def _tile_pairs(chain: list[isl.AstNode]) -> int:
+    """``k`` when the first ``2k`` loops of ``chain`` (perfectly nested,
+    all parallel) are ``k`` tile loops then their ``k`` point loops (the
+    bounds of point loop ``j`` mention tile loop ``j``), else 0."""
+    for k in (3, 2, 1):
+        if len(chain) < 2 * k:
+            continue
+        if all(_is_tile_of(t, p) for t, p in zip(chain[:k], chain[k:2 * k])):
+            return k
+    return 0
+
+
+def _is_tile_of(tile: isl.AstNode, point: isl.AstNode) -> bool:
+    """Whether ``point`` starts at a multiple of ``tile``'s iterator
+    (``32 * c1``): a tile/point pair, not just a triangular nest."""
+    it = tile.for_get_iterator().get_id().get_name()
+    init = point.for_get_init()
+    if _mentions_any(init, {it}) and init.get_type() == _E.op:
+        return any(a.get_type() == _E.op and a.get_op_type() == _O.mul
+                   for a in [init] + [init.get_op_arg(k) for k in range(init.get_op_n_arg())])
+    return False
 
 
 def _fresh(base: str, taken: set[str]) -> str:
