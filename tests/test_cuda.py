@@ -145,14 +145,15 @@ def test_shared_memory_cu_compiles_with_nvcc(stem, tile, tmp_path):
 
 @needs_nvcc
 @pytest.mark.slow
+@pytest.mark.parametrize("tile", [0, 32])
 @pytest.mark.parametrize("stem", EXAMPLES)
-def test_gpu_preset_cu_compiles_with_nvcc(stem, tmp_path):
+def test_gpu_preset_cu_compiles_with_nvcc(stem, tile, tmp_path):
     """The ``.cu`` compiles with ``nvcc -arch=sm_80``.  Eight examples have
     C99 variable-length array parameters in their own helper functions,
     which nvcc (C++) rejects in the original too: for those the ``.cu``
     must add no error to the original's."""
     cu = tmp_path / f"{stem}.cu"
-    cu.write_text(_gpu_file(stem, 0, emulate=False))
+    cu.write_text(_gpu_file(stem, tile, emulate=False))
     errors = _nvcc_errors(cu, tmp_path)
     if errors:
         (tmp_path / "orig").mkdir()

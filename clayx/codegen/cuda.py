@@ -27,6 +27,29 @@ covered::
                                              i += (int)(gridDim.x * blockDim.x))
                                           C[i] = 0;
 
+When the marked loops nested in one another are tile loops followed by
+their point loops (a tiled band: point loop ``j`` starts at a multiple of
+tile loop ``j``), the tile loops go to the blocks and the point loops to
+the threads of each block, as PPCG maps them::
+
+    for (int c1 = (int)blockIdx.y; c1 <= floord(ni - 1, 32); c1 += (int)gridDim.y)
+      for (int c2 = (int)blockIdx.x; c2 <= floord(nj - 1, 32); c2 += (int)gridDim.x)
+        for (int i = 32 * c1 + (int)threadIdx.y; i <= min(ni - 1, 32 * c1 + 31);
+             i += (int)blockDim.y)
+          for (int j = 32 * c2 + (int)threadIdx.x; …; j += (int)blockDim.x)
+
+Shared memory (``shared=True``, PPCG's ``--shared-memory``): an array the
+kernel only reads, through two references or more, whose cells touched by
+one block tile (the tile loops' iteration, or ``blockDim`` iterations of
+the mapped loops) fit a box of fixed size (isl: ``dim_min``/``dim_max`` of
+the footprint, the size maximized over all parameters), is copied by the
+threads of the block into ``__shared__ T s_A[..]`` (cells outside the
+array skipped), then ``__syncthreads()``, the computation reading
+``s_A[i - (32 * c1 - 1)]…``, ``__syncthreads()`` before the next tile.
+Emulated, such a kernel runs block by block and each phase between
+barriers runs for all the threads of the block (``CLAYX_THREADS``) before
+the next starts; the shared array is a local array of the block.
+
 Loops that enclose a parallel loop stay on the host (the kernel is launched
 inside them); consecutive code with no parallel loop becomes one
 single-thread kernel (``<<<1, 1>>>``).  Parameters, enclosing host
@@ -361,8 +384,9 @@ class CudaPrinter(MarkPrinter):
             self._launch(run, level, [])
 
     def visit_for(self, node: isl.AstNode, level: int) -> None:
-        """A loop marked parallel, on the host: a kernel mapping it (and
-        up to two marked loops nested directly in it)."""
+        """A loop marked parallel, on the host: a kernel mapping it and the
+        marked loops nested directly in it (up to three on the grid, or up
+        to three tile loops on blocks and their point loops on threads)."""
         if self._kernel is None and not node.for_is_degenerate() and \
                 self._parallel_here(node):
             chain = [node]
