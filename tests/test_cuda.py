@@ -419,3 +419,17 @@ def test_emulation_catches_a_missing_barrier_in_tiles(tmp_path):
     assert _emulate_and_verify(original, code, tmp_path, SMALL_SIZES["jacobi-2d"]).ok
     with pytest.raises(MismatchError):
         _emulate_and_verify(original, merged, tmp_path, SMALL_SIZES["jacobi-2d"])
+
+
+@needs_gcc
+def test_two_scops_in_two_functions(tmp_path):
+    """Each SCoP's kernels go right before its function; the helpers once,
+    before the first; kernels are numbered across the file."""
+    src = ROOT / "tests" / "data" / "cuda_two_scops.c"
+    s = clayx.load(src)
+    s.apply("parallelize([0]);")
+    code = cuda_code([s.current, *s.others], emulate=True)
+    assert code.count("#define CLAYX_CHECK") == 1
+    assert code.index("static void clayx_kernel0(") < code.index("static void first(") \
+        < code.index("static void clayx_kernel1(") < code.index("static void second(")
+    assert _emulate_and_verify(src, code, tmp_path).ok
