@@ -433,3 +433,17 @@ def test_two_scops_in_two_functions(tmp_path):
     assert code.index("static void clayx_kernel0(") < code.index("static void first(") \
         < code.index("static void clayx_kernel1(") < code.index("static void second(")
     assert _emulate_and_verify(src, code, tmp_path).ok
+
+
+def test_array_of_unknown_shape_refused_on_the_command_line(tmp_path):
+    """A pointer parameter has no size to copy: a clear error, no traceback."""
+    src = tmp_path / "ptr.c"
+    src.write_text("void f(int n, double *A)\n{\n  int i;\n#pragma scop\n"
+                   "  for (i = 0; i < n; i++)\n    A[i] = A[i] * 2;\n#pragma endscop\n}\n")
+    script = tmp_path / "p.clay"
+    script.write_text("parallelize([0]);")
+    err = io.StringIO()
+    assert run([str(src), "--script", str(script), "--emit", "cuda"], stdout=io.StringIO(),
+               stderr=err) != 0
+    assert "A" in err.getvalue() and "cannot be passed to a kernel" in err.getvalue()
+    assert "Traceback" not in err.getvalue()
