@@ -94,10 +94,19 @@ def _parser() -> argparse.ArgumentParser:
         prog="clayx",
         description="Interactive polyhedral loop-transformation workbench (Clay directives on isl).")
     ap.add_argument("file", nargs="?", help="C file with a '#pragma scop' region, or an OpenScop .scop file")
-    ap.add_argument("--emit", choices=["script", "c", "omp", "scop"],
+    ap.add_argument("--emit", choices=["script", "c", "omp", "scop", "cuda", "cuda-emulated"],
                     help="write the regenerated C file (omp: with OpenMP pragmas on the "
-                         "parallelized loops), the OpenScop form, or the Clay script "
-                         "(the default with --auto/--whitebox)")
+                         "parallelized loops; cuda: a .cu file mapping them to the GPU; "
+                         "cuda-emulated: plain C running that mapping), the OpenScop form, "
+                         "or the Clay script (the default with --auto/--whitebox)")
+    ap.add_argument("--block", metavar="X[,Y[,Z]]",
+                    help="with --emit cuda: threads per block along x, y, z")
+    ap.add_argument("--shared-memory", action="store_true",
+                    help="with --emit cuda: copy reused tiles of the arrays a kernel only "
+                         "reads to shared memory (PPCG's --shared-memory)")
+    ap.add_argument("--grid", metavar="X[,Y[,Z]]",
+                    help="with --emit cuda: blocks per grid along x, y, z (default: "
+                         "enough for each mapped loop)")
     ap.add_argument("-o", "--output", help="output file (default: standard output)")
     ap.add_argument("--script", metavar="S.clay",
                     help="apply this Clay script ('-': read it from standard input)")
@@ -380,6 +389,8 @@ def _main(args, stdin=None, stderr=None) -> str:
         return code
     if args.emit == "scop":
         return _openscop(session, path, args.unchecked, applied_clay)
+    if args.emit in ("cuda", "cuda-emulated"):
+        return _cuda(session, args)
     if args.run:
         return _measure(session, args)
     return summary([session.current, *session.others])
@@ -410,6 +421,35 @@ def _threads(args) -> int | None:
     if args.threads is not None and args.threads < 1:
         raise ClayxError(f"--threads must be at least 1, not {args.threads}")
     return args.threads
+
+
+def _sizes(text: str | None, option: str) -> tuple[int, ...] | None:
+    """``--block 32,8`` as (32, 8): one to three positive integers."""
+    if text is None:
+        return None
+    try:
+        sizes = tuple(int(x) for x in text.split(","))
+    except ValueError:
+        sizes = ()
+    if not 1 <= len(sizes) <= 3 or min(sizes) < 1:
+        raise ClayxError(f"{option} {text}: expected one to three positive integers X[,Y[,Z]]")
+    return sizes
+
+
+def _cuda(session, args) -> str:
+    """``--emit cuda`` / ``cuda-emulated``: the whole file with the marked
+    loops mapped to the GPU (:func:`clayx.gpu.cuda_code`)."""
+    from clayx.gpu import cuda_code
+    scops = [session.current, *session.others]
+    _need_bodies(scops)
+    if session.has_unchecked and not args.unchecked:
+        raise LegalityError("cannot generate code: a step was applied without the legality "
+                            "check; pass --unchecked to generate code anyway")
+    if session.current.source is None:
+        raise ClayxError("--emit cuda needs a C file (an OpenScop file has no host code)")
+    return cuda_code(scops, emulate=args.emit == "cuda-emulated",
+                     block=_sizes(args.block, "--block"), grid=_sizes(args.grid, "--grid"),
+                     shared=args.shared_memory)
 
 
 def _need_bodies(scops) -> None:

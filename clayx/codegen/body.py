@@ -145,15 +145,14 @@ class BodyPrinter:
         if not e.subscripts and acc.relation.dim(isl.dim_type.out) == 0:
             return acc.array
         if acc.text == e.text and self._plain(e, values):
-            return acc.array + "".join(
-                f"[{_wrap(self._expr(s, values, subs, accesses), COMMA)}]"
-                for s in e.subscripts)
+            return self.printer.array_ref(acc, [
+                _wrap(self._expr(s, values, subs, accesses), COMMA) for s in e.subscripts])
         expr = next((subs[r] for r in e.refs if r in subs), None)
         if expr is None:
             raise _NeedText
         pr = self.printer
         args = [expr.get_op_arg(k) for k in range(1, expr.get_op_n_arg())]
-        return acc.array + "".join(f"[{pr.subscript(a)}]" for a in args)
+        return pr.array_ref(acc, [pr.subscript(a) for a in args])
 
     @staticmethod
     def _plain(e: bx.Ref, values) -> bool:

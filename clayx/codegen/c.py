@@ -500,6 +500,13 @@ class CPrinter:
             if saved is not None:
                 self._values[info.name] = saved
 
+    def array_ref(self, access, subscripts: list[str]) -> str:
+        """The text of an array reference in a statement body: the array's
+        name and the printed ``subscripts`` (a CUDA printer reads promoted
+        arrays from shared memory instead); ``access`` is the
+        :class:`~clayx.model.Access`."""
+        return access.array + "".join(f"[{s}]" for s in subscripts)
+
     def loop_pragmas(self, info: LoopInfo) -> list[str]:
         """The pragma texts (without indentation) printed right above a
         loop; none in plain C."""
