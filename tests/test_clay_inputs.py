@@ -358,8 +358,6 @@ def test_clay_results_on_the_running_example():
     assert (tuple(s.env["a"]), tuple(s.env["b"])) == ((0,), (0, 0))
 
 
-@pytest.mark.xfail(strict=True, reason="part B of issue 12: Clay's get_beta_stmt is 0-based "
-                   "and get_beta_loop(0) is the root [] (reference 3.7)")
 def test_get_beta_numbering_is_clays():
     s = session("a = get_beta_stmt(0); b = get_beta_stmt(1); c = get_beta_loop(0);")
     assert [tuple(s.env[v]) for v in "abc"] == [(0, 0, 0), (0, 0, 1), ()]

@@ -52,7 +52,7 @@ def test_every_record_is_consistent():
 def test_kinds_of_the_catalogue():
     kind = {n: d.kind for n, d in D.REGISTRY.items()}
     assert {n for n, k in kind.items() if k == "mark"} == {"parallelize", "vectorize",
-                                                           "unroll", "unroll_loop"}
+                                                           "unroll_mark", "unroll_loop"}
     assert {n for n, k in kind.items() if k == "layout"} == {
         "dimreorder", "dimprivatize", "dimcontract", "add_array", "replace_array",
         "datacopy", "block"}
@@ -61,7 +61,7 @@ def test_kinds_of_the_catalogue():
     assert {n for n, k in kind.items() if k == "control"} == {"print", "break"}
     assert D.lookup("break").stops and not D.lookup("print").stops
     assert D.lookup("add_array").result == "int" and D.lookup("add_array").value
-    assert D.lookup("get_beta_loop").signature == "get_beta_loop(n: int>0) -> beta"
+    assert D.lookup("get_beta_loop").signature == "get_beta_loop(n: int) -> beta"
     assert D.names("query") == ["get_array_id", "get_beta_loop", "get_beta_loop_by_name",
                                 "get_beta_stmt", "getarrayid", "getbetaloop",
                                 "getbetaloopbyname", "getbetastmt"]
@@ -162,7 +162,7 @@ def test_check_order(src, name, args, argument, message):
     ("shift", ((), 1, (), 1), EMPTY),              # Clay's message for the empty β
     ("stripmine", ((), 1, 4), EMPTY),
     ("fuse", ((),), NOT_A_LOOP),                    # refused as what the root is not
-    ("iss", ((), (1, 0, 0)), NOT_A_LOOP),
+    ("iss", ((), (1, 0, 0)), "the beta vector is empty"),
     ("split", ((), 1), NOT_FOUND),
     ("embed", ((),), NOT_A_STATEMENT),
     ("block", ((), (0,)), NOT_A_STATEMENT),

@@ -255,20 +255,23 @@ class BetaParam(Param):
     statement"), and not a loop-or-statement target ("the beta vector
     was not found").  Checks, in order: empty; exists (some β-vector
     starts with it, "the beta vector was not found"); loop or statement.
-    The function receives the β as a tuple."""
+    The function receives the β as a tuple.  ``lookup`` false: only the
+    type is checked, the directive looks the β up itself (where Clay
+    checks other arguments between the empty β and the look-up)."""
 
     loop: bool = False
     statement: bool = False
     root: bool = False
     empty: str | None = EMPTY
+    lookup: bool = True
 
     def describe(self) -> str:
         t = "beta(loop)" if self.loop else "beta(stmt)" if self.statement else "beta"
         return f"{self.name}: {t}" + (f" = {self.default!r}" if self.optional else "")
 
     def resolve(self, ctx: Resolution, pos: int, beta: Any) -> Any:
-        if beta is None:
-            return None
+        if beta is None or not self.lookup:
+            return beta
         sched = ctx.scop.schedule
         if not beta:
             if self.root:
@@ -287,13 +290,14 @@ class BetaParam(Param):
 
 
 def Beta(name: str = "beta", *, loop: bool = False, statement: bool = False,
-         root: bool = False, empty: str | None = EMPTY,
+         root: bool = False, empty: str | None = EMPTY, lookup: bool = True,
          optional: bool = False, default: Any = None) -> BetaParam:
     """A β parameter resolved against the schedule (see :class:`BetaParam`):
     ``loop`` (must be a loop), ``statement`` (must be a statement),
-    ``root`` (``[]`` accepted), ``empty`` (the message for ``[]``)."""
+    ``root`` (``[]`` accepted), ``empty`` (the message for ``[]``),
+    ``lookup`` (false: the directive looks it up, in Clay's order)."""
     return BetaParam(name, "beta", optional, default, loop=loop, statement=statement,
-                     root=root, empty=empty)
+                     root=root, empty=empty, lookup=lookup)
 
 
 # --- depths ----------------------------------------------------------------------------------
