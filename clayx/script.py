@@ -410,7 +410,7 @@ def to_python(arg: Arg, env: dict[str, object]) -> object:
         return arg.value
     if isinstance(arg, Var):
         if arg.name not in env:
-            raise DirectiveError(f"undefined variable '{arg.name}'")
+            raise DirectiveError(f"the variable was not defined: '{arg.name}'")
         return env[arg.name]
     if isinstance(arg, Call):
         raise DirectiveError(f"nested call {arg.name}(...) must be evaluated by the session",

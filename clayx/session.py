@@ -294,10 +294,12 @@ class Session:
         call = step.call
         where = dict(line=getattr(call, "line", None), column=getattr(call, "column", None))
         try:
+            # Clay reads the arguments (an undefined variable) before it
+            # looks the function up (reference 3.3); break() takes none
+            args = [self._value(a, scop, env) for a in call.args]
             d = lookup(call.name)
             if d.stops:
                 return None
-            args = [self._value(a, scop, env) for a in call.args]
             out = d.run(scop, args)
         except DirectiveError as e:
             if e.line is None and where["line"] is not None:

@@ -389,7 +389,7 @@ def test_break_and_print(tmp_path):
     ("reorder(" + "{" * 5000 + ";", "expected an integer, found '{'"),
     ("reorder(" + "get_beta_loop(" * 5000 + ";", "calls nested more than"),
     ("x = split([0,0,0], 1);", "split(...) returns no value"),
-    ("print(x);", "undefined variable 'x'"),
+    ("print(x);", "the variable was not defined: 'x'"),
 ], ids=["nested-unknown", "deep-lists", "deep-calls", "void-assigned", "undefined"])
 def test_bad_scripts_are_one_clear_error(script, fragment):
     s = clayx.load(RUNNING_C)

@@ -214,7 +214,7 @@ MUST_FAIL = [
     ("dimprivatize", [[0, 2], 2, 2], "depth overflow", 3),
     ("dimprivatize", [[0, 2], 3, 1], "access not found", 2),
     ("dimcontract", [[0, 1, 0], 2, 3], "depth overflow", 3),
-    ("dimcontract", [[0, 1, 0], 2, 0], "positive integer", 3),
+    ("dimcontract", [[0, 1, 0], 2, 0], "depth overflow", 3),
     ("add_array", ["A"], "the id already exists", 1),
     ("add_array", ["f"], "the id already exists", 1),
     ("add_array", ["N"], "the id already exists", 1),

@@ -32,15 +32,11 @@ import islpy as isl
 
 from ..errors import DirectiveError
 from ..model import ClaySchedule, Mark, Relation, Scop
-from .params import DEPTH_OVERFLOW, EMPTY, NOT_A_LOOP, NOT_A_STATEMENT, NOT_FOUND  # noqa: F401
+from .params import (BAD_INEQUALITY, DEPTH_OVERFLOW, EMPTY, NEED_LOOP, NOT_A_LOOP,  # noqa: F401
+                     NOT_A_STATEMENT, NOT_FOUND, WRONG_COEFFICIENT, WRONG_FACTOR)
 
 _dt = isl.dim_type
 
-# Clay's messages (clay/errors.h wording) of the checks the directives make.
-WRONG_COEFFICIENT = "wrong coefficient"
-BAD_INEQUALITY = "the inequality seems to be wrong"
-NEED_LOOP = "the beta need to be in a loop"
-WRONG_FACTOR = "wrong factor"
 
 
 def fail(directive: str, message: str, argument: int | None = None) -> DirectiveError:

@@ -49,8 +49,9 @@ from ..model.inttypes import INT64_MAX
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..model import Scop, Statement
 
-__all__ = ["ACCESS_NOT_FOUND", "ARRAY_NOT_FOUND", "DEPTH_OVERFLOW", "EMPTY", "NOT_A_LOOP",
-           "NOT_A_STATEMENT", "NOT_FOUND", "AccessNumber", "AccessParam", "ArrayId", "ArrayIdParam",
+__all__ = ["ACCESS_NOT_FOUND", "ARRAY_NOT_FOUND", "BAD_INEQUALITY", "BLOCK_VALUE",
+           "DEPTH_OVERFLOW", "EMPTY", "NEED_LOOP", "NOT_A_LOOP", "NOT_A_STATEMENT", "NOT_FOUND",
+           "ORDER_TOO_SMALL", "VECTOR_WRONG", "WRONG_COEFFICIENT", "WRONG_FACTOR", "AccessNumber", "AccessParam", "ArrayId", "ArrayIdParam",
            "Beta", "BetaParam", "Bool", "Depth", "DepthParam", "Int", "Ints", "List", "Param",
            "Resolution", "String", "Value"]
 
@@ -60,6 +61,13 @@ NOT_A_LOOP = "the beta is not a loop"
 NOT_A_STATEMENT = "the beta is not a statement"
 EMPTY = "the beta vector is empty"
 DEPTH_OVERFLOW = "depth overflow"
+WRONG_COEFFICIENT = "wrong coefficient"
+WRONG_FACTOR = "wrong factor"
+BLOCK_VALUE = "block value is incorrect"
+VECTOR_WRONG = "the vector seems to be wrong"
+NEED_LOOP = "the beta need to be in a loop"
+BAD_INEQUALITY = "the inequality seems to be wrong"
+ORDER_TOO_SMALL = "the order array is too small"
 ACCESS_NOT_FOUND = "access not found"
 ARRAY_NOT_FOUND = "array not found"
 
@@ -87,6 +95,15 @@ def _clay_ints(v: Any) -> Any:
     if isinstance(v, (list, tuple)):
         return tuple(_clay_ints(x) for x in v)
     return v
+
+
+def _value_error(message: str, directive: str, pos: int) -> DirectiveError:
+    """A phase-1 refusal of a *value* (not a type): Clay checks these in
+    each function's own order, after every argument's type
+    (:meth:`~.registry.Directive.bind`)."""
+    e = DirectiveError(message, directive=directive, argument=pos)
+    e.value_check = True
+    return e
 
 
 class Resolution:
@@ -136,6 +153,8 @@ class Param:
     positive: bool = False      # int: must be > 0
     nonnegative: bool = False   # int: must be >= 0
     variadic: bool = False      # value: takes the remaining arguments
+    nonzero: bool = False       # int: must not be 0 (Clay's "== 0" tests)
+    clay: str | None = None     # int: Clay's message when a value test fails
 
     def describe(self) -> str:
         """Short type text for signatures: ``beta(loop)``, ``int>0`` ..."""
@@ -154,7 +173,7 @@ class Param:
         normalized (arrays become tuples); :class:`DirectiveError` naming
         the argument ``pos`` (1-based) otherwise."""
         def bad(what: str) -> DirectiveError:
-            return DirectiveError(f"'{self.name}': expected {what}, got {v!r}",
+            return DirectiveError(f"invalid type: '{self.name}': expected {what}, got {v!r}",
                                   directive=directive, argument=pos)
 
         kind = self.kind
@@ -171,6 +190,9 @@ class Param:
         if kind == "int":
             if not _is_int(v):
                 raise bad("an integer")
+            if self.clay is not None and (self.nonzero and v == 0
+                                          or self.positive and v <= 0):
+                raise _value_error(f"{self.clay} ('{self.name}' is {v})", directive, pos)
             if self.positive and v <= 0:
                 raise bad("a positive integer")
             if self.nonnegative and v < 0:
@@ -182,6 +204,10 @@ class Param:
                           else "a β-vector [a, b, …]")
             if kind == "beta" and any(x < 0 for x in v):
                 raise bad("a β-vector of non-negative integers")
+            if (kind == "beta" and not v and getattr(self, "lookup", False)
+                    and not getattr(self, "root", True) and getattr(self, "empty", None)):
+                # Clay refuses the empty β before any other check
+                raise _value_error(self.empty, directive, pos)
             return tuple(v)
         if kind == "list":
             if not isinstance(v, (list, tuple)):
@@ -208,9 +234,13 @@ class Param:
 
 
 def Int(name: str, *, positive: bool = False, nonnegative: bool = False,
+        nonzero: bool = False, clay: str | None = None,
         optional: bool = False, default: Any = None) -> Param:
-    """An integer parameter."""
-    return Param(name, "int", optional, default, positive=positive, nonnegative=nonnegative)
+    """An integer parameter; ``nonzero``/``positive`` refuse 0 / values
+    below 1 before any β is looked up, with Clay's message ``clay`` when
+    given (``stripmine``'s size: "block value is incorrect")."""
+    return Param(name, "int", optional, default, positive=positive, nonnegative=nonnegative,
+                 nonzero=nonzero, clay=clay)
 
 
 def Ints(name: str, *, optional: bool = False, default: Any = None) -> Param:
@@ -368,14 +398,17 @@ class DepthParam(Param):
 
 
 def Depth(name: str = "depth", *, of: str = "beta", bound: str = "loops", inner: int = 0,
-          positive: bool = False, optional: bool = False, default: Any = None) -> DepthParam:
+          positive: bool = False, zero: bool = True, optional: bool = False,
+          default: Any = None) -> DepthParam:
     """A depth parameter checked against what parameter ``of`` names
     (see :class:`DepthParam` for the ``bound`` kinds); ``positive``
-    refuses ``d <= 0`` already in phase 1."""
+    refuses ``d <= 0`` already in phase 1, ``zero`` (the default) refuses
+    ``d == 0`` there, as Clay does before looking the β up ("depth
+    overflow"); a negative depth is refused in phase 2, after the β."""
     if bound not in _BOUNDS:
         raise ValueError(f"unknown depth bound {bound!r} (one of {', '.join(_BOUNDS)})")
     return DepthParam(name, "int", optional, default, positive=positive, of=of, bound=bound,
-                      inner=inner)
+                      inner=inner, nonzero=zero or positive, clay=DEPTH_OVERFLOW)
 
 
 # --- accesses and arrays ------------------------------------------------------------------------

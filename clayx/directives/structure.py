@@ -19,7 +19,7 @@ import islpy as isl
 from ..model import Relation, Scop
 from .common import (BAD_INEQUALITY, DEPTH_OVERFLOW, EMPTY, Inequality, add_inequality,
                      alpha_out, clay_inequality, fail, nonempty, rebuild)
-from .params import Beta, Depth, Int, Ints, List, String
+from .params import ORDER_TOO_SMALL, VECTOR_WRONG, Beta, Depth, Int, Ints, List, String
 from .registry import directive
 
 _dt = isl.dim_type
@@ -41,21 +41,26 @@ def reorder(scop: Scop, loop, order) -> Scop:
     Arguments: ``loop`` a loop β-prefix or ``[]`` (the root); ``order`` the
     new position of each child, in program order: child k moves to position
     ``order[k]`` (Clay: β at depth ``len(loop)+1`` becomes ``order[β]``).
-    ``order`` must be a permutation of ``0..n-1``, n the number of children.
+    ``order`` has an entry for each child (extra entries are ignored), no
+    two children the same target (Clay would merge them); the targets give
+    the new order, gaps allowed.
 
         for i: { S0; S1; S2 }      reorder([0], [2, 0, 1])
         ->  for i: { S1; S2; S0 }
 
-    Checks: ``loop`` a loop or ``[]`` (not found / not a loop), ``order`` a
-    permutation of its children.
+    Checks: ``loop`` a loop or ``[]`` (not found / not a loop), ``order``
+    long enough ("the order array is too small"), no repeated target.
     Legality: checked against all dependences after the step.
     """
     name = "reorder"
     kids = scop.schedule.children(loop)
-    order = tuple(order)
-    if len(order) != len(kids) or sorted(order) != list(range(len(kids))):
-        raise fail(name, f"the order is incorrect: expected a permutation of "
-                   f"0..{len(kids) - 1} ({len(kids)} children), got {list(order)}", 2)
+    if len(order) < len(kids):
+        raise fail(name, f"{ORDER_TOO_SMALL}: the loop has {len(kids)} children, got "
+                   f"{list(order)}", 2)
+    order = tuple(order[:len(kids)])
+    if len(set(order)) != len(order):
+        raise fail(name, f"the order array sends two children to one place: {list(order)} "
+                   "(Clay would merge them)", 2)
     d = len(loop)
     index = {k: n for n, k in enumerate(kids)}
     pairs = []
@@ -69,33 +74,29 @@ def reorder(scop: Scop, loop, order) -> Scop:
 
 # --- fuse ------------------------------------------------------------------------------
 
-@directive("fuse", Beta("loop", loop=True, empty=None),
-           aliases=("fusenext", "fuse_next", "merge"))
+@directive("fuse", Beta("loop", loop=True), aliases=("fusenext", "fuse_next", "merge"))
 def fuse(scop: Scop, loop) -> Scop:
     """Fuse a loop with the loop right after it (its next sibling).
 
-    Arguments: ``loop`` a loop β-prefix; its next sibling must be a loop.
-    The children of the next loop come after those of the first; α
-    dimensions are untouched (the fused loop runs over the union of both
-    ranges; each statement keeps its own bounds).
+    Arguments: ``loop`` a loop β-prefix.  The children of the next loop
+    come after those of the first; α dimensions are untouched (the fused
+    loop runs over the union of both ranges; each statement keeps its own
+    bounds).  When the next sibling is a statement, or there is none,
+    nothing changes (Clay's ``fuse``, reference 5.3).
 
         for i: S0             fuse([0])
         for i: S1        ->   for i: { S0; S1 }
 
-    Checks: ``loop`` a loop (``[]`` is not one), its next sibling a loop.
+    Checks, in Clay's order: ``loop`` not empty, found, a loop.
     Legality: checked against all dependences after the step.
     Aliases: fusenext, fuse_next, merge (Clay's FUSENEXT).
     """
-    name = "fuse"
     sched = scop.schedule
     sibs = sched.children(loop[:-1])
     k = sibs.index(loop)
-    if k + 1 >= len(sibs):
-        raise fail(name, "the loop has no next sibling to fuse with", 1)
+    if k + 1 >= len(sibs) or not sched.is_loop(sibs[k + 1]):
+        return scop                     # Clay: nothing to fuse with, success
     nxt = sibs[k + 1]
-    if not sched.is_loop(nxt):
-        raise fail(name, "the loop has no next sibling to fuse with: "
-                   f"the next sibling {list(nxt)} is a statement", 1)
     d = len(loop)
     shift = max(r.beta[d] for r in sched.relations_under(loop)) + 1
     pairs = []
@@ -129,8 +130,14 @@ def _split(scop: Scop, beta, depth: int, name: str, arg: int = 1) -> Scop:
     return rebuild(scop, pairs)
 
 
-@directive("split", Beta("beta", empty=None), Depth("depth", bound="enclosing"),
-           aliases=("fission",))
+def _split_pre(beta, depth) -> None:
+    if len(beta) <= 1 or depth <= 0 or depth >= len(beta):
+        raise fail("split", f"{DEPTH_OVERFLOW} (expected 1..{len(beta) - 1}, got {depth})"
+                   if len(beta) > 1 else DEPTH_OVERFLOW, 2)
+
+
+@directive("split", Beta("beta"), Depth("depth", bound="enclosing"), aliases=("fission",),
+           pre=_split_pre)
 def split(scop: Scop, beta, depth) -> Scop:
     """Distribute the loop at ``depth`` around ``beta`` into two loops.
 
@@ -147,8 +154,9 @@ def split(scop: Scop, beta, depth) -> Scop:
         ->  for i: { S0; S1 }
             for i: { S2 }
 
-    Checks: ``beta`` a loop or statement (``[]``: not found),
-    ``1 <= depth < len(beta)``, something follows ``beta`` in that loop.
+    Checks, in Clay's order: ``beta`` not empty, ``1 <= depth < len(beta)``
+    (both before the look-up), ``beta`` found, something follows it in
+    that loop.
     Legality: checked against all dependences after the step.
     Aliases: fission.  Clay's ``distribute(loop, n)`` is ``split(loop + [n-1], len(loop))``.
     """
@@ -401,7 +409,7 @@ def _merge_child(a: list[list], b: list[list], d: int) -> list[list] | None:
 
 # --- embed / unembed ------------------------------------------------------------------------------------
 
-@directive("embed", Beta("stmt", statement=True, empty=None))
+@directive("embed", Beta("stmt", statement=True, empty=DEPTH_OVERFLOW))
 def embed(scop: Scop, stmt) -> Scop:
     """Wrap a statement in a new loop of one iteration.
 
@@ -428,7 +436,12 @@ def embed(scop: Scop, stmt) -> Scop:
     return rebuild(scop, pairs)
 
 
-@directive("unembed", Beta("stmt", statement=True, empty=None))
+def _unembed_pre(stmt) -> None:
+    if len(stmt) <= 1:
+        raise fail("unembed", f"{DEPTH_OVERFLOW}: the statement is in no loop", 1)
+
+
+@directive("unembed", Beta("stmt", statement=True, empty=DEPTH_OVERFLOW), pre=_unembed_pre)
 def unembed(scop: Scop, stmt) -> Scop:
     """Remove the innermost loop around a statement when it is the loop's
     only child and runs one iteration for each iteration of the outer loops
@@ -473,24 +486,33 @@ def unembed(scop: Scop, stmt) -> Scop:
 def context(scop: Scop, vector) -> Scop:
     """Add an assumption on the parameters to the SCoP's context.
 
-    Arguments: ``vector`` one coefficient per parameter (in the SCoP's
-    order), then a constant: ``Σ v_k·p_k + c ≥ 0``.
+    Arguments: ``vector`` Clay's ``[e/i, p1…pn, c]`` (reference 5.18):
+    ``0`` for an equality ``Σ p_k·P_k + c = 0`` or ``1`` for ``≥ 0``, one
+    coefficient per parameter (in the SCoP's order), a constant; or, as in
+    earlier clayx, ``[p1…pn, c]`` for ``≥ 0``.
 
-        [N] -> { : }      context([1, -10])      (N - 10 >= 0)
+        [N] -> { : }      context([1, 1, -10])      (N - 10 >= 0)
         ->  [N] -> { : N >= 10 }
 
-    Checks: one coefficient per parameter and a constant; the context
-    stays non-empty.
+    Checks: n + 2 values with a flag 0 or 1, or n + 1 ("the vector seems
+    to be wrong"); the context stays non-empty.
     Legality: the schedule is unchanged; fewer parameter values can only
     remove dependences (checked after the step anyway).
     """
     name = "context"
     n = len(scop.params)
-    if len(vector) != n + 1:
-        raise fail(name, f"wrong coefficient: expected {n} parameter coefficients "
-                   f"and a constant ({n + 1} values), got {len(vector)}", 1)
+    equality = False
+    if len(vector) == n + 2 and n + 2 >= 2:
+        if vector[0] not in (0, 1):
+            raise fail(name, f"{VECTOR_WRONG}: the first value is 0 (equality) or 1 "
+                       f"(inequality), got {vector[0]}", 1)
+        equality, vector = vector[0] == 0, vector[1:]
+    elif len(vector) != n + 1 or len(vector) < 2:
+        raise fail(name, f"{VECTOR_WRONG}: expected [0 or 1, {n} parameter coefficients, "
+                   f"constant] ({n + 2} values), got {len(vector)}", 1)
     ctx = scop.context
-    c = isl.Constraint.inequality_alloc(isl.LocalSpace.from_space(ctx.get_space()))
+    alloc = isl.Constraint.equality_alloc if equality else isl.Constraint.inequality_alloc
+    c = alloc(isl.LocalSpace.from_space(ctx.get_space()))
     for p, v in zip(scop.params, vector):
         if v:
             c = c.set_coefficient_val(_dt.param, ctx.find_dim_by_name(_dt.param, p), v)
