@@ -222,15 +222,15 @@ MUST_FAIL = [
     ("add_array", ["2x"], "not a C identifier", 1),
     ("add_array", ["while"], "not a C identifier", 1),
     ("add_array", [3], "a string", 1),
-    ("replace_array", [99, 1], "array not found", 1),
-    ("replace_array", [1, 99], "array not found", 2),
+    ("replace_array", [99, 1], "the array was not found", 1),
+    ("replace_array", [1, 99], "the array was not found", 2),
     ("replace_array", [2, 2], "same array", 2),
     ("replace_array", [2, 3], "must agree", 2),
-    ("datacopy", [99, 3, [0, 0], True, [0, 0]], "array not found", 1),
+    ("datacopy", [99, 3, [0, 0], True, [0, 0]], "the array was not found", 1),
     ("datacopy", [3, 3, [0, 0], True, [0, 0]], "same array", 2),
     ("datacopy", [1, 3, [7], True, [0, 1, 0]], "the beta vector was not found", 3),
     ("datacopy", [1, 3, [0, 0], True, [0]], "the beta is not a statement", 5),
-    ("datacopy", [4, 3, [0, 0], True, [0, 2]], "array not found", 5),
+    ("datacopy", [4, 3, [0, 0], True, [0, 2]], "the array was not found", 5),
     ("datacopy", [1, 3, [0, 0], True, [0, 1, 0]], "depth overflow", 3),
     ("datacopy", [2, 3, [0, 1, 0], True, [0, 1, 0]], "subscripts", 1),
     ("block", [[0, 0], [0, 2]], "not adjacent siblings", 2),
@@ -247,7 +247,7 @@ def test_must_fail(small, name, args, message, argument):
 
 
 def test_must_fail_queries_and_block_shapes(small):
-    with pytest.raises(DirectiveError, match="array not found"):
+    with pytest.raises(DirectiveError, match="the array was not found"):
         call_query(small, "get_array_id", ["nope"])
     # equal α parts but different domains
     [s] = parse_string("""

@@ -153,7 +153,7 @@ def test_names_of_other_tools_say_what_to_use():
     (NEST, "reshape", ((9,), 0, 1, 0), 1, NOT_FOUND),                     # the β before a = 0
     (NEST, "reshape", ((0,), 1, 1, 0), 4, "wrong factor"),
     # array ids, their difference, then the βs (datacopy's order)
-    (LAYOUT, "datacopy", (9, 9, (9,), True, (9,)), 1, "array not found: no array has the id 9"),
+    (LAYOUT, "datacopy", (9, 9, (9,), True, (9,)), 1, "the array was not found: no array has the id 9"),
     (LAYOUT, "datacopy", (1, 1, (9,), True, (9,)), 2, "the copy and the original are the same"),
     (LAYOUT, "datacopy", (1, 2, (9,), True, (9,)), 3, NOT_FOUND),
     (LAYOUT, "datacopy", (1, 2, (0, 0, 0), True, (0,)), 5, NOT_A_STATEMENT),

@@ -594,8 +594,8 @@ def datacopy(scop: Scop, copy: str, orig: str, ins, insert_before, beta_get_doma
     r_gd, st_gd = _statement_at(scop, beta_get_domain)
     k = next((j for j, a in enumerate(st_gd.accesses) if a.array == orig), None)
     if k is None:
-        raise fail(d, f"{ARRAY_NOT_FOUND}: {st_gd.name} (at {list(r_gd.beta)}) does not "
-                   f"access {orig}", 5)
+        raise fail(d, f"{ARRAY_NOT_FOUND} in the given beta: {st_gd.name} (at "
+                   f"{list(r_gd.beta)}) does not access {orig}", 5)
     if r_gd.depth != len(ins) - 1:
         raise fail(d, f"{DEPTH_OVERFLOW}: the statement at {list(ins)} is in {len(ins) - 1} "
                    f"loops and the one at {list(r_gd.beta)} in {r_gd.depth}: the copy "

@@ -69,7 +69,7 @@ NEED_LOOP = "the beta need to be in a loop"
 BAD_INEQUALITY = "the inequality seems to be wrong"
 ORDER_TOO_SMALL = "the order array is too small"
 ACCESS_NOT_FOUND = "access not found"
-ARRAY_NOT_FOUND = "array not found"
+ARRAY_NOT_FOUND = "the array was not found"
 
 #: How an argument beyond the 64-bit bound is described in the error.
 _WIDE = f"of at most 64 bits (magnitude up to 2^63 - 1 = {INT64_MAX})"

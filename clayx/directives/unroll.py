@@ -19,7 +19,11 @@ step stays checked against the original dependences:
 - the **epilog** (``unroll`` only): every instance the main relation and
   the copies leave, in a new loop right after the loop.  Clay's epilog
   has no lower bound and repeats iterations; clayx's is the exact
-  remainder.  ``unroll_noepilog`` is refused when a remainder exists.
+  remainder.
+- ``unroll_noepilog`` lowers the upper bounds by f − 1, not f: Clay's
+  f leaves the last iterations to an epilog that is not there (they are
+  silently dropped); it is refused when iterations are still left over
+  (a trip count that is not a multiple of f for some parameter value).
 
 Each instance is scheduled exactly once by construction (checked: the
 parts are disjoint); the session checks the new dates against every
@@ -113,8 +117,10 @@ def _unroll(scop: Scop, loop, factor: int, name: str, epilog: bool) -> Scop:
     for r in rels:
         st = scop.statement(r.stmt)
         dom = st.domain.intersect(r.map.domain())
-        main = _multiple(r.map.intersect_domain(_lowered(st.domain, k - 1, factor)),
-                         alpha_out(k), factor)
+        # Clay lowers the upper bounds by f (its epilog takes the rest);
+        # without an epilog by f - 1, so that no iteration is left over
+        lowered = _lowered(st.domain, k - 1, factor if epilog else factor - 1)
+        main = _multiple(r.map.intersect_domain(lowered), alpha_out(k), factor)
         main_dom = main.domain()
         new = [Relation(r.stmt, r.beta, main)]
         covered = [main_dom]
@@ -190,7 +196,9 @@ def unroll(scop: Scop, loop, factor: int) -> Scop:
 def unroll_noepilog(scop: Scop, loop, factor: int) -> Scop:
     """Unroll a loop by ``factor`` without an epilog (Clay's
     ``unroll_noepilog``, reference 5.17): as :func:`unroll`, for a loop
-    whose trip count is a multiple of ``factor``.
+    whose trip count is a multiple of ``factor``; the upper bounds of the
+    main part are lowered by ``factor - 1`` (Clay's ``factor`` drops the
+    last iterations).
 
         for (j = 0; j < 8; j++) P(j);        unroll_noepilog([0], 2)
         ->  for (j = 0; j <= 6; j += 2) { P(j); P(j + 1); }
