@@ -334,6 +334,19 @@ CATALOGUE = [
     ("nosuch([0]);", "unknown function `nosuch'"),
     ("split([0,0,0]);", "`split' takes 2 arguments"),
     ("split(1, 1);", "invalid type"),
+    # transformation is not applicable; wrong coefficient (unembed, collapse, linearize)
+    ("unembed([0,0,0]);", "transformation is not applicable to the given beta"),
+    ("split([0,0,1],1); unembed([1,0]);", "wrong coefficient"),
+    ("collapse([0]);", "wrong coefficient"),
+    ("linearize([0,0],1);", "wrong coefficient"),
+    ("linearize([0],1);", "depth overflow"),                           # R has one loop
+    ("linearize([0,0],2);", "depth overflow"),
+    # dimreorder, dimprivatize, block
+    ("dimreorder([0,0,0], 1, [0]);", "the order array is too small or too big"),
+    ("dimreorder([0,0,0], 1, [0,2]);", "there is an overflow value on the reorder array"),
+    ("dimprivatize([0,0,0], 1, 1);", "privatization failed"),
+    ("block([0,0,0], [0,1]);", "the betas don't have the same dimensions"),
+    ("block([0,0,0], [9]);", "the betas don't have the same dimensions"),   # before lookup
     # the array was not found; the id already exists
     ('a = get_array_id("Z");', "the array was not found"),
     ('a = add_array("A");', "the id already exists"),

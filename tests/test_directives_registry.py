@@ -180,7 +180,7 @@ def test_check_order(src, name, args, argument, message):
     ("split", ((), 1), EMPTY),
     ("embed", ((),), DEPTH_OVERFLOW),               # Clay's message for embed([])
     ("unembed", ((),), DEPTH_OVERFLOW),
-    ("block", ((), (0,)), NOT_A_STATEMENT),
+    ("block", ((), (0,)), "the betas don't have the same dimensions"),
 ])
 def test_the_empty_beta(name, args, message):
     assert_refused(scop_of(TWO), name, args, 1, message)

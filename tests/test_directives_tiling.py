@@ -118,7 +118,7 @@ MUST_FAIL = [
     (NEST, "stripmine", ((0,), 1, 0), 3, "block value is incorrect"),
     (NEST, "stripmine", ((0,), 1, -2), 3, "block value is incorrect"),
     (NEST, "linearize", ((0,), 1), 2, "the dimension is not strip-mined"),
-    (NEST, "linearize", ((0,), 2), 2, "the dimension is not strip-mined"),
+    (NEST, "linearize", ((0,), 2), 2, "depth overflow (depth 2 needs a loop inside it)"),
     (NEST, "linearize", ((0,), 3), 2, "depth overflow"),
     (NEST, "linearize", ((0, 0, 0), 1), 1, "the beta is not a loop"),
     (NEST, "tile", ((0,), 1, 2, 4), 3, "the depth is not 'outer'"),

@@ -381,9 +381,9 @@ def collapse(scop: Scop, loop) -> Scop:
             else:
                 merged.append(g)
         if not any_merge:
-            raise fail(name, "the statements are not identical: no two consecutive "
-                       "children of the loop are the same statements split by "
-                       "complementary constraints", 1)
+            raise fail(name, "wrong coefficient: the statements are not identical: no two "
+                       "consecutive children of the loop are the same statements split "
+                       "by complementary constraints", 1)
     pairs = [(r, r) for r in sched if r.beta[:d] != loop]
     for grp in merged:
         for new, olds in grp:
@@ -463,7 +463,8 @@ def unembed(scop: Scop, stmt) -> Scop:
     if len(stmt) < 2:
         raise fail(name, f"{DEPTH_OVERFLOW}: the statement is in no loop", 1)
     if len(sched.children(stmt[:-1])) != 1:
-        raise fail(name, "the loop around the statement contains other statements", 1)
+        raise fail(name, "transformation is not applicable to the given beta: the loop "
+                   "around the statement contains other statements", 1)
     r = sched.relation(stmt)
     n = r.depth
     m = r.map.intersect_domain(scop.statement(r.stmt).domain).intersect_params(scop.context)
@@ -473,8 +474,8 @@ def unembed(scop: Scop, stmt) -> Scop:
     # alphas: (α1..αn); αn must be a function of α1..α(n-1)
     as_map = isl.Map.from_domain(alphas).move_dims(_dt.out, 0, _dt.in_, n - 1, 1)
     if not as_map.is_single_valued():
-        raise fail(name, "the loop around the statement runs more than one "
-                   "iteration for it", 1)
+        raise fail(name, "wrong coefficient: the loop around the statement runs more "
+                   "than one iteration for it", 1)
     new_map = r.map.project_out(_dt.out, alpha_out(n), 2)
     pairs = [(x, Relation(x.stmt, x.beta[:-1], new_map) if x is r else x) for x in sched]
     return rebuild(scop, pairs, depth_map=lambda d, old: None if old is r and d == n else d)

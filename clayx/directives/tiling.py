@@ -21,7 +21,7 @@ import islpy as isl
 from ..errors import DirectiveError
 from ..model import Mark, Relation, Scop
 from .affine import _interchanged, alpha, out, rewrite, transform
-from .params import BLOCK_VALUE, Beta, Depth, Int
+from .params import BLOCK_VALUE, DEPTH_OVERFLOW, Beta, Depth, Int
 from .registry import directive
 
 
@@ -131,9 +131,11 @@ def linearize(scop: Scop, beta, depth: int) -> Scop:
     """
     name = "linearize"
     rels = scop.schedule.relations_under(beta)
-    not_sm = DirectiveError("the dimension is not strip-mined", directive=name, argument=2)
+    not_sm = DirectiveError("wrong coefficient (the dimension is not strip-mined)",
+                            directive=name, argument=2)
     if any(r.depth < depth + 1 for r in rels):
-        raise not_sm
+        raise DirectiveError(f"{DEPTH_OVERFLOW} (depth {depth} needs a loop inside it)",
+                             directive=name, argument=2)
     if len({r.beta[depth] for r in rels}) != 1:
         raise not_sm
     inner = beta[:depth]
