@@ -19,7 +19,7 @@ import islpy as isl
 import pytest
 
 import clayx
-from clayx.errors import ClayxError, DirectiveError
+from clayx.errors import ClayxError, DirectiveError, OpenScopError
 from clayx.frontend.c import parse_file
 from clayx.frontend.openscop import read
 from clayx.verify import SMALL_SIZES, verify
@@ -256,6 +256,15 @@ def test_unroll_mark_is_the_compilers():
         session("unroll_mark([0,0],70000);")
     rc, out, _ = call("--list")
     assert rc == 0 and "\nunroll(" in out and "\nunroll_mark(" in out
+
+
+def test_unroll_mark_beyond_gcc_limit_in_openscop_is_refused():
+    """A ``<clayx_marks>`` unroll factor above 65535 would reach gcc's
+    pragma: the reader refuses it with its line."""
+    text = session("unroll_mark([0,0],4);").openscop()
+    assert "unroll [0, 0] 4" in text
+    with pytest.raises(OpenScopError, match="gcc's limit"):
+        read(text.replace("unroll [0, 0] 4", "unroll [0, 0] 70000"))
 
 
 # --------------------------------------------------------------------------- 3.7 queries
