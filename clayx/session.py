@@ -345,8 +345,9 @@ class Session:
         if isinstance(arg, Call):
             d = lookup(arg.name)
             if d.kind != "query":
-                raise DirectiveError(f"{arg.name}(...) is not a query: only a query can be "
-                                     "called inside an argument",
+                from .script import NESTED_CALL
+                raise DirectiveError(f"{NESTED_CALL} ({arg.name}(...) is not a query: only "
+                                     "a query can be called inside an argument)",
                                      line=arg.line, column=arg.column)
             return d(scop, *[self._value(a, scop, env) for a in arg.args])
         return to_python(arg, env)

@@ -343,6 +343,8 @@ CATALOGUE = [
     ("nosuch([0]);", "unknown function `nosuch'"),
     ("split([0,0,0]);", "`split' takes 2 arguments"),
     ("split(1, 1);", "invalid type"),
+    ("split(split([0,0,0],1), 1);", "sorry you can't at the moment call a function in an "
+     "other function. Please use a temp variable."),
     # transformation is not applicable; wrong coefficient (unembed, collapse, linearize)
     ("unembed([0,0,0]);", "transformation is not applicable to the given beta"),
     ("split([0,0,1],1); unembed([1,0]);", "wrong coefficient"),
