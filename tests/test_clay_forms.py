@@ -114,6 +114,18 @@ def test_iss_list_forms_fill_their_columns(script, moved):
     assert_exact_cover(s)
 
 
+@pytest.mark.parametrize("script", ["iss([0],{-1||-1});", "peel([0,0],{2});"])
+def test_empty_halves_survive_emit_scop(tmp_path, script):
+    """Empty parts are kept (5.10) through ``--emit scop`` and read back
+    (except a part whose inequality is false for any value, ``{-1}``: not
+    written, docs/clay-differences.md)."""
+    f = tmp_path / "s.clay"
+    f.write_text(script + "\n")
+    rc, out, err = call(RUNNING_C, "--script", f, "--emit", "scop")
+    assert rc == 0, err
+    assert parts(read(out)) == parts(session(script).current)
+
+
 def test_iss_on_an_inner_loop_with_alpha_and_iterator_forms():
     """5.10: ``{0,1 | | -3}`` (iterators: j) and ``{0,1 | | | -3}`` (α: c4 = j)
     split the j-loop the same way; R, outside it, is untouched."""
