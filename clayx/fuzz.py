@@ -137,7 +137,9 @@ def draw_step(ch: Chooser, scop: Scop, kinds: Sequence[str] = ALL_KINDS, *,
             loop = ch.pick(chains, "chunk loop") if chains else loop
             return f"linearize({_beta(loop)}, {len(loop)});"
         if kind == "unroll":
-            return f"unroll({_beta(loop)}, {ch.integer(0 if bad else 1, 4, 'factor')});"
+            # Clay's unroll (copies in the schedule) or the compiler's mark
+            name = ch.pick(["unroll", "unroll_mark"], "unroll kind")
+            return f"{name}({_beta(loop)}, {ch.integer(0 if bad else 1, 4, 'factor')});"
         if kind == "linearize":
             return f"linearize({_beta(loop)}, {a_depth(loop, hi=len(loop))});"
         if kind in ("parallelize", "vectorize") and ch.integer(0, 1, "with depth"):
@@ -204,14 +206,17 @@ def draw_step(ch: Chooser, scop: Scop, kinds: Sequence[str] = ALL_KINDS, *,
         return f"tile({_beta(loop)}, {depth}, {outer}, {size});"
     if kind not in ("iss", "peel"):
         raise ValueError(f"draw_step: unknown kind {kind!r}")
-    # iss / peel: u·α + w·p + C >= 0, flat form
+    # iss: {α… | | params… | C}, peel: {params… | C} (Clay's list forms)
     loop = a_loop()
     n_alpha = limit(loop) + (1 if bad else 0)
     alphas = [ch.integer(-1, 1, "alpha coeff")
               for _ in range(ch.integer(1, max(1, n_alpha), "n alphas"))]
     params = [ch.pick([0, 0, 1, -1], "param coeff") for _ in range(n_par)]
     const = ch.integer(-2, 6, "const")
-    text = f"{kind}({_beta(loop)}, {_clay_list([*alphas, *params, const])});"
+    ps = ", ".join(map(str, params))
+    form = (f"{{{', '.join(map(str, alphas))} | | {ps} | {const}}}" if kind == "iss"
+            else f"{{{ps} | {const}}}")
+    text = f"{kind}({_beta(loop)}, {form});"
     if kind == "iss" and ch.integer(0, 3, "undo it") == 3:
         text += f" collapse({_beta(loop)});"
     return text

@@ -410,7 +410,7 @@ def to_python(arg: Arg, env: dict[str, object]) -> object:
         return arg.value
     if isinstance(arg, Var):
         if arg.name not in env:
-            raise DirectiveError(f"undefined variable '{arg.name}'")
+            raise DirectiveError(f"the variable was not defined: '{arg.name}'")
         return env[arg.name]
     if isinstance(arg, Call):
         raise DirectiveError(f"nested call {arg.name}(...) must be evaluated by the session",
@@ -555,6 +555,11 @@ def _describe(tok: _Tok) -> str:
     return f"'{tok.value}'"
 
 
+#: Clay's message for a call inside an argument (clayx allows queries there).
+NESTED_CALL = ("sorry you can't at the moment call a function in an other function. "
+               "Please use a temp variable.")
+
+
 def _value_kind(name: str) -> str:
     """``query`` (returns a value, may be nested), ``value`` (a directive
     that returns a value: ``add_array``), ``void``, or ``unknown``."""
@@ -671,9 +676,8 @@ class _Parser:
                 what = "unknown function" if kind == "unknown" else "a directive"
                 queries = ", ".join(sorted(d.name for d in REGISTRY.values()
                                            if d.kind == "query"))
-                raise self.fail(f"{name.value}(...) is {what}: only a query can be called "
-                                f"inside an argument ({queries}; Clay allows no call there: "
-                                "use a variable)", name)
+                raise self.fail(f"{NESTED_CALL} ({name.value}(...) is {what}: only a query "
+                                f"can be called inside an argument: {queries})", name)
             if self.depth >= MAX_NESTING:
                 raise self.fail(f"calls nested more than {MAX_NESTING} deep", name)
         opening = lx.take()                     # '(' (checked by the caller)

@@ -337,10 +337,12 @@ class Session:
         call = step.call
         where = dict(line=getattr(call, "line", None), column=getattr(call, "column", None))
         try:
+            # Clay reads the arguments (an undefined variable) before it
+            # looks the function up (reference 3.3); break() takes none
+            args = [self._value(a, scop, env) for a in call.args]
             d = lookup(call.name)
             if d.stops:
                 return None
-            args = [self._value(a, scop, env) for a in call.args]
             out = d.run(scop, args)
         except DirectiveError as e:
             if e.line is None and where["line"] is not None:
@@ -386,8 +388,9 @@ class Session:
         if isinstance(arg, Call):
             d = lookup(arg.name)
             if d.kind != "query":
-                raise DirectiveError(f"{arg.name}(...) is not a query: only a query can be "
-                                     "called inside an argument",
+                from .script import NESTED_CALL
+                raise DirectiveError(f"{NESTED_CALL} ({arg.name}(...) is not a query: only "
+                                     "a query can be called inside an argument)",
                                      line=arg.line, column=arg.column)
             return d(scop, *[self._value(a, scop, env) for a in arg.args])
         return to_python(arg, env)

@@ -752,7 +752,7 @@ def error(e: ClayxError, text: str | None = None, *, steps: int | None = None) -
         out.append(f": {e.message}\n")
         if where:
             out.append_text(_caret(text, *where))
-        m = re.match(r"unknown directive '(\w+)'", e.message)
+        m = re.match(r"unknown function `(\w+)'", e.message)
         if m:
             from clayx.directives import names
             near = difflib.get_close_matches(m.group(1), names(), n=3)

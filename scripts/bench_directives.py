@@ -26,7 +26,7 @@ from clayx.script import Script  # noqa: E402
 
 SCRIPTS = {
     "gemm": "interchange([0, 1], 2, 3); stripmine([0, 1], 3, 8); parallelize([0]); "
-            "shift([0, 0], 2, {0 | 0 | 0}, 1); reverse([0, 0], 2); unroll([0, 1], 4);",
+            "shift([0, 0], 2, {0 | 0 | 0}, 1); reverse([0, 0], 2); unroll_mark([0, 1], 4);",
     "jacobi-2d": "skew([0, 0], 2, 1, -1); skew([0, 0], 3, 1, -1); skew([0, 1], 2, 1, -1); "
                  "skew([0, 1], 3, 1, -1); shift([0, 1], 2, {0 | 0}, -1); shift([0, 1], 3, {0 | 0}, -1);",
     "atax": "split([1, 1], 1); parallelize([0]); fuse([1]); parallelize([1]);",

@@ -47,7 +47,7 @@ STARTUP_FILES = ["gemm", "beamforming", "jacobi-2d", "seidel-2d", "heat-3d", "ad
 #: (kernel, steps typed at the prompt); refused steps included on purpose.
 SCRIPTS = {
     "gemm": ["interchange([0, 1], 2, 3);", "stripmine([0, 1], 3, 8);", "parallelize([0]);",
-             "reverse([0, 0], 2);", "unroll([0, 1], 4);"],
+             "reverse([0, 0], 2);", "unroll_mark([0, 1], 4);"],
     "jacobi-2d": ["interchange([0, 0], 1, 2);", "skew([0, 0], 2, 1, -1);",
                   "skew([0, 0], 3, 1, -1);", "skew([0, 1], 2, 1, -1);",
                   "skew([0, 1], 3, 1, -1);", "shift([0, 1], 2, {0 | 0}, -1);"],

@@ -263,9 +263,9 @@ def test_check_out_of_budget_warns_and_keeps_the_ast(monkeypatch):
 #: docs/isl-detect-mod-bug.md), so clayx refuses to print code for it.
 HEAT3D_SCRIPT = ("tile([0, 0, 0], 2, 2, 3); reshape([0, 0, 0, 0, 0, 0], 2, 3, -2); "
                  "tile([0, 1], 4, 4, 3); tile([0, 1, 0, 0, 0], 5, 3, 3); "
-                 "reshape([0, 0, 0, 0, 0], 4, 4, -2); iss([0, 0, 0], {0 | -1 | 1 | -1 | 6}); "
+                 "reshape([0, 0, 0, 0, 0], 4, 4, -2); iss([0, 0, 0], {0, -1 | | 1, -1 | 6}); "
                  "collapse([0, 0, 0]); skew([0, 0, 0], 2, 5, 1); "
-                 "iss([0, 0, 0], {0 | -1 | 0 | 1 | -1 | 0 | -1 | 3}); collapse([0, 0, 0]);")
+                 "iss([0, 0, 0], {0, -1, 0, 1, -1 | | 0, -1 | 3}); collapse([0, 0, 0]);")
 
 SEQUENCES = [("symm", SYMM_SCRIPT, ({"M": 7, "N": 9}, {"M": 36, "N": 44}, {"M": 70, "N": 3})),
              ("gemm", GEMM_SCRIPT, ({"NI": 6, "NJ": 30, "NK": 4}, {"NI": 11, "NJ": 13, "NK": 7}))]

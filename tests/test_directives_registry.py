@@ -52,7 +52,7 @@ def test_every_record_is_consistent():
 def test_kinds_of_the_catalogue():
     kind = {n: d.kind for n, d in D.REGISTRY.items()}
     assert {n for n, k in kind.items() if k == "mark"} == {"parallelize", "vectorize",
-                                                           "unroll", "unroll_loop"}
+                                                           "unroll_mark", "unroll_loop"}
     assert {n for n, k in kind.items() if k == "layout"} == {
         "dimreorder", "dimprivatize", "dimcontract", "add_array", "replace_array",
         "datacopy", "block"}
@@ -61,7 +61,7 @@ def test_kinds_of_the_catalogue():
     assert {n for n, k in kind.items() if k == "control"} == {"print", "break"}
     assert D.lookup("break").stops and not D.lookup("print").stops
     assert D.lookup("add_array").result == "int" and D.lookup("add_array").value
-    assert D.lookup("get_beta_loop").signature == "get_beta_loop(n: int>0) -> beta"
+    assert D.lookup("get_beta_loop").signature == "get_beta_loop(n: int) -> beta"
     assert D.names("query") == ["get_array_id", "get_beta_loop", "get_beta_loop_by_name",
                                 "get_beta_stmt", "getarrayid", "getbetaloop",
                                 "getbetaloopbyname", "getbetastmt"]
@@ -113,35 +113,47 @@ def test_listing_reads_the_one_registry():
 
 
 def test_names_of_other_tools_say_what_to_use():
-    with pytest.raises(DirectiveError, match=r"unknown directive 'divide_loop' \(divide_loop is "
+    with pytest.raises(DirectiveError, match=r"unknown function `divide_loop' \(divide_loop is "
                                              r"Exo's name; in clayx use stripmine"):
         D.lookup("divide_loop")
     with pytest.raises(DirectiveError, match=r"parallel is TVM/Halide's name; in clayx use "
                                              r"parallelize"):
         D.apply(scop_of(NEST), "parallel", [(0,)])
-    with pytest.raises(DirectiveError, match=r"^unknown directive 'nothing_like_it'$"):
+    with pytest.raises(DirectiveError, match=r"^unknown function `nothing_like_it'$"):
         D.lookup("nothing_like_it")
 
 
-# --- phase 1 before phase 2, left to right ------------------------------------------------------
+# --- Clay's order: types, then values (empty β first), then look-ups ------------------------------
 
 @pytest.mark.parametrize("src,name,args,argument,message", [
-    # a type error anywhere comes before any look-up in the SCoP
-    (NEST, "stripmine", ((9,), 1, 0), 3, "positive integer"),
-    (NEST, "tile", ((), 9, 1, -4), 4, "positive integer"),
+    # a type error anywhere comes before everything else (Clay's call check, reference 3.4)
+    (NEST, "tile", (("x",), 9, 1, -4), 1, "expected a β-vector"),
     (NEST, "dimprivatize", ((9,), 0, 1), 2, "positive integer"),
     (NEST, "reverse", ((9,), "1"), 2, "expected an integer"),
+    (NEST, "reverse", ((), "1"), 2, "expected an integer"),
     (NEST, "shift", ((0,), 1, (), 2 ** 63), 4, "at most 64 bits"),
+    # then the values that need no look-up, in the function's order (reference 5, 9.9)
+    (NEST, "stripmine", ((9,), 0, 0), 3, "block value is incorrect"),     # size before depth
+    (NEST, "stripmine", ((9,), 0, 4), 2, DEPTH_OVERFLOW),                 # d = 0 before the β
+    (NEST, "tile", ((), 9, 1, -4), 1, EMPTY),                             # the empty β first
+    (NEST, "tile", ((9,), 0, 1, 0), 4, "block value is incorrect"),
+    (NEST, "tile", ((9,), 3, 9, 4), 3, "the depth is not 'outer'"),       # before not found
+    (NEST, "skew", ((9,), 7, 7, 0), 4, "wrong coefficient"),              # c = 0 first
+    (NEST, "skew", ((9,), 7, 7, 1), 3, "skewed by itself"),               # then d = o
+    (NEST, "grain", ((), 0, 0), 3, "wrong factor"),                       # no empty-β check
+    (NEST, "grain", ((9,), 0, 2), 2, DEPTH_OVERFLOW),
+    (NEST, "reverse", ((9,), 0), 2, DEPTH_OVERFLOW),                      # 4.3: d = 0 early
+    (NEST, "reverse", ((9,), -1), 1, NOT_FOUND),                          # 4.3: d < 0 late
+    (NEST, "split", ((9,), 1), 2, DEPTH_OVERFLOW),                        # |β| <= 1 first
     # then the β, then what the β names
-    (NEST, "skew", ((9,), 7, 7, 0), 1, NOT_FOUND),
-    (NEST, "skew", ((0, 0, 0), 7, 7, 0), 1, NOT_A_LOOP),
-    (NEST, "skew", ((0,), 7, 7, 0), 2, DEPTH_OVERFLOW),
-    (NEST, "skew", ((0,), 1, 7, 0), 3, DEPTH_OVERFLOW),
-    (NEST, "skew", ((0,), 1, 1, 0), 3, "skewed by itself"),     # the function's own check
-    (NEST, "tile", ((0,), 3, 9, 4), 2, DEPTH_OVERFLOW),
-    (NEST, "tile", ((0,), 1, 2, 4), 3, "the depth is not 'outer'"),
+    (NEST, "skew", ((9,), 1, 2, 1), 1, NOT_FOUND),
+    (NEST, "skew", ((0, 0, 0), 1, 2, 1), 1, NOT_A_LOOP),
+    (NEST, "skew", ((0,), 1, 7, 1), 3, DEPTH_OVERFLOW),
+    (NEST, "tile", ((0,), 3, 1, 4), 2, DEPTH_OVERFLOW),
+    (NEST, "reshape", ((9,), 0, 1, 0), 1, NOT_FOUND),                     # the β before a = 0
+    (NEST, "reshape", ((0,), 1, 1, 0), 4, "wrong factor"),
     # array ids, their difference, then the βs (datacopy's order)
-    (LAYOUT, "datacopy", (9, 9, (9,), True, (9,)), 1, "array not found: no array has the id 9"),
+    (LAYOUT, "datacopy", (9, 9, (9,), True, (9,)), 1, "the array was not found: no array has the id 9"),
     (LAYOUT, "datacopy", (1, 1, (9,), True, (9,)), 2, "the copy and the original are the same"),
     (LAYOUT, "datacopy", (1, 2, (9,), True, (9,)), 3, NOT_FOUND),
     (LAYOUT, "datacopy", (1, 2, (0, 0, 0), True, (0,)), 5, NOT_A_STATEMENT),
@@ -161,11 +173,14 @@ def test_check_order(src, name, args, argument, message):
 @pytest.mark.parametrize("name,args,message", [
     ("shift", ((), 1, (), 1), EMPTY),              # Clay's message for the empty β
     ("stripmine", ((), 1, 4), EMPTY),
-    ("fuse", ((),), NOT_A_LOOP),                    # refused as what the root is not
-    ("iss", ((), (1, 0, 0)), NOT_A_LOOP),
-    ("split", ((), 1), NOT_FOUND),
-    ("embed", ((),), NOT_A_STATEMENT),
-    ("block", ((), (0,)), NOT_A_STATEMENT),
+    ("fuse", ((),), EMPTY),
+    ("iss", ((), (1, 0, 0)), "the beta vector is empty"),
+    ("peel", ((), (1,)), "the beta vector is empty"),
+    ("unroll", ((), 0), "the beta vector is empty"),
+    ("split", ((), 1), EMPTY),
+    ("embed", ((),), DEPTH_OVERFLOW),               # Clay's message for embed([])
+    ("unembed", ((),), DEPTH_OVERFLOW),
+    ("block", ((), (0,)), "the betas don't have the same dimensions"),
 ])
 def test_the_empty_beta(name, args, message):
     assert_refused(scop_of(TWO), name, args, 1, message)
@@ -223,9 +238,9 @@ def test_depth_bounds(src, name, args, argument, message):
 
 def test_counts():
     scop = scop_of(NEST)
-    with pytest.raises(DirectiveError, match="expected 0 arguments, got 1"):
+    with pytest.raises(DirectiveError, match="takes 0 arguments, got 1"):
         D.apply(scop, "break", [1])
-    with pytest.raises(DirectiveError, match="expected 1 to 2 arguments, got 0"):
+    with pytest.raises(DirectiveError, match="takes 1 to 2 arguments, got 0"):
         D.apply(scop, "parallelize", [])
     assert D.lookup("print").bind([]) == []
     assert registry.lookup("print").bind([1, (2, 3)]) == [1, (2, 3)]

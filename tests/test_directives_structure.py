@@ -64,7 +64,7 @@ GOLDEN = [
     ("split", [[0, 1], 1], [[0, 0], [0, 1], [1, 0, 0], [2, 0]], "split-second"),
     ("iss", [[0], [-1, 0, 4]],
      [[0, 0], [0, 1], [0, 2, 0], [0, 3], [0, 4], [0, 5, 0], [1, 0]], "iss"),
-    ("peel", [[1], [[-1], [1], -2]], [[0, 0], [0, 1], [0, 2, 0], [1, 0], [2, 0]], "peel"),
+    ("peel", [[1], [-1, 1]], [[0, 0], [0, 1], [0, 2, 0], [1, 0], [2, 0]], "peel"),
     ("embed", [[0, 1]], [[0, 0], [0, 1, 0], [0, 2, 0], [1, 0]], "original"),
     ("context", [[1, -10]], [[0, 0], [0, 1], [0, 2, 0], [1, 0]], "original"),
 ]
@@ -114,21 +114,27 @@ def test_fuse_loops_with_different_bounds_runs_union():
 
 
 def test_iss_four_part_form_with_iterators(small):
-    # {[α] | [iterators] | [params] | C}: i - 3 >= 0 through the iterator
+    # {[α] | [iterators] | [params] | C}: i - 3 >= 0 through the iterator;
+    # Clay's iss moves the half that satisfies it, the complement stays
     t = apply(small, "iss", [[0], [[0], [1], [0], -3]])
-    r = t.schedule.relation((0, 0))
-    assert "i >= 3" in str(r.map)
-    assert "i <= 2" in str(t.schedule.relation((0, 3)).map)
+    assert "i <= 2" in str(t.schedule.relation((0, 0)).map)
+    assert "i >= 3" in str(t.schedule.relation((0, 3)).map)
 
 
-def test_iss_drops_empty_halves(small):
+def test_iss_keeps_empty_halves(small):
+    """Clay never removes a part (reference 5.10): an empty half keeps its
+    β-vector, and the code is that of the other half."""
     t = apply(small, "context", [[1, -10]])
     # N - 1 - i >= 0 always holds on the domain: the complement is empty
     u = apply(t, "iss", [[1], [-1, 1, -1]])
-    assert _betas(u) == _betas(small)
-    # a false constraint keeps only the complement (same order, normalized)
+    assert _betas(u) == _betas(small) + [[1, 1]]
+    assert u.schedule.relation((1, 0)).map.intersect_domain(
+        u.statements[3].domain).intersect_params(u.context).is_empty()
+    assert generate_region(u) == generate_region(t)
+    # a false constraint: the moved half is the empty one
     v = apply(t, "iss", [[1], [0, 0, -1]])
-    assert _betas(v) == _betas(small)
+    assert _betas(v) == _betas(small) + [[1, 1]]
+    assert generate_region(v) == generate_region(t)
 
 
 def test_collapse_undoes_iss(small):
@@ -141,9 +147,9 @@ def test_collapse_undoes_iss(small):
 
 def test_collapse_consecutive_pair_and_chain(small):
     t = apply(small, "iss", [[1], [-1, 0, 4]])
-    t = apply(t, "iss", [[1], [-1, 0, 2]])     # three pieces of S3 now
-    assert _betas(t)[-3:] == [[1, 0], [1, 1], [1, 2]]
-    u = apply(t, "collapse", [[1]])
+    t = apply(t, "iss", [[1], [-1, 0, 2]])     # four pieces of S3 now, one empty
+    assert _betas(t)[-4:] == [[1, 0], [1, 1], [1, 2], [1, 3]]
+    u = apply(apply(t, "collapse", [[1]]), "collapse", [[1]])
     assert _betas(u) == _betas(small)
     assert u.schedule.relation((1, 0)).map.is_equal(small.schedule.relation((1, 0)).map)
 
@@ -171,11 +177,12 @@ def test_queries(small):
     assert apply(small, "get_beta_loop", [1]) == [0]
     assert apply(small, "get_beta_loop", [2]) == [0, 2]
     assert apply(small, "get_beta_loop", [3]) == [1]
-    assert apply(small, "get_beta_stmt", [3]) == [0, 2, 0]
+    assert apply(small, "get_beta_stmt", [2]) == [0, 2, 0]      # Clay's: from 0
+    assert apply(small, "get_beta_loop", [0]) == []             # the root
     assert apply(small, "get_beta_loop_by_name", ["j"]) == [0, 2]
     assert apply(small, "get_beta_loop_by_name", ["i"]) == [0]
     assert lookup("getbetaloop") is lookup("get_beta_loop")
-    assert lookup("get_beta_stmt")(small, 1) == [0, 0]
+    assert lookup("get_beta_stmt")(small, 0) == [0, 0]
     for n in ("get_beta_loop", "get_beta_stmt", "get_beta_loop_by_name"):
         d = lookup(n)
         assert (d.kind, d.result, d.check) == ("query", "beta", "none")
@@ -200,15 +207,13 @@ def test_registry_names():
 MUST_FAIL = [
     ("reorder", [[9], [0]], "the beta vector was not found", 1),
     ("reorder", [[0, 0], [0]], "the beta is not a loop", 1),
-    ("reorder", [[0], [0, 1]], "the order is incorrect", 2),
-    ("reorder", [[0], [0, 0, 1]], "the order is incorrect", 2),
-    ("reorder", [[0], [0, 1, 3]], "the order is incorrect", 2),
+    ("reorder", [[0], [0, 1]], "the order array is too small", 2),
+    ("reorder", [[0], [0, 0, 1]], "sends two children to one place", 2),
+    ("reorder", [[0], [1, 1, 1, 0]], "sends two children to one place", 2),
     ("fuse", [[5]], "the beta vector was not found", 1),
-    ("fuse", [[]], "the beta is not a loop", 1),
+    ("fuse", [[]], "the beta vector is empty", 1),
     ("fuse", [[0, 0]], "the beta is not a loop", 1),
-    ("fuse", [[1]], "the loop has no next sibling to fuse with", 1),
-    ("fuse", [[0, 2]], "the loop has no next sibling to fuse with", 1),
-    ("split", [[], 1], "the beta vector was not found", 1),
+    ("split", [[], 1], "the beta vector is empty", 1),
     ("split", [[7, 0], 1], "the beta vector was not found", 1),
     ("split", [[0, 0], 0], "depth overflow", 2),
     ("split", [[0, 0], 2], "depth overflow", 2),
@@ -219,25 +224,26 @@ MUST_FAIL = [
     ("distribute", [[0, 0], 1], "the beta is not a loop", 1),
     ("iss", [[0, 0], [1, 0, 0]], "the beta is not a loop", 1),
     ("iss", [[4], [1, 0, 0]], "the beta vector was not found", 1),
-    ("iss", [[0], [1, 1, 1, 1]], "wrong coefficient", 2),
-    ("iss", [[0], [[1], [0, 0], 0]], "wrong coefficient", 2),
-    ("iss", [[0], [[1, 0], [0], 0]], "wrong coefficient", 2),
-    ("iss", [[0], [[0], [1, 1], [0], 0]], "wrong coefficient", 2),
-    ("iss", [[0], []], "the inequality is incorrect", 2),
-    ("iss", [[0], [[1], 0]], "the inequality is incorrect", 2),
-    ("iss", [[0], [[1], [0], [0], [0], 0]], "the inequality is incorrect", 2),
-    ("iss", [[0], [[1], [0], [0]]], "the inequality is incorrect", 2),
-    ("peel", [[0, 1], [1, 0, 0]], "the beta is not a loop", 1),
-    ("peel", [[0], [1, 1, 1, 1]], "wrong coefficient", 2),
+    ("iss", [[0], [[1], [0, 0], 0]], "the inequality seems to be wrong: 2 parameter", 2),
+    ("iss", [[0], [[1, 0, 0], [0], 0]], "the inequality seems to be wrong: 3 iterator", 2),
+    ("iss", [[0], [[0, 0], [1], [0], 0]], "the inequality seems to be wrong: 2 α", 2),
+    ("iss", [[0], []], "the inequality seems to be wrong: the constant part is empty", 2),
+    ("iss", [[0], [[1], []]], "the inequality seems to be wrong: the constant part is empty", 2),
+    ("iss", [[0], [[1], [0], [0], [0], 0]], "the inequality seems to be wrong: 5 parts", 2),
+    ("iss", [[0], [[1], [0], [0, 1]]], "the inequality seems to be wrong: the constant part "
+     "has 2 values", 2),
+    ("peel", [[0, 1], [1]], "the inequality seems to be wrong: 2 α", 2),
+    ("peel", [[0], [1, 1, 1]], "the inequality seems to be wrong: 3 parts", 2),
     ("collapse", [[0]], "the statements are not identical", 1),
     ("collapse", [[0, 0]], "the beta is not a loop", 1),
     ("embed", [[0]], "the beta is not a statement", 1),
     ("embed", [[9, 9]], "the beta vector was not found", 1),
-    ("unembed", [[0]], "the beta is not a statement", 1),
+    ("unembed", [[0]], "depth overflow", 1),
     ("unembed", [[0, 0]], "contains other statements", 1),
     ("unembed", [[1, 0]], "more than one iteration", 1),
-    ("context", [[1]], "wrong coefficient", 1),
-    ("context", [[1, 2, 3]], "wrong coefficient", 1),
+    ("context", [[1]], "the vector seems to be wrong", 1),
+    ("context", [[2, 2, 3]], "the vector seems to be wrong: the first value is 0", 1),
+    ("context", [[1, 2, 3, 4]], "the vector seems to be wrong", 1),
 ]
 
 
@@ -249,10 +255,32 @@ def test_must_fail(small, name, args, message, argument):
 
 def test_must_fail_beamforming():
     [s] = parse_file(EXAMPLES / "beamforming.c")
-    with pytest.raises(DirectiveError, match="next sibling .* is a statement"):
-        apply(s, "fuse", [[2, 2]])
     with pytest.raises(DirectiveError, match="depth overflow"):
         apply(s, "unembed", [[0]])
+
+
+def test_fuse_with_a_statement_or_nothing_is_a_no_op(small):
+    """Clay's fuse (reference 5.3): no next sibling, or a statement next,
+    changes nothing and succeeds."""
+    assert apply(small, "fuse", [[1]]) is small
+    assert apply(small, "fuse", [[0, 2]]) is small
+    [s] = parse_file(EXAMPLES / "beamforming.c")
+    assert apply(s, "fuse", [[2, 2]]) is s
+
+
+def test_reorder_ignores_extra_entries_and_gaps(small):
+    """Clay's reorder (reference 5.2): extra entries are ignored, targets
+    with gaps give the same order as their ranks."""
+    a = apply(small, "reorder", [[0], [2, 0, 1, 7]])
+    b = apply(small, "reorder", [[0], [5, 0, 3]])
+    assert _betas(a) == _betas(b) == [[0, 0], [0, 1, 0], [0, 2], [1, 0]]
+
+
+def test_context_clay_vector_form(small):
+    """Clay's context vector is [e/i, params…, constant] (reference 5.18):
+    ``[1, 1, -10]`` adds ``N - 10 >= 0``, ``[0, 1, -10]`` ``N = 10``."""
+    assert "N >= 10" in str(apply(small, "context", [[1, 1, -10]]).context)
+    assert "N = 10" in str(apply(small, "context", [[0, 1, -10]]).context)
 
 
 def test_context_contradiction_fails(small):
@@ -262,10 +290,11 @@ def test_context_contradiction_fails(small):
 
 
 @pytest.mark.parametrize("name,args,message", [
-    ("get_beta_loop", [0], "positive integer"),
-    ("get_beta_loop", [4], "the loop was not found"),
-    ("get_beta_stmt", [5], "the statement was not found"),
-    ("get_beta_loop_by_name", ["zz"], "no loop iterates over 'zz'"),
+    ("get_beta_loop", [-1], "the iterator name was not found"),
+    ("get_beta_loop", [4], "the iterator name was not found"),
+    ("get_beta_stmt", [4], "the statement was not found"),
+    ("get_beta_stmt", [-1], "the statement was not found"),
+    ("get_beta_loop_by_name", ["zz"], "the iterator name was not found"),
     ("get_beta_loop_by_name", [3], "expected a string"),
 ])
 def test_queries_must_fail(small, name, args, message):
@@ -325,10 +354,10 @@ DIFFERENTIAL = [
               ("reorder", [[], [1, 0, 2, 3]]), ("fuse", [[0]])]),
     ("2mm", [("fuse", [[0]])]),
     ("gemm", [("split", [[0, 0, 0], 1]), ("fuse", [[0]])]),
-    ("gemm", [("iss", [[0], [-1, 0, 0, 0, 3]])]),
-    ("gemm", [("iss", [[0], [-1, 0, 0, 0, 3]]), ("collapse", [[0]])]),
-    ("gemm", [("peel", [[0, 1], [[0, -1], [0, 0, 0], 2]])]),
-    ("jacobi-1d", [("peel", [[0], [[-1], [1, 0], -3]])]),
+    ("gemm", [("iss", [[0], [-1, [], 3]])]),
+    ("gemm", [("iss", [[0], [-1, [], 3]]), ("collapse", [[0]])]),
+    ("gemm", [("peel", [[0, 1], [-3]])]),
+    ("jacobi-1d", [("peel", [[0], [[-1, 0], 2]])]),
     ("jacobi-1d", [("embed", [[0, 1, 0]])]),
     ("jacobi-1d", [("embed", [[0, 1, 0]]), ("unembed", [[0, 1, 0, 0]])]),
     ("gemm", [("context", [[1, 0, 0, -1]])]),

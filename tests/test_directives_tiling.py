@@ -88,11 +88,11 @@ def test_marks():
     p = apply(scop, "parallelize", (0, 0), 1)
     assert p.schedule.marks == (Mark("parallel", (0,), None),)
     assert apply(scop, "parallelize", (0, 0)).schedule.marks == (Mark("parallel", (0, 0)),)
-    u = apply(apply(scop, "unroll", (0, 0), 4), "unroll", (0, 0), 2)
+    u = apply(apply(scop, "unroll_mark", (0, 0), 4), "unroll_mark", (0, 0), 2)
     assert u.schedule.marks == (Mark("unroll", (0, 0), 2),)   # re-marking replaces
     v = apply(scop, "vectorize", (0, 0))
     assert v.schedule.marks == (Mark("vectorize", (0, 0)),)
-    for name in ("parallelize", "vectorize", "unroll"):
+    for name in ("parallelize", "vectorize", "unroll_mark"):
         assert D.lookup(name).kind == "mark" and D.lookup(name).check == "marks"
     # dates are untouched
     assert same_maps(p, scop) and same_maps(u, scop) and same_maps(v, scop)
@@ -115,16 +115,16 @@ MUST_FAIL = [
     (NEST, "stripmine", ((), 1, 4), 1, "the beta vector is empty"),
     (NEST, "stripmine", ((0,), 3, 4), 2, "depth overflow"),
     (NEST, "stripmine", ((0,), 0, 4), 2, "depth overflow"),
-    (NEST, "stripmine", ((0,), 1, 0), 3, "positive integer"),
-    (NEST, "stripmine", ((0,), 1, -2), 3, "positive integer"),
+    (NEST, "stripmine", ((0,), 1, 0), 3, "block value is incorrect"),
+    (NEST, "stripmine", ((0,), 1, -2), 3, "block value is incorrect"),
     (NEST, "linearize", ((0,), 1), 2, "the dimension is not strip-mined"),
-    (NEST, "linearize", ((0,), 2), 2, "the dimension is not strip-mined"),
+    (NEST, "linearize", ((0,), 2), 2, "depth overflow (depth 2 needs a loop inside it)"),
     (NEST, "linearize", ((0,), 3), 2, "depth overflow"),
     (NEST, "linearize", ((0, 0, 0), 1), 1, "the beta is not a loop"),
     (NEST, "tile", ((0,), 1, 2, 4), 3, "the depth is not 'outer'"),
     (NEST, "tile", ((0,), 1, 0, 4), 3, "depth overflow"),
     (NEST, "tile", ((0,), 3, 1, 4), 2, "depth overflow"),
-    (NEST, "tile", ((0,), 1, 1, 0), 4, "positive integer"),
+    (NEST, "tile", ((0,), 1, 1, 0), 4, "block value is incorrect"),
     (NEST, "tile", ((0, 0, 0), 1, 1, 4), 1, "the beta is not a loop"),
     (NEST, "parallelize", ((0, 0, 0),), 1, "the beta is not a loop"),
     (NEST, "parallelize", ((0,), 2), 2, "depth overflow"),
@@ -132,8 +132,9 @@ MUST_FAIL = [
     (NEST, "vectorize", ((0,),), 1, "the loop is not innermost"),
     (NEST, "vectorize", ((0, 0), 1), 2, "the loop is not innermost"),
     (TWO, "vectorize", ((0,),), 1, "the loop is not innermost"),
-    (NEST, "unroll", ((0,), 0), 2, "positive integer"),
-    (NEST, "unroll", ((0, 0, 0), 2), 1, "the beta is not a loop"),
+    (NEST, "unroll_mark", ((0,), 0), 2, "positive integer"),
+    (NEST, "unroll_mark", ((0,), 70000), 2, "above gcc's limit (65535)"),
+    (NEST, "unroll_mark", ((0, 0, 0), 2), 1, "the beta is not a loop"),
 ]
 
 
@@ -196,7 +197,7 @@ DIFFERENTIAL = {
         ("tile", (0, 0, 0), 1, 1, 4), ("tile", (0, 0, 0, 0), 3, 2, 4),
         ("tile", (0, 0, 0, 0, 0), 5, 3, 4)]),
     "linearize-stripmine-gemm": ("gemm", [("stripmine", (0, 1), 2, 4), ("linearize", (0, 1), 2)]),
-    "marks-gemm": ("gemm", [("parallelize", (0,)), ("unroll", (0, 1, 0), 4),
+    "marks-gemm": ("gemm", [("parallelize", (0,)), ("unroll_mark", (0, 1, 0), 4),
                             ("vectorize", (0, 1, 0))]),
 }
 

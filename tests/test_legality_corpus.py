@@ -298,20 +298,23 @@ CASES: list[Case] = [
     X("seidel-skew-t-by-i", "seidel", "skew([0], 1, 2, -1);", "RAW", "A"),
 
     # --- iss / peel / collapse / embed ------------------------------------------------------
-    # seidel-2d: j >= 4 first, then j <= 3: S(t, i, 4) reads A[i][3] written by
-    # S(t, i, 3), which now runs after it.
-    X("seidel-iss-backwards", "seidel", "iss([0,0], {[0, 0, 1] | [0, 0] | -4});",
+    # seidel-2d: Clay's iss keeps j >= 4 (the complement of j <= 3) first and
+    # moves j <= 3 after it: S(t, i, 4) reads A[i][3] written by S(t, i, 3),
+    # which now runs after it.
+    X("seidel-iss-backwards", "seidel", "iss([0,0], {0, 0, -1 | | 0, 0 | 3});",
       "RAW", "A"),
-    # j <= 3 first, then j >= 4: the j order is kept.
-    L("seidel-iss", "seidel", "iss([0,0], {[0, 0, -1] | [0, 0] | 3});"),
-    # lu: split i at 4 and merge back.
+    # j <= 3 (the complement of j >= 4) first, then j >= 4: the j order is kept.
+    L("seidel-iss", "seidel", "iss([0,0], {0, 0, 1 | | 0, 0 | -4});"),
+    # lu: split i at 4 (the {I | P | c} form: -i + 4 >= 0) and merge back.
     L("lu-iss-collapse", "lu", "iss([0], {-1 | 0 | 4}); collapse([0]);"),
-    # chain: i <= 2 first, then the rest: the order is kept.
-    L("chain-peel-front", "chain", "peel([0], {-1 | 0 | 2});"),
-    # chain: i >= 3 first: a[3] is computed from the stale a[2].
-    X("chain-peel-back-first", "chain", "peel([0], {1 | 0 | -3});", "RAW", "a"),
-    # beamforming: peel i <= 1 off the front (two parameters N, M).
-    L("beamforming-peel", "beamforming", "peel([2], {-1 | 0 | 0 | 1});"),
+    # chain: Clay's peel: i >= 3 goes to the second loop, i <= 2 stays first.
+    L("chain-peel-front", "chain", "peel([0], {-3});"),
+    # chain: the same, then the loops swapped: a[3] is computed from the stale a[2].
+    X("chain-peel-back-first", "chain", "peel([0], {0 | -3}); reorder([], [1, 0]);",
+      "RAW", "a"),
+    # beamforming: i >= 2 to a second loop, so i <= 1 is peeled off the
+    # front ({P | c} with two parameters N, M).
+    L("beamforming-peel", "beamforming", "peel([2], {0, 0 | -2});"),
     # gemm: a one-iteration loop around S0 changes no order; undo it.
     L("gemm-embed-unembed", "gemm", "embed([0,0,0]); unembed([0,0,0,0]);"),
     # gemm: S1 alone in a one-iteration loop inside j: same dates, one more level.

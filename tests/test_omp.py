@@ -82,7 +82,7 @@ def test_enclosing_iterators_stay_shared(mm):
 def test_simd_and_unroll_marks(mm):
     s = clayx.load(mm)
     # make j innermost: it carries nothing, so it can be vectorized
-    s.apply("interchange([0, 0, 0], 2, 3); vectorize([0, 0, 0]); unroll([0, 0], 2);")
+    s.apply("interchange([0, 0, 0], 2, 3); vectorize([0, 0, 0]); unroll_mark([0, 0], 2);")
     r = region(s.code("omp"))
     assert "#pragma GCC unroll 2\n    for (k = 0; k < N; k++) {\n" \
            "      #pragma omp simd\n      for (j = 0; j < N; j++)\n" in r
@@ -143,16 +143,16 @@ def test_cli_emit_omp(mm, tmp_path):
 
 CASES = [
     ("gemm", "parallelize([0]);", 1),
-    ("gemm", "parallelize([0, 1, 0], 3); unroll([0, 1], 4);", 1),
+    ("gemm", "parallelize([0, 1, 0], 3); unroll_mark([0, 1], 4);", 1),
     # parallel and unrolled on one loop: gcc wants a 'for' right after each of
     # '#pragma omp parallel for' and '#pragma GCC unroll', so the unroll
     # request goes (it made the file fail to compile)
-    ("gemm", "parallelize([0]); unroll([0], 2); unroll([0, 1], 2);", 1),
+    ("gemm", "parallelize([0]); unroll_mark([0], 2); unroll_mark([0, 1], 2);", 1),
     ("2mm", "parallelize([0]); parallelize([1]);", 2),
     ("atax", "parallelize([0]); parallelize([1, 2]);", 2),
     ("mvt", "parallelize([0]); parallelize([1]);", 2),
     ("jacobi-2d", "parallelize([0, 0]); parallelize([0, 1]); vectorize([0, 0, 0]);", 3),
-    ("heat-3d", "parallelize([0, 0]); parallelize([0, 1, 0]); unroll([0, 1, 0, 0], 2);", 2),
+    ("heat-3d", "parallelize([0, 0]); parallelize([0, 1, 0]); unroll_mark([0, 1, 0, 0], 2);", 2),
     # wavefront j' = 2i + j, then j' outermost in t: the i loop carries nothing
     ("seidel-2d", "skew([0, 0, 0], 3, 2, -2); interchange([0, 0, 0], 2, 3);"
                   "parallelize([0, 0, 0]);", 1),

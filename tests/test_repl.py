@@ -175,9 +175,10 @@ def test_syntax_and_argument_errors_point_at_the_column(wave):
             "                 ^") in out
     assert ("error in interchange (line 1, column 13, argument 1): the beta vector was not "
             "found\n  interchange([0, 5], 1, 2);\n              ^") in out
-    assert "error in skew (line 1, column 14, argument 3): depth overflow" in out
-    assert "  skew([0], 1, 1, 0);\n               ^" in out
-    assert "unknown directive 'intrchange'" in out and "did you mean interchange" in out
+    # Clay checks the coefficient (0) before the depths (reference 5.6)
+    assert "error in skew (line 1, column 17, argument 4): wrong coefficient" in out
+    assert "  skew([0], 1, 1, 0);\n                  ^" in out
+    assert "unknown function `intrchange'" in out and "did you mean interchange" in out
 
 
 def test_argument_position_on_several_lines():

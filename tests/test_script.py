@@ -200,7 +200,7 @@ def test_to_python():
     conv = [to_python(a, env) for a in one('f([1, 0], {1 | [2, 3]}, "A", true, -4, i);').call.args]
     assert conv == [(1, 0), (1, (2, 3)), "A", True, -4, (0, 1)]
     assert type(conv[3]) is bool
-    with pytest.raises(DirectiveError, match="undefined variable 'j'"):
+    with pytest.raises(DirectiveError, match="the variable was not defined: 'j'"):
         to_python(Var("j"), env)
     with pytest.raises(DirectiveError, match="evaluated by the session"):
         to_python(Call("get_beta_loop", (1,)), env)

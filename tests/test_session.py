@@ -149,7 +149,7 @@ def test_list_names_every_directive():
     rc, out, _ = _cli("--list")
     assert rc == 0
     for name in ("reorder", "fuse", "split", "iss", "shift", "skew", "reverse", "interchange",
-                 "stripmine", "tile", "parallelize", "unroll", "collapse", "linearize"):
+                 "stripmine", "tile", "parallelize", "unroll", "unroll_noepilog", "unroll_mark", "collapse", "linearize"):
         assert f"\n{name}(" in "\n" + out
     assert "divide_loop" in out and "fission" in out
 

@@ -81,7 +81,7 @@ def test_plan_of_a_refused_group_changes_nothing(doit):
     with pytest.raises(LegalityError):
         doit.apply(PRIV.split(";")[0] + ";")             # one of three: not equivalent
     assert doit.entries == ()
-    with pytest.raises(DirectiveError, match="unknown directive 'nosuch'"):
+    with pytest.raises(DirectiveError, match="unknown function `nosuch'"):
         doit.apply("unroll([0], 2); nosuch([0]);")
     assert doit.entries == ()
 

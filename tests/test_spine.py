@@ -71,7 +71,7 @@ def _region(code: str) -> str:
 
 def test_schedule_tree_has_a_sequence_per_beta_level_a_band_per_alpha_and_marks(stencil):
     s = clayx.load(stencil)
-    s.apply("parallelize([0, 0]); unroll([1], 2);")
+    s.apply("parallelize([0, 0]); unroll_mark([1], 2);")
     tree = schedule_tree(s.current, lambda beta: "{ separate[x] }" if beta == (1,) else None)
     root = tree.get_root()
     seq = root.child(0)
@@ -106,7 +106,7 @@ def test_every_strategy_gives_an_exact_ast_with_the_marks(stencil, strategy):
 
 def test_loop_spans_pragmas_and_assigned_iterators(stencil):
     s = clayx.load(stencil)
-    s.apply("parallelize([0]); unroll([0, 0], 4);")
+    s.apply("parallelize([0]); unroll_mark([0, 0], 4);")
     gen = generate(s.current, target="omp")
     assert gen.target == "omp" and gen.text == "".join(ln + "\n" for ln in gen.lines)
     outer, = gen.spans((0,))

@@ -181,7 +181,7 @@ def test_session_records_unchecked_steps_in_the_scop(src, tmp_path):
     assert t.has_unchecked and not t.entries and t.unchecked_steps == (STEP,)
     with pytest.raises(LegalityError, match="cannot generate code"):
         t.code("c")
-    t.apply("unroll([0], 2);")              # checked steps leave the record as it is
+    t.apply("unroll_mark([0], 2);")              # checked steps leave the record as it is
     assert t.unchecked_steps == (STEP,)
     t.apply("unchecked shift([0], 1, [], 1);")
     assert t.unchecked_steps == (STEP, "unchecked shift([0], 1, [], 1);")

@@ -12,4 +12,4 @@ __all__ = ["AccessNumber", "ArrayId", "Beta", "Bool", "CHECKS", "Depth", "Direct
            "Int", "Ints", "KINDS", "List", "Outcome", "Param", "REGISTRY", "String", "Value",
            "apply", "directive", "listing", "lookup", "names"]
 
-from . import affine, control, exo, layout, marks, structure, tiling  # noqa: E402,F401,I001
+from . import affine, control, exo, layout, marks, structure, tiling, unroll  # noqa: E402,F401,I001

@@ -35,7 +35,8 @@ import islpy as isl
 
 from ..errors import DirectiveError, ModelError
 from ..model import ClaySchedule, Mark, Relation, Scop
-from .params import Beta, Bool, Depth, Int, List
+from .params import (DEPTH_OVERFLOW, VECTOR_WRONG, WRONG_COEFFICIENT, WRONG_FACTOR, Beta, Bool,
+                     Depth, Int, List)
 from .registry import directive
 
 # Names of the old output / input dimensions in the transform maps' text;
@@ -178,19 +179,26 @@ def shift(scop: Scop, beta, depth: int, params, const: int) -> Scop:
     new_lo)`` is :func:`shift_loop`.
     """
     rels = scop.schedule.relations_under(beta)
-    if params and len(params) != len(scop.params) or any(not isinstance(c, int) for c in params):
+    if len(params) > len(scop.params) or any(not isinstance(c, int) for c in params):
         raise DirectiveError(
-            f"wrong coefficient (the parameter list needs {len(scop.params)} integer "
-            f"coefficients, one per parameter {list(scop.params)}, or none)",
+            f"{VECTOR_WRONG} (the parameter vector has at most {len(scop.params)} integer "
+            f"coefficients, one per parameter {list(scop.params)}; missing ones are 0)",
             directive="shift", argument=3)
-    coeffs = list(params) if params else [0] * len(scop.params)
+    coeffs = list(params) + [0] * (len(scop.params) - len(params))
     amount = _affine_text(coeffs, scop.params, const)
     return rewrite(scop, rels, lambda r: substituted(r, depth, f"{alpha(depth)} - ({amount})"),
                    name="shift")
 
 
+def _skew_pre(beta, depth, depth_other, coeff) -> None:
+    if depth == depth_other:
+        raise DirectiveError("depth overflow (a loop cannot be skewed by itself; "
+                             "use reverse or grain)", directive="skew", argument=3)
+
+
 @directive("skew", Beta("beta", loop=True), Depth("depth"), Depth("depth_other"),
-           Int("coeff"))
+           Int("coeff", nonzero=True, clay=WRONG_COEFFICIENT),
+           order=("beta", "coeff", "depth", "depth_other"), pre=_skew_pre)
 def skew(scop: Scop, beta, depth: int, depth_other: int, coeff: int) -> Scop:
     """Skew the loop at ``depth`` by the loop at ``depth_other``.
 
@@ -211,12 +219,6 @@ def skew(scop: Scop, beta, depth: int, depth_other: int, coeff: int) -> Scop:
     by the session on the new dates.  No alias.
     """
     rels = scop.schedule.relations_under(beta)
-    if depth_other == depth:
-        raise DirectiveError("depth overflow (a loop cannot be skewed by itself; "
-                             "use reverse or grain)", directive="skew", argument=3)
-    if coeff == 0:
-        raise DirectiveError("wrong coefficient (the skew factor must not be 0)",
-                             directive="skew", argument=4)
     expr = f"{alpha(depth)} {_term(-coeff, alpha(depth_other))}"
     return rewrite(scop, rels, lambda r: substituted(r, depth, expr), name="skew")
 
@@ -292,7 +294,7 @@ def reorder_loops(scop: Scop, beta, depth: int) -> Scop:
                    name="reorder_loops")
 
 
-@directive("reshape", Beta("beta"), Depth("depth"), Int("iterator"), Int("amount"))
+@directive("reshape", Beta("beta"), Depth("depth", zero=False), Int("iterator"), Int("amount"))
 def reshape(scop: Scop, beta, depth: int, iterator_: int, amount: int) -> Scop:
     """Make the loop at ``depth`` depend on the *original* iterator
     ``iterator`` with factor ``amount`` (Clay's RESHAPE).
@@ -311,10 +313,13 @@ def reshape(scop: Scop, beta, depth: int, iterator_: int, amount: int) -> Scop:
     the dates stay unique.  Legality: checked by the session.
     """
     rels = scop.schedule.relations_under(beta)
+    if amount == 0:                     # Clay: after the look-up
+        raise DirectiveError(f"{WRONG_FACTOR} (the amount must not be 0)",
+                             directive="reshape", argument=4)
     n_it = min(scop.statement(r.stmt).dim for r in rels)
     if not 1 <= iterator_ <= n_it:
-        raise DirectiveError(f"wrong iterator (the statements have {n_it} iterators)",
-                             directive="reshape", argument=3)
+        raise DirectiveError(f"{DEPTH_OVERFLOW} (iterator {iterator_}: the statements have "
+                             f"{n_it} iterators)", directive="reshape", argument=3)
     new = {id(r): substituted(r, depth, f"{alpha(depth)} {_term(-amount, iterator(iterator_))}")
            for r in rels}
     for r in rels:
@@ -326,7 +331,8 @@ def reshape(scop: Scop, beta, depth: int, iterator_: int, amount: int) -> Scop:
     return rewrite(scop, rels, lambda r: new[id(r)], name="reshape")
 
 
-@directive("grain", Beta("beta"), Depth("depth"), Int("factor", positive=True))
+@directive("grain", Beta("beta"), Depth("depth", positive=True),
+           Int("factor", positive=True, clay=WRONG_FACTOR), order=("factor", "depth", "beta"))
 def grain(scop: Scop, beta, depth: int, factor: int) -> Scop:
     """Multiply the gap between consecutive executions along the loop at
     ``depth`` by ``factor`` (Clay's GRAIN: ``α_d ↦ α_d / factor``, the new
@@ -371,7 +377,7 @@ def _divisors_desc(n: int) -> list[int]:
     return [d for d in range(n, 1, -1) if n % d == 0]
 
 
-@directive("densify", Beta("beta"), Depth("depth"))
+@directive("densify", Beta("beta"), Depth("depth", zero=False))
 def densify(scop: Scop, beta, depth: int) -> Scop:
     """Remove the gap between consecutive executions along the loop at
     ``depth`` (Clay's DENSIFY, the inverse of ``grain``): every date on that

@@ -10,8 +10,9 @@ Stable API (other directive modules import these):
 - :func:`alpha_out` / :func:`beta_out`: output positions of α_k / β_k in a
   relation map ``[β0, α1, β1, …, αn, βn]``.
 - :func:`add_inequality` adds ``u·α + v·i + w·p + C ≥ 0`` to a relation map;
-  :func:`parse_inequality` reads Clay's ``{…}`` list form of such a
-  constraint (see its docstring for the accepted forms).
+  :func:`clay_inequality` reads Clay's ``{…}`` list form of such a
+  constraint with Clay's checks (see its docstring for the forms);
+  :func:`clay_matching` the relations a β matches as Clay's do.
 - :func:`nonempty`: does a relation schedule any instance of its statement
   (inside the statement's domain and the SCoP's context)?
 - :func:`rebuild` makes the new :class:`~clayx.model.Scop` from (old, new)
@@ -31,13 +32,11 @@ import islpy as isl
 
 from ..errors import DirectiveError
 from ..model import ClaySchedule, Mark, Relation, Scop
-from .params import DEPTH_OVERFLOW, NOT_A_LOOP, NOT_A_STATEMENT, NOT_FOUND  # noqa: F401
+from .params import (BAD_INEQUALITY, DEPTH_OVERFLOW, EMPTY, NEED_LOOP, NOT_A_LOOP,  # noqa: F401
+                     NOT_A_STATEMENT, NOT_FOUND, WRONG_COEFFICIENT, WRONG_FACTOR)
 
 _dt = isl.dim_type
 
-# Clay's messages (clay/errors.h wording) of the checks the directives make.
-WRONG_COEFFICIENT = "wrong coefficient"
-BAD_INEQUALITY = "the inequality is incorrect"
 
 
 def fail(directive: str, message: str, argument: int | None = None) -> DirectiveError:
@@ -103,68 +102,87 @@ def add_inequality(m: isl.Map, ineq: Inequality, params: Sequence[str]) -> isl.M
     return m.add_constraint(c)
 
 
-def parse_inequality(scop: Scop, relations: Sequence[Relation], items: Sequence[Any], *,
-                     directive: str, argument: int) -> Inequality:
-    """Read Clay's list form of an inequality for ``relations``.
+def clay_matching(scop: Scop, beta: Sequence[int]) -> list[Relation]:
+    """The relations Clay's ``beta_check`` matches (reference 4.1): those
+    agreeing with ``beta`` on their common prefix (``[]`` matches all, an
+    over-long β its statement), in the SCoP's statement order, each
+    statement's relations in β order."""
+    beta = tuple(beta)
+    out = []
+    for st in scop.statements:
+        for r in scop.schedule.of(st.name):
+            m = min(len(beta), len(r.beta))
+            if r.beta[:m] == beta[:m]:
+                out.append(r)
+    return out
 
-    Accepted forms (``P`` = number of SCoP parameters, ``A`` = the smallest
-    number of α dimensions among ``relations``, ``I`` = the smallest number
-    of original iterators among their statements):
 
-    - flat: ``{u1 | … | uk | w1 | … | wP | C}`` -- every item an integer:
-      ``k = len - P - 1`` α coefficients (``0 <= k <= A``), then the
-      parameter coefficients, then the constant;
-    - ``{[u…] | [w…] | C}``: α coefficients, parameter coefficients, constant;
-    - ``{[u…] | [v…] | [w…] | C}``: α coefficients, original-iterator
-      coefficients, parameter coefficients, constant.
+def clay_inequality(scop: Scop, beta: Sequence[int], parts: Sequence[Any], *,
+                    directive: str, argument: int = 2) -> tuple[list[Relation], Inequality]:
+    """Clay's ``iss`` checks and list forms (reference 5.10), in Clay's
+    order: the matching relations and the inequality.
 
-    α arrays may be shorter than ``A`` (zeros follow), iterator arrays
-    shorter than ``I``; the parameter array has exactly ``P`` entries.
-    Lengths out of range raise "wrong coefficient"; any other shape "the
-    inequality is incorrect".  The meaning is ``u·α + v·i + w·p + C ≥ 0``.
-    """
-    n_par = len(scop.params)
-    max_alpha = min((r.depth for r in relations), default=0)
-    max_iter = min((scop.statement(r.stmt).dim for r in relations), default=0)
-    items = list(items)
+    ``parts`` are the list's parts (an integer is a one-value part; ``{}``
+    is one empty part): 1 part ``{c}``, 2 ``{P | c}``, 3 ``{I | P | c}``,
+    4 ``{A | I | P | c}`` (A: α coefficients, I: the original iterators',
+    P: the parameters', c: the constant; missing trailing coefficients are
+    0).  Checks: empty β; more than 4 parts; not found; the first relation
+    of the first matching statement in no loop; sizes against it (``|A|``
+    beyond its α dimensions, ``|I|`` beyond its iterators, ``|P|`` beyond
+    the parameters, ``|c| > 1``); every matching relation a loop.  An empty
+    constant part (fatal in Clay) and coefficients that another matching
+    statement has no dimension for (Clay writes them into other columns)
+    are refused with "the inequality seems to be wrong" and why."""
+    beta = tuple(beta)
+    parts = [(x,) if isinstance(x, int) else tuple(x) for x in parts] or [()]
 
-    def bad(msg: str = BAD_INEQUALITY) -> DirectiveError:
-        return fail(directive, msg, argument)
+    def err(msg: str, arg: int = argument) -> DirectiveError:
+        return fail(directive, msg, arg)
 
-    def ints(x: Any) -> tuple[int, ...]:
-        if isinstance(x, (list, tuple)):
-            return tuple(x)
-        raise bad()
-
-    if not items:
-        raise bad()
-    if all(isinstance(x, int) for x in items):
-        k = len(items) - n_par - 1
-        if not 0 <= k <= max_alpha:
-            raise bad(f"{WRONG_COEFFICIENT}: expected up to {max_alpha} α coefficients, "
-                      f"{n_par} parameter coefficients and a constant, got {len(items)} values")
-        alpha, iters, par, const = tuple(items[:k]), (), tuple(items[k:-1]), items[-1]
-    elif len(items) in (3, 4) and isinstance(items[-1], int):
-        parts = [ints(x) for x in items[:-1]]
-        const = items[-1]
-        if len(items) == 3:
-            alpha, par = parts
-            iters = ()
-        else:
-            alpha, iters, par = parts
-    else:
-        raise bad(f"{BAD_INEQUALITY}: expected {{α… | params… | const}} or "
-                  "{[α…] | [iterators…] | [params…] | const}")
-    if len(alpha) > max_alpha:
-        raise bad(f"{WRONG_COEFFICIENT}: {len(alpha)} α coefficients, the loop has "
-                  f"at most {max_alpha} α dimensions for every statement")
-    if len(iters) > max_iter:
-        raise bad(f"{WRONG_COEFFICIENT}: {len(iters)} iterator coefficients, the "
-                  f"statements have at most {max_iter} iterators")
-    if len(par) != n_par:
-        raise bad(f"{WRONG_COEFFICIENT}: {len(par)} parameter coefficients, the SCoP "
-                  f"has {n_par} parameters")
-    return Inequality(tuple(alpha), tuple(iters), tuple(par), const)
+    if not beta:
+        raise err(EMPTY, 1)
+    if len(parts) > 4:
+        raise err(f"{BAD_INEQUALITY}: {len(parts)} parts, at most 4 "
+                  "({c}, {P | c}, {I | P | c} or {A | I | P | c})")
+    rels = clay_matching(scop, beta)
+    if not rels:
+        raise err(NOT_FOUND, 1)
+    first = rels[0]
+    n_in = scop.statement(first.stmt).dim
+    if n_in == 0:
+        raise err(NEED_LOOP, 1)
+    alpha, iters, par = ((), (), ())
+    *coeffs, const = parts
+    if len(coeffs) == 3:
+        alpha, iters, par = coeffs
+    elif len(coeffs) == 2:
+        iters, par = coeffs
+    elif len(coeffs) == 1:
+        (par,) = coeffs
+    if len(alpha) > first.depth:
+        raise err(f"{BAD_INEQUALITY}: {len(alpha)} α coefficients, {list(first.beta)} is "
+                  f"in {first.depth} loops")
+    if len(iters) > n_in:
+        raise err(f"{BAD_INEQUALITY}: {len(iters)} iterator coefficients, "
+                  f"{first.stmt} has {n_in} iterators")
+    if len(par) > len(scop.params):
+        raise err(f"{BAD_INEQUALITY}: {len(par)} parameter coefficients, the SCoP has "
+                  f"{len(scop.params)} parameters")
+    if len(const) > 1:
+        raise err(f"{BAD_INEQUALITY}: the constant part has {len(const)} values")
+    for r in rels:
+        if len(r.beta) <= len(beta):
+            raise err(NOT_A_LOOP, 1)
+    if not const:
+        raise err(f"{BAD_INEQUALITY}: the constant part is empty (write 0)")
+    for r in rels[1:]:
+        st = scop.statement(r.stmt)
+        if any(alpha[r.depth:]) or any(iters[st.dim:]):
+            raise err(f"{BAD_INEQUALITY}: {r.stmt} at {list(r.beta)} has {r.depth} loops "
+                      f"and {st.dim} iterators, fewer than the coefficients given")
+    n = len(scop.params)
+    return rels, Inequality(tuple(alpha), tuple(iters), tuple(par) + (0,) * (n - len(par)),
+                            const[0])
 
 
 def nonempty(scop: Scop, m: isl.Map, stmt: str) -> bool:

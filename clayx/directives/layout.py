@@ -62,8 +62,8 @@ _dt = isl.dim_type
 # Clay's messages (clay/errors.h wording) for layout directives (those of
 # the argument types, ACCESS_NOT_FOUND and ARRAY_NOT_FOUND, are in .params).
 ID_EXISTS = "the id already exists"
-REORDER_TOO_SMALL = "the reorder array is too small"
-REORDER_OVERFLOW = "overflow value in the reorder array"
+REORDER_TOO_SMALL = "the order array is too small or too big"
+REORDER_OVERFLOW = "there is an overflow value on the reorder array"
 
 _C_KEYWORDS = frozenset("""auto break case char const continue default do double else enum
 extern float for goto if inline int long register restrict return short signed sizeof static
@@ -396,6 +396,9 @@ def dimprivatize(scop: Scop, stmt, access, depth) -> Scop:
     """
     name = "dimprivatize"
     scop, st, k, a = _target_access(scop, stmt, access)
+    if a.relation.gist_domain(st.domain).involves_dims(_dt.in_, depth - 1, 1):
+        raise fail(name, f"privatization failed: the dim (depth={depth}) seems to be already "
+                   f"used in `{a.text or a.array}`", 3)
     n = a.relation.dim(_dt.out)
     rel = a.relation.add_dims(_dt.out, 1).equate(_dt.in_, depth - 1, _dt.out, n)
     old = _subscripts(a, st)
@@ -594,8 +597,8 @@ def datacopy(scop: Scop, copy: str, orig: str, ins, insert_before, beta_get_doma
     r_gd, st_gd = _statement_at(scop, beta_get_domain)
     k = next((j for j, a in enumerate(st_gd.accesses) if a.array == orig), None)
     if k is None:
-        raise fail(d, f"{ARRAY_NOT_FOUND}: {st_gd.name} (at {list(r_gd.beta)}) does not "
-                   f"access {orig}", 5)
+        raise fail(d, f"{ARRAY_NOT_FOUND} in the given beta: {st_gd.name} (at "
+                   f"{list(r_gd.beta)}) does not access {orig}", 5)
     if r_gd.depth != len(ins) - 1:
         raise fail(d, f"{DEPTH_OVERFLOW}: the statement at {list(ins)} is in {len(ins) - 1} "
                    f"loops and the one at {list(r_gd.beta)} in {r_gd.depth}: the copy "
@@ -644,8 +647,14 @@ def datacopy(scop: Scop, copy: str, orig: str, ins, insert_before, beta_get_doma
 
 # --- block ------------------------------------------------------------------------------------
 
+def _block_pre(stmt1, stmt2) -> None:
+    if len(stmt1) != len(stmt2):
+        raise fail("block", f"the betas don't have the same dimensions ({list(stmt1)} and "
+                   f"{list(stmt2)})", 1)
+
+
 @directive("block", Beta("stmt1", statement=True, empty=None),
-           Beta("stmt2", statement=True, empty=None), kind="layout")
+           Beta("stmt2", statement=True, empty=None), kind="layout", pre=_block_pre)
 def block(scop: Scop, stmt1, stmt2) -> Scop:
     """Merge two adjacent statements into one whose body is
     ``{ body1 body2 }`` (Clay's BLOCK).
@@ -686,13 +695,13 @@ def block(scop: Scop, stmt1, stmt2) -> Scop:
             raise fail(d, f"{st.name} has several scheduling relations (index-set split): "
                        "collapse them first", arg)
     if s1.dim != s2.dim:
-        raise fail(d, f"the statements do not have the same domain ({s1.dim} and "
+        raise fail(d, f"the betas don't have the same domain ({s1.dim} and "
                    f"{s2.dim} iterators)", 2)
     d2 = s2.domain.set_tuple_name(s1.name)
     for j, it in enumerate(s1.iterators):
         d2 = d2.set_dim_name(_dt.set, j, it)
     if not d2.is_equal(s1.domain):
-        raise fail(d, f"the statements do not have the same domain ({s1.domain} and "
+        raise fail(d, f"the betas don't have the same domain ({s1.domain} and "
                    f"{s2.domain})", 2)
     m2 = r2.with_beta(b1).map.set_tuple_name(_dt.in_, s1.name)
     if not m2.intersect_domain(s1.domain).is_equal(r1.map.intersect_domain(s1.domain)):

@@ -103,18 +103,36 @@ def vectorize(scop: Scop, beta, depth: int | None = None) -> Scop:
     return _marked(scop, Mark("vectorize", loop, None))
 
 
-@directive("unroll", Beta("beta", loop=True), Int("factor", positive=True), kind="mark")
-def unroll(scop: Scop, beta, factor: int) -> Scop:
-    """Ask code generation to unroll the loop ``beta`` by ``factor``.
+#: gcc's largest ``#pragma GCC unroll`` argument.
+GCC_UNROLL_MAX = 65535
 
-    Arguments: ``beta`` a loop; ``factor`` > 0 (1: no unrolling)::
 
-        for (i = 0; i < n; i++)          unroll([0], 4)
-          S(i);                    =>    the same loop, marked unroll 4
-                                         (plain C ignores it; a printer may honor it)
+def unroll_marked(scop: Scop, loop, factor: int, name: str, argument: int) -> Scop:
+    """``scop`` with the ``unroll`` mark ``factor`` on ``loop``; a factor
+    above gcc's limit (:data:`GCC_UNROLL_MAX`) is refused, blaming
+    ``argument`` of directive ``name``."""
+    if factor > GCC_UNROLL_MAX:
+        raise DirectiveError(f"the unroll factor {factor} is above gcc's limit "
+                             f"({GCC_UNROLL_MAX}) for '#pragma GCC unroll'",
+                             directive=name, argument=argument)
+    return _marked(scop, Mark("unroll", tuple(loop), factor))
 
-    Checks: ``factor > 0``, ``beta`` a loop.  Legality: always legal (dates
-    are unchanged).  Exo's ``unroll_loop(loop)`` (the whole loop) is
-    :func:`unroll_loop`.
+
+@directive("unroll_mark", Beta("beta", loop=True), Int("factor", positive=True), kind="mark")
+def unroll_mark(scop: Scop, beta, factor: int) -> Scop:
+    """Ask the C compiler to unroll the loop ``beta`` by ``factor``: a mark,
+    printed as ``#pragma GCC unroll factor``; dates are unchanged.  (Clay's
+    ``unroll`` really unrolls in the schedule: :func:`.unroll.unroll`.)
+
+    Arguments: ``beta`` a loop; ``factor`` in 1..65535 (gcc's limit; 1: no
+    unrolling)::
+
+        for (i = 0; i < n; i++)          unroll_mark([0], 4)
+          S(i);                    =>    #pragma GCC unroll 4
+                                         for (i = 0; i < n; i++) S(i);
+
+    Checks: ``factor > 0``, ``beta`` a loop, ``factor <= 65535``.
+    Legality: always legal (dates are unchanged).  Exo's
+    ``unroll_loop(loop)`` (the whole loop) is :func:`.exo.unroll_loop`.
     """
-    return _marked(scop, Mark("unroll", beta, factor))
+    return unroll_marked(scop, beta, factor, "unroll_mark", 2)

@@ -49,8 +49,9 @@ from ..model.inttypes import INT64_MAX
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from ..model import Scop, Statement
 
-__all__ = ["ACCESS_NOT_FOUND", "ARRAY_NOT_FOUND", "DEPTH_OVERFLOW", "EMPTY", "NOT_A_LOOP",
-           "NOT_A_STATEMENT", "NOT_FOUND", "AccessNumber", "AccessParam", "ArrayId", "ArrayIdParam",
+__all__ = ["ACCESS_NOT_FOUND", "ARRAY_NOT_FOUND", "BAD_INEQUALITY", "BLOCK_VALUE",
+           "DEPTH_OVERFLOW", "EMPTY", "NEED_LOOP", "NOT_A_LOOP", "NOT_A_STATEMENT", "NOT_FOUND",
+           "ORDER_TOO_SMALL", "VECTOR_WRONG", "WRONG_COEFFICIENT", "WRONG_FACTOR", "AccessNumber", "AccessParam", "ArrayId", "ArrayIdParam",
            "Beta", "BetaParam", "Bool", "Depth", "DepthParam", "Int", "Ints", "List", "Param",
            "Resolution", "String", "Value"]
 
@@ -60,8 +61,15 @@ NOT_A_LOOP = "the beta is not a loop"
 NOT_A_STATEMENT = "the beta is not a statement"
 EMPTY = "the beta vector is empty"
 DEPTH_OVERFLOW = "depth overflow"
+WRONG_COEFFICIENT = "wrong coefficient"
+WRONG_FACTOR = "wrong factor"
+BLOCK_VALUE = "block value is incorrect"
+VECTOR_WRONG = "the vector seems to be wrong"
+NEED_LOOP = "the beta need to be in a loop"
+BAD_INEQUALITY = "the inequality seems to be wrong"
+ORDER_TOO_SMALL = "the order array is too small"
 ACCESS_NOT_FOUND = "access not found"
-ARRAY_NOT_FOUND = "array not found"
+ARRAY_NOT_FOUND = "the array was not found"
 
 #: How an argument beyond the 64-bit bound is described in the error.
 _WIDE = f"of at most 64 bits (magnitude up to 2^63 - 1 = {INT64_MAX})"
@@ -87,6 +95,15 @@ def _clay_ints(v: Any) -> Any:
     if isinstance(v, (list, tuple)):
         return tuple(_clay_ints(x) for x in v)
     return v
+
+
+def _value_error(message: str, directive: str, pos: int) -> DirectiveError:
+    """A phase-1 refusal of a *value* (not a type): Clay checks these in
+    each function's own order, after every argument's type
+    (:meth:`~.registry.Directive.bind`)."""
+    e = DirectiveError(message, directive=directive, argument=pos)
+    e.value_check = True
+    return e
 
 
 class Resolution:
@@ -136,6 +153,8 @@ class Param:
     positive: bool = False      # int: must be > 0
     nonnegative: bool = False   # int: must be >= 0
     variadic: bool = False      # value: takes the remaining arguments
+    nonzero: bool = False       # int: must not be 0 (Clay's "== 0" tests)
+    clay: str | None = None     # int: Clay's message when a value test fails
 
     def describe(self) -> str:
         """Short type text for signatures: ``beta(loop)``, ``int>0`` ..."""
@@ -154,7 +173,7 @@ class Param:
         normalized (arrays become tuples); :class:`DirectiveError` naming
         the argument ``pos`` (1-based) otherwise."""
         def bad(what: str) -> DirectiveError:
-            return DirectiveError(f"'{self.name}': expected {what}, got {v!r}",
+            return DirectiveError(f"invalid type: '{self.name}': expected {what}, got {v!r}",
                                   directive=directive, argument=pos)
 
         kind = self.kind
@@ -171,6 +190,9 @@ class Param:
         if kind == "int":
             if not _is_int(v):
                 raise bad("an integer")
+            if self.clay is not None and (self.nonzero and v == 0
+                                          or self.positive and v <= 0):
+                raise _value_error(f"{self.clay} ('{self.name}' is {v})", directive, pos)
             if self.positive and v <= 0:
                 raise bad("a positive integer")
             if self.nonnegative and v < 0:
@@ -182,6 +204,10 @@ class Param:
                           else "a β-vector [a, b, …]")
             if kind == "beta" and any(x < 0 for x in v):
                 raise bad("a β-vector of non-negative integers")
+            if (kind == "beta" and not v and getattr(self, "lookup", False)
+                    and not getattr(self, "root", True) and getattr(self, "empty", None)):
+                # Clay refuses the empty β before any other check
+                raise _value_error(self.empty, directive, pos)
             return tuple(v)
         if kind == "list":
             if not isinstance(v, (list, tuple)):
@@ -208,9 +234,13 @@ class Param:
 
 
 def Int(name: str, *, positive: bool = False, nonnegative: bool = False,
+        nonzero: bool = False, clay: str | None = None,
         optional: bool = False, default: Any = None) -> Param:
-    """An integer parameter."""
-    return Param(name, "int", optional, default, positive=positive, nonnegative=nonnegative)
+    """An integer parameter; ``nonzero``/``positive`` refuse 0 / values
+    below 1 before any β is looked up, with Clay's message ``clay`` when
+    given (``stripmine``'s size: "block value is incorrect")."""
+    return Param(name, "int", optional, default, positive=positive, nonnegative=nonnegative,
+                 nonzero=nonzero, clay=clay)
 
 
 def Ints(name: str, *, optional: bool = False, default: Any = None) -> Param:
@@ -255,20 +285,23 @@ class BetaParam(Param):
     statement"), and not a loop-or-statement target ("the beta vector
     was not found").  Checks, in order: empty; exists (some β-vector
     starts with it, "the beta vector was not found"); loop or statement.
-    The function receives the β as a tuple."""
+    The function receives the β as a tuple.  ``lookup`` false: only the
+    type is checked, the directive looks the β up itself (where Clay
+    checks other arguments between the empty β and the look-up)."""
 
     loop: bool = False
     statement: bool = False
     root: bool = False
     empty: str | None = EMPTY
+    lookup: bool = True
 
     def describe(self) -> str:
         t = "beta(loop)" if self.loop else "beta(stmt)" if self.statement else "beta"
         return f"{self.name}: {t}" + (f" = {self.default!r}" if self.optional else "")
 
     def resolve(self, ctx: Resolution, pos: int, beta: Any) -> Any:
-        if beta is None:
-            return None
+        if beta is None or not self.lookup:
+            return beta
         sched = ctx.scop.schedule
         if not beta:
             if self.root:
@@ -287,13 +320,14 @@ class BetaParam(Param):
 
 
 def Beta(name: str = "beta", *, loop: bool = False, statement: bool = False,
-         root: bool = False, empty: str | None = EMPTY,
+         root: bool = False, empty: str | None = EMPTY, lookup: bool = True,
          optional: bool = False, default: Any = None) -> BetaParam:
     """A β parameter resolved against the schedule (see :class:`BetaParam`):
     ``loop`` (must be a loop), ``statement`` (must be a statement),
-    ``root`` (``[]`` accepted), ``empty`` (the message for ``[]``)."""
+    ``root`` (``[]`` accepted), ``empty`` (the message for ``[]``),
+    ``lookup`` (false: the directive looks it up, in Clay's order)."""
     return BetaParam(name, "beta", optional, default, loop=loop, statement=statement,
-                     root=root, empty=empty)
+                     root=root, empty=empty, lookup=lookup)
 
 
 # --- depths ----------------------------------------------------------------------------------
@@ -364,14 +398,17 @@ class DepthParam(Param):
 
 
 def Depth(name: str = "depth", *, of: str = "beta", bound: str = "loops", inner: int = 0,
-          positive: bool = False, optional: bool = False, default: Any = None) -> DepthParam:
+          positive: bool = False, zero: bool = True, optional: bool = False,
+          default: Any = None) -> DepthParam:
     """A depth parameter checked against what parameter ``of`` names
     (see :class:`DepthParam` for the ``bound`` kinds); ``positive``
-    refuses ``d <= 0`` already in phase 1."""
+    refuses ``d <= 0`` already in phase 1, ``zero`` (the default) refuses
+    ``d == 0`` there, as Clay does before looking the β up ("depth
+    overflow"); a negative depth is refused in phase 2, after the β."""
     if bound not in _BOUNDS:
         raise ValueError(f"unknown depth bound {bound!r} (one of {', '.join(_BOUNDS)})")
     return DepthParam(name, "int", optional, default, positive=positive, of=of, bound=bound,
-                      inner=inner)
+                      inner=inner, nonzero=zero or positive, clay=DEPTH_OVERFLOW)
 
 
 # --- accesses and arrays ------------------------------------------------------------------------

@@ -94,6 +94,8 @@ class Directive:
     value: Callable[..., Any] | None = field(default=None, compare=False)
     stops: bool = False
     doc: str = ""
+    order: tuple[str, ...] = ()
+    pre: Callable[..., None] | None = field(default=None, compare=False)
 
     @property
     def signature(self) -> str:
@@ -114,14 +116,26 @@ class Directive:
         if len(args) < required or most is not None and len(args) > most:
             want = (f"at least {required}" if most is None else f"{required}"
                     if required == most else f"{required} to {most}")
-            raise DirectiveError(f"expected {want} arguments, got {len(args)}",
+            raise DirectiveError(f"`{self.name}' takes {want} arguments, got {len(args)}",
                                  directive=self.name)
         out = []
+        refused: dict[str, DirectiveError] = {}
         for k, p in enumerate(params):
             if p.variadic:
                 out += [p.check(self.name, j + 1, v) for j, v in enumerate(args[k:], k)]
                 break
-            out.append(p.default if k >= len(args) else p.check(self.name, k + 1, args[k]))
+            try:
+                out.append(p.default if k >= len(args) else p.check(self.name, k + 1, args[k]))
+            except DirectiveError as e:
+                if not getattr(e, "value_check", False):
+                    raise                       # a type error: Clay's call check
+                refused[p.name] = e
+                out.append(None)
+        if refused:                             # values: in the function's order
+            first = next((n for n in self.order if n in refused), None)
+            raise refused[first] if first else next(iter(refused.values()))
+        if self.pre is not None:
+            self.pre(*out)
         return out
 
     def resolve(self, scop: Scop, values: Sequence[Any]) -> list[Any]:
@@ -176,12 +190,14 @@ FOREIGN: dict[str, tuple[str, str]] = {
 
 def directive(name: str, *params: Param, kind: str = "transform", check: str | None = None,
               result: str | None = None, aliases: Sequence[str] = (),
-              value: Callable[..., Any] | None = None,
-              stops: bool = False) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+              value: Callable[..., Any] | None = None, stops: bool = False,
+              order: Sequence[str] = (), pre: Callable[..., None] | None = None,
+              ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Register a function under ``name`` (and ``aliases``) as a step of
     ``kind``, checked by ``check`` (default: the kind's, :data:`CHECKS`),
     giving a value of type ``result`` (a query returns it; another kind
-    computes it with ``value``)."""
+    computes it with ``value``); ``order`` and ``pre`` as in
+    :class:`Directive`."""
     if kind not in KINDS:
         raise ValueError(f"unknown directive kind {kind!r}")
     check = CHECKS[kind] if check is None else check
@@ -201,7 +217,7 @@ def directive(name: str, *params: Param, kind: str = "transform", check: str | N
             if n in REGISTRY or n in _ALIASES or n in FOREIGN:
                 raise ValueError(f"directive name {n!r} registered twice")
         d = Directive(name, func, tuple(params), kind, check, result, tuple(aliases), value,
-                      stops, (func.__doc__ or "").strip())
+                      stops, (func.__doc__ or "").strip(), tuple(order), pre)
         REGISTRY[name] = d
         for a in aliases:
             _ALIASES[a] = name
@@ -219,7 +235,7 @@ def lookup(name: str) -> Directive:
         if name in FOREIGN:
             tool, use = FOREIGN[name]
             hint = f" ({name} is {tool}'s name; in clayx use {use})"
-        raise DirectiveError(f"unknown directive {name!r}{hint}")
+        raise DirectiveError(f"unknown function `{name}'{hint}")
     return d
 
 

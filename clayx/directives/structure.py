@@ -17,9 +17,9 @@ from dataclasses import replace
 import islpy as isl
 
 from ..model import Relation, Scop
-from .common import (DEPTH_OVERFLOW, Inequality, add_inequality, alpha_out, fail, nonempty,
-                     parse_inequality, rebuild)
-from .params import Beta, Depth, Int, Ints, List, String
+from .common import (BAD_INEQUALITY, DEPTH_OVERFLOW, EMPTY, Inequality, add_inequality,
+                     alpha_out, clay_inequality, fail, nonempty, rebuild)
+from .params import ORDER_TOO_SMALL, VECTOR_WRONG, Beta, Depth, Int, Ints, List, String
 from .registry import directive
 
 _dt = isl.dim_type
@@ -41,21 +41,26 @@ def reorder(scop: Scop, loop, order) -> Scop:
     Arguments: ``loop`` a loop β-prefix or ``[]`` (the root); ``order`` the
     new position of each child, in program order: child k moves to position
     ``order[k]`` (Clay: β at depth ``len(loop)+1`` becomes ``order[β]``).
-    ``order`` must be a permutation of ``0..n-1``, n the number of children.
+    ``order`` has an entry for each child (extra entries are ignored), no
+    two children the same target (Clay would merge them); the targets give
+    the new order, gaps allowed.
 
         for i: { S0; S1; S2 }      reorder([0], [2, 0, 1])
         ->  for i: { S1; S2; S0 }
 
-    Checks: ``loop`` a loop or ``[]`` (not found / not a loop), ``order`` a
-    permutation of its children.
+    Checks: ``loop`` a loop or ``[]`` (not found / not a loop), ``order``
+    long enough ("the order array is too small"), no repeated target.
     Legality: checked against all dependences after the step.
     """
     name = "reorder"
     kids = scop.schedule.children(loop)
-    order = tuple(order)
-    if len(order) != len(kids) or sorted(order) != list(range(len(kids))):
-        raise fail(name, f"the order is incorrect: expected a permutation of "
-                   f"0..{len(kids) - 1} ({len(kids)} children), got {list(order)}", 2)
+    if len(order) < len(kids):
+        raise fail(name, f"{ORDER_TOO_SMALL}: the loop has {len(kids)} children, got "
+                   f"{list(order)}", 2)
+    order = tuple(order[:len(kids)])
+    if len(set(order)) != len(order):
+        raise fail(name, f"the order array sends two children to one place: {list(order)} "
+                   "(Clay would merge them)", 2)
     d = len(loop)
     index = {k: n for n, k in enumerate(kids)}
     pairs = []
@@ -69,33 +74,29 @@ def reorder(scop: Scop, loop, order) -> Scop:
 
 # --- fuse ------------------------------------------------------------------------------
 
-@directive("fuse", Beta("loop", loop=True, empty=None),
-           aliases=("fusenext", "fuse_next", "merge"))
+@directive("fuse", Beta("loop", loop=True), aliases=("fusenext", "fuse_next", "merge"))
 def fuse(scop: Scop, loop) -> Scop:
     """Fuse a loop with the loop right after it (its next sibling).
 
-    Arguments: ``loop`` a loop β-prefix; its next sibling must be a loop.
-    The children of the next loop come after those of the first; α
-    dimensions are untouched (the fused loop runs over the union of both
-    ranges; each statement keeps its own bounds).
+    Arguments: ``loop`` a loop β-prefix.  The children of the next loop
+    come after those of the first; α dimensions are untouched (the fused
+    loop runs over the union of both ranges; each statement keeps its own
+    bounds).  When the next sibling is a statement, or there is none,
+    nothing changes (Clay's ``fuse``, reference 5.3).
 
         for i: S0             fuse([0])
         for i: S1        ->   for i: { S0; S1 }
 
-    Checks: ``loop`` a loop (``[]`` is not one), its next sibling a loop.
+    Checks, in Clay's order: ``loop`` not empty, found, a loop.
     Legality: checked against all dependences after the step.
     Aliases: fusenext, fuse_next, merge (Clay's FUSENEXT).
     """
-    name = "fuse"
     sched = scop.schedule
     sibs = sched.children(loop[:-1])
     k = sibs.index(loop)
-    if k + 1 >= len(sibs):
-        raise fail(name, "the loop has no next sibling to fuse with", 1)
+    if k + 1 >= len(sibs) or not sched.is_loop(sibs[k + 1]):
+        return scop                     # Clay: nothing to fuse with, success
     nxt = sibs[k + 1]
-    if not sched.is_loop(nxt):
-        raise fail(name, "the loop has no next sibling to fuse with: "
-                   f"the next sibling {list(nxt)} is a statement", 1)
     d = len(loop)
     shift = max(r.beta[d] for r in sched.relations_under(loop)) + 1
     pairs = []
@@ -129,8 +130,14 @@ def _split(scop: Scop, beta, depth: int, name: str, arg: int = 1) -> Scop:
     return rebuild(scop, pairs)
 
 
-@directive("split", Beta("beta", empty=None), Depth("depth", bound="enclosing"),
-           aliases=("fission",))
+def _split_pre(beta, depth) -> None:
+    if len(beta) <= 1 or depth <= 0 or depth >= len(beta):
+        raise fail("split", f"{DEPTH_OVERFLOW} (expected 1..{len(beta) - 1}, got {depth})"
+                   if len(beta) > 1 else DEPTH_OVERFLOW, 2)
+
+
+@directive("split", Beta("beta"), Depth("depth", bound="enclosing"), aliases=("fission",),
+           pre=_split_pre)
 def split(scop: Scop, beta, depth) -> Scop:
     """Distribute the loop at ``depth`` around ``beta`` into two loops.
 
@@ -147,8 +154,9 @@ def split(scop: Scop, beta, depth) -> Scop:
         ->  for i: { S0; S1 }
             for i: { S2 }
 
-    Checks: ``beta`` a loop or statement (``[]``: not found),
-    ``1 <= depth < len(beta)``, something follows ``beta`` in that loop.
+    Checks, in Clay's order: ``beta`` not empty, ``1 <= depth < len(beta)``
+    (both before the look-up), ``beta`` found, something follows it in
+    that loop.
     Legality: checked against all dependences after the step.
     Aliases: fission.  Clay's ``distribute(loop, n)`` is ``split(loop + [n-1], len(loop))``.
     """
@@ -181,13 +189,17 @@ def distribute(scop: Scop, loop, n) -> Scop:
 
 # --- index-set splitting ----------------------------------------------------------------------
 
-def _halves(scop: Scop, loop, ineq: Inequality):
-    """For each relation under ``loop``: (old, T ∩ c, T ∩ ¬c), empty halves as
-    None (a relation with both empty keeps its first half)."""
+def _halves(scop: Scop, rels, ineq: Inequality, keep_empty: bool = False):
+    """For each relation of ``rels``: (old, T ∩ c, T ∩ ¬c); unless
+    ``keep_empty``, halves that schedule no instance are None (a relation
+    with both empty keeps its first half)."""
     out = []
-    for r in scop.schedule.relations_under(loop):
+    for r in rels:
         m1 = add_inequality(r.map, ineq, scop.params)
         m2 = add_inequality(r.map, ineq.negated(), scop.params)
+        if keep_empty:
+            out.append((r, m1, m2))
+            continue
         h1 = m1 if nonempty(scop, m1, r.stmt) else None
         h2 = m2 if nonempty(scop, m2, r.stmt) else None
         if h1 is None and h2 is None:
@@ -196,72 +208,97 @@ def _halves(scop: Scop, loop, ineq: Inequality):
     return out
 
 
-@directive("iss", Beta("loop", loop=True, empty=None), List("inequality"),
+@directive("iss", Beta("loop", lookup=False), List("inequality"),
            aliases=("indexsetsplit", "index_set_split"))
 def iss(scop: Scop, loop, inequality) -> Scop:
-    """Index-set split: every relation under a loop becomes two, one with the
-    inequality and one with its complement (Clay's INDEXSETSPLIT).
+    """Index-set split (Clay's ``iss``, reference 5.10): every relation
+    under a loop becomes two, in the same loop: the part with ``e ≥ 0``
+    moves after all the loop's children, its complement ``e < 0`` keeps
+    the β.
 
-    Arguments: ``loop`` a loop β-prefix; ``inequality`` ``c ≥ 0`` in one of
-    Clay's list forms (:func:`.common.parse_inequality`): ``{u… | w… | C}``
-    flat (α coefficients, one per parameter, constant),
-    ``{[u…] | [w…] | C}`` or ``{[u…] | [v…] | [w…] | C}`` (v: the original
-    iterators).  Each relation T under ``loop`` keeps its β with ``c ≥ 0``
-    added; its copy with ``c < 0`` (``-c-1 ≥ 0``) gets ``β[len(loop)] +=
-    max + 1``, i.e. all the copies follow all the originals, in the same
-    order.  A half that schedules no instance (domain and context) is dropped.
+    Arguments: ``loop`` a loop β-prefix; ``inequality`` ``e ≥ 0`` as a list
+    whose number of parts says what each fills (missing trailing
+    coefficients are 0): ``{c}`` a constant, ``{P | c}`` parameter
+    coefficients and constant, ``{I | P | c}`` the original iterators'
+    coefficients first, ``{A | I | P | c}`` the α dimensions' first.
+    Exactly: each relation T under ``loop`` becomes ``T ∩ (-e-1 ≥ 0)`` at
+    its β and ``T ∩ (e ≥ 0)`` at β with ``β[len(loop)] += M + 1`` (M the
+    largest such β in the loop); then β-vectors are normalized.  Halves
+    without instances are kept (as in Clay).
 
-        for i: S0(i)            iss([0], {-1 | 0 | 4})       (4 - i >= 0, one parameter)
-        ->  for i: { if (i <= 4) S0(i); if (i >= 5) S0(i) }
+        for i: { P(i); R(i) }        iss([0], {1||-3})           (i - 3 >= 0)
+        ->  for i: { if (i <= 2) P(i); if (i <= 2) R(i);
+                     if (i >= 3) P(i); if (i >= 3) R(i) }
 
-    Checks: ``loop`` a loop (``[]`` is not one), the inequality's form and
-    coefficient counts.
+    Checks, in Clay's order: ``loop`` not empty; at most 4 parts; found;
+    in a loop; the parts' sizes (against the first matching statement);
+    every matching β a loop; a constant given.
     Legality: checked against all dependences after the step.
-    Aliases: indexsetsplit, index_set_split.  Inverse: collapse.  (Exo's
-    ``cut_loop`` is :func:`cut_loop`, a peel.)
+    Aliases: indexsetsplit, index_set_split.  Inverse: collapse.
     """
-    name = "iss"
-    rels = scop.schedule.relations_under(loop)
-    ineq = parse_inequality(scop, rels, inequality, directive=name, argument=2)
+    rels, ineq = clay_inequality(scop, loop, inequality, directive="iss")
+    return split_index_set(scop, loop, rels, ineq, new_loop=False)
+
+
+def split_index_set(scop: Scop, loop, rels, ineq: Inequality, *, new_loop: bool) -> Scop:
+    """Clay's iss effect on ``rels`` (the relations under ``loop``): the
+    complement of ``ineq`` keeps each β, the part satisfying it moves after
+    the loop's children (``new_loop`` false) or, as ``peel`` does, into a
+    new loop right after ``loop`` whose later siblings move one further."""
     d = len(loop)
     shift = max(r.beta[d] for r in rels) + 1
-    halves = {id(r): (h1, h2) for r, h1, h2 in _halves(scop, loop, ineq)}
+    halves = {id(r): (h1, h2) for r, h1, h2 in _halves(scop, rels, ineq, keep_empty=True)}
     pairs = []
     for r in scop.schedule:
         if id(r) not in halves:
-            pairs.append((r, r))
+            new = r
+            if (new_loop and r.beta[:d - 1] == loop[:-1] and len(r.beta) >= d
+                    and r.beta[d - 1] > loop[-1]):
+                new = _moved(r, d - 1, r.beta[d - 1] + 1)
+            pairs.append((r, new))
             continue
-        h1, h2 = halves[id(r)]
-        if h1 is not None:
-            pairs.append((r, Relation(r.stmt, r.beta, h1)))
-        if h2 is not None:
-            pairs.append((r, _moved(Relation(r.stmt, r.beta, h2), d, r.beta[d] + shift)))
+        sat, comp = halves[id(r)]
+        pairs.append((r, Relation(r.stmt, r.beta, comp)))
+        moved = Relation(r.stmt, r.beta, sat)
+        moved = (_moved(moved, d - 1, loop[-1] + 1) if new_loop
+                 else _moved(moved, d, r.beta[d] + shift))
+        pairs.append((r, moved))
     return rebuild(scop, pairs)
 
 
-@directive("peel", Beta("loop", loop=True, empty=None), List("inequality"))
+@directive("peel", Beta("loop", lookup=False), List("inequality"))
 def peel(scop: Scop, loop, inequality) -> Scop:
-    """Peel a loop into two consecutive loops: first the iterations that
-    satisfy the inequality, then the others.
+    """Peel a loop in two consecutive loops (Clay's ``peel``, reference
+    5.11): the loop keeps the iterations with ``α + P·p + c < 0``, a new
+    loop right after it gets those with ``α + P·p + c ≥ 0`` (α the loop's
+    own dimension).
 
-    Arguments as for :func:`iss`.  Each relation T under ``loop`` keeps its β
-    with ``c ≥ 0`` added; its copy with ``c < 0`` goes, in the same nest
-    shape, into a new loop right after ``loop`` (= ``iss`` followed by a split
-    of ``loop`` after its last original child).  Peel the front with
-    ``{-1 | … | k-1}`` (i ≤ k-1), the back with ``{-1 | … | N-2}`` forms.
-    Empty halves are dropped.
+    Arguments: ``loop`` a loop β-prefix; ``inequality`` ``{c}`` or
+    ``{P | c}`` (parameter coefficients, constant).  Exactly Clay's
+    ``iss(loop, {0,…,0,1 | | P | c})``, with the satisfying halves moved to
+    a new loop after ``loop``; halves without instances are kept.
 
-        for i in 0..N-1: S0(i)        peel([0], {-1 | 0 | 1})        (i <= 1)
-        ->  for i in 0..1:   S0(i)
-            for i in 2..N-1: S0(i)
+        for i in 0..N-1: S0(i)        peel([0], {-1})          (i - 1 >= 0)
+        ->  for i in 0..0:   S0(i)
+            for i in 1..N-1: S0(i)
 
-    Checks: as ``iss``.
-    Legality: checked against all dependences after the step (the second
-    loop runs after the whole first one).
+    With one parameter N, ``peel([0], {-1|1})`` (``i - N + 1 >= 0``) puts
+    the last iteration in the second loop.
+
+    Checks, in Clay's order: ``loop`` not empty; at most 2 parts; then
+    those of ``iss`` (a statement β: "the inequality seems to be wrong").
+    Legality: checked against all dependences after the step.
     """
-    rels = scop.schedule.relations_under(loop)
-    ineq = parse_inequality(scop, rels, inequality, directive="peel", argument=2)
-    return peeled(scop, loop, ineq)
+    parts = [(x,) if isinstance(x, int) else tuple(x) for x in inequality] or [()]
+    if not loop:
+        raise fail("peel", EMPTY, 1)
+    if len(parts) >= 3:
+        raise fail("peel", f"{BAD_INEQUALITY}: {len(parts)} parts, expected {{c}} or "
+                   "{P | c}", 2)
+    alpha = (0,) * (len(loop) - 1) + (1,)
+    par = parts[0] if len(parts) == 2 else ()
+    rels, ineq = clay_inequality(scop, loop, [alpha, (), par, parts[-1]], directive="peel")
+    return split_index_set(scop, loop, rels, ineq, new_loop=True)
 
 
 def peeled(scop: Scop, loop, ineq: Inequality) -> Scop:
@@ -269,7 +306,8 @@ def peeled(scop: Scop, loop, ineq: Inequality) -> Scop:
     checked loop) with ``ineq`` stay, their complements go to a new loop
     right after it; empty halves are dropped."""
     d = len(loop)
-    halves = {id(r): (h1, h2) for r, h1, h2 in _halves(scop, loop, ineq)}
+    rels = scop.schedule.relations_under(loop)
+    halves = {id(r): (h1, h2) for r, h1, h2 in _halves(scop, rels, ineq)}
     pairs = []
     for r in scop.schedule:
         if id(r) not in halves:
@@ -343,9 +381,9 @@ def collapse(scop: Scop, loop) -> Scop:
             else:
                 merged.append(g)
         if not any_merge:
-            raise fail(name, "the statements are not identical: no two consecutive "
-                       "children of the loop are the same statements split by "
-                       "complementary constraints", 1)
+            raise fail(name, "wrong coefficient: the statements are not identical: no two "
+                       "consecutive children of the loop are the same statements split "
+                       "by complementary constraints", 1)
     pairs = [(r, r) for r in sched if r.beta[:d] != loop]
     for grp in merged:
         for new, olds in grp:
@@ -371,7 +409,7 @@ def _merge_child(a: list[list], b: list[list], d: int) -> list[list] | None:
 
 # --- embed / unembed ------------------------------------------------------------------------------------
 
-@directive("embed", Beta("stmt", statement=True, empty=None))
+@directive("embed", Beta("stmt", statement=True, empty=DEPTH_OVERFLOW))
 def embed(scop: Scop, stmt) -> Scop:
     """Wrap a statement in a new loop of one iteration.
 
@@ -398,7 +436,12 @@ def embed(scop: Scop, stmt) -> Scop:
     return rebuild(scop, pairs)
 
 
-@directive("unembed", Beta("stmt", statement=True, empty=None))
+def _unembed_pre(stmt) -> None:
+    if len(stmt) <= 1:
+        raise fail("unembed", f"{DEPTH_OVERFLOW}: the statement is in no loop", 1)
+
+
+@directive("unembed", Beta("stmt", statement=True, empty=DEPTH_OVERFLOW), pre=_unembed_pre)
 def unembed(scop: Scop, stmt) -> Scop:
     """Remove the innermost loop around a statement when it is the loop's
     only child and runs one iteration for each iteration of the outer loops
@@ -420,7 +463,8 @@ def unembed(scop: Scop, stmt) -> Scop:
     if len(stmt) < 2:
         raise fail(name, f"{DEPTH_OVERFLOW}: the statement is in no loop", 1)
     if len(sched.children(stmt[:-1])) != 1:
-        raise fail(name, "the loop around the statement contains other statements", 1)
+        raise fail(name, "transformation is not applicable to the given beta: the loop "
+                   "around the statement contains other statements", 1)
     r = sched.relation(stmt)
     n = r.depth
     m = r.map.intersect_domain(scop.statement(r.stmt).domain).intersect_params(scop.context)
@@ -430,8 +474,8 @@ def unembed(scop: Scop, stmt) -> Scop:
     # alphas: (α1..αn); αn must be a function of α1..α(n-1)
     as_map = isl.Map.from_domain(alphas).move_dims(_dt.out, 0, _dt.in_, n - 1, 1)
     if not as_map.is_single_valued():
-        raise fail(name, "the loop around the statement runs more than one "
-                   "iteration for it", 1)
+        raise fail(name, "wrong coefficient: the loop around the statement runs more "
+                   "than one iteration for it", 1)
     new_map = r.map.project_out(_dt.out, alpha_out(n), 2)
     pairs = [(x, Relation(x.stmt, x.beta[:-1], new_map) if x is r else x) for x in sched]
     return rebuild(scop, pairs, depth_map=lambda d, old: None if old is r and d == n else d)
@@ -443,24 +487,33 @@ def unembed(scop: Scop, stmt) -> Scop:
 def context(scop: Scop, vector) -> Scop:
     """Add an assumption on the parameters to the SCoP's context.
 
-    Arguments: ``vector`` one coefficient per parameter (in the SCoP's
-    order), then a constant: ``Σ v_k·p_k + c ≥ 0``.
+    Arguments: ``vector`` Clay's ``[e/i, p1…pn, c]`` (reference 5.18):
+    ``0`` for an equality ``Σ p_k·P_k + c = 0`` or ``1`` for ``≥ 0``, one
+    coefficient per parameter (in the SCoP's order), a constant; or, as in
+    earlier clayx, ``[p1…pn, c]`` for ``≥ 0``.
 
-        [N] -> { : }      context([1, -10])      (N - 10 >= 0)
+        [N] -> { : }      context([1, 1, -10])      (N - 10 >= 0)
         ->  [N] -> { : N >= 10 }
 
-    Checks: one coefficient per parameter and a constant; the context
-    stays non-empty.
+    Checks: n + 2 values with a flag 0 or 1, or n + 1 ("the vector seems
+    to be wrong"); the context stays non-empty.
     Legality: the schedule is unchanged; fewer parameter values can only
     remove dependences (checked after the step anyway).
     """
     name = "context"
     n = len(scop.params)
-    if len(vector) != n + 1:
-        raise fail(name, f"wrong coefficient: expected {n} parameter coefficients "
-                   f"and a constant ({n + 1} values), got {len(vector)}", 1)
+    equality = False
+    if len(vector) == n + 2 and n + 2 >= 2:
+        if vector[0] not in (0, 1):
+            raise fail(name, f"{VECTOR_WRONG}: the first value is 0 (equality) or 1 "
+                       f"(inequality), got {vector[0]}", 1)
+        equality, vector = vector[0] == 0, vector[1:]
+    elif len(vector) != n + 1 or len(vector) < 2:
+        raise fail(name, f"{VECTOR_WRONG}: expected [0 or 1, {n} parameter coefficients, "
+                   f"constant] ({n + 2} values), got {len(vector)}", 1)
     ctx = scop.context
-    c = isl.Constraint.inequality_alloc(isl.LocalSpace.from_space(ctx.get_space()))
+    alloc = isl.Constraint.equality_alloc if equality else isl.Constraint.inequality_alloc
+    c = alloc(isl.LocalSpace.from_space(ctx.get_space()))
     for p, v in zip(scop.params, vector):
         if v:
             c = c.set_coefficient_val(_dt.param, ctx.find_dim_by_name(_dt.param, p), v)
@@ -473,35 +526,65 @@ def context(scop: Scop, vector) -> Scop:
 
 # --- queries -----------------------------------------------------------------------------------------------
 
-@directive("get_beta_loop", Int("n", positive=True), kind="query", result="beta",
+ITERATOR_NOT_FOUND = "the iterator name was not found"
+STATEMENT_NOT_FOUND = "the statement was not found"
+
+
+@directive("get_beta_loop", Int("n"), kind="query", result="beta",
            aliases=("getbetaloop",))
 def get_beta_loop(scop: Scop, n):
-    """The β-prefix of the n-th loop (1-based, program order: outer loops
-    before the loops they contain)."""
-    loops = scop.schedule.loops()
-    if n > len(loops):
-        raise fail("get_beta_loop", f"the loop was not found: there are "
-                   f"{len(loops)} loops (counted from 1)", 1)
-    return list(loops[n - 1])
+    """The β-prefix of loop number ``n`` (Clay's numbering, reference 3.7):
+    the loops of the β-tree in pre-order, children in β order, ``0`` the
+    root ``[]``, ``1`` the first outermost loop.  Statements are not
+    counted.
+
+        for i: { for j: { P; Q }; R }  T      get_beta_loop(2)  ->  [0, 0]
+
+    Checks: ``0 <= n <`` the number of loops plus one, a SCoP with
+    statements ("the iterator name was not found", Clay's message).
+    """
+    loops = [()] + scop.schedule.loops() if len(scop.schedule) else []
+    if not 0 <= n < len(loops):
+        raise fail("get_beta_loop", f"{ITERATOR_NOT_FOUND}: there are {len(loops)} loops "
+                   "numbered from 0 (the root [])", 1)
+    return list(loops[n])
 
 
-@directive("get_beta_stmt", Int("n", positive=True), kind="query", result="beta",
+@directive("get_beta_stmt", Int("n"), kind="query", result="beta",
            aliases=("getbetastmt",))
 def get_beta_stmt(scop: Scop, n):
-    """The β-vector of the n-th statement relation (1-based, program order)."""
-    rels = scop.schedule.relations
-    if n > len(rels):
-        raise fail("get_beta_stmt", f"the statement was not found: there are "
-                   f"{len(rels)} statement relations (counted from 1)", 1)
-    return list(rels[n - 1].beta)
+    """The n-th β-vector of the SCoP, counted from 0 in ascending order
+    (Clay's numbering, reference 3.7: a statement split in several
+    relations counts once per relation).
+
+        for i: { for j: { P; Q }; R }  T      get_beta_stmt(1)  ->  [0, 0, 1]
+
+    Checks: ``0 <= n <`` the number of β-vectors ("the statement was not
+    found").
+    """
+    betas = scop.schedule.betas
+    if not 0 <= n < len(betas):
+        raise fail("get_beta_stmt", f"{STATEMENT_NOT_FOUND}: there are {len(betas)} "
+                   "β-vectors, numbered from 0", 1)
+    return list(betas[n])
 
 
 @directive("get_beta_loop_by_name", String("name"), kind="query", result="beta",
            aliases=("getbetaloopbyname",))
 def get_beta_loop_by_name(scop: Scop, name):
-    """The β-prefix of the first loop (program order) whose original
-    iterator at its depth is called ``name`` (for some statement in it)."""
-    for loop in scop.schedule.loops():
-        if name in scop.iterator_names(loop):
-            return list(loop)
-    raise fail("get_beta_loop_by_name", f"no loop iterates over {name!r}", 1)
+    """The loop of the original iterator ``name`` (Clay's, reference 3.7):
+    in ascending β order, the first relation whose statement has an
+    original iterator ``name``, at 0-based position k, gives its β-vector
+    cut to length k + 1.
+
+        for i: { for j: { P; Q }; R }  T      get_beta_loop_by_name("j")  ->  [0, 0]
+
+    Checks: some statement has that iterator ("the iterator name was not
+    found").
+    """
+    for r in scop.schedule:
+        its = scop.statement(r.stmt).iterators
+        if name in its:
+            return list(r.beta[:its.index(name) + 1])
+    raise fail("get_beta_loop_by_name", f"{ITERATOR_NOT_FOUND}: no statement has an "
+               f"iterator {name!r}", 1)

@@ -21,7 +21,7 @@ import islpy as isl
 from ..errors import DirectiveError
 from ..model import Mark, Relation, Scop
 from .affine import _interchanged, alpha, out, rewrite, transform
-from .params import Beta, Depth, Int
+from .params import BLOCK_VALUE, DEPTH_OVERFLOW, Beta, Depth, Int
 from .registry import directive
 
 
@@ -63,7 +63,8 @@ def _stripmine(scop: Scop, name: str, beta, depth: int, size: int,
                    normalize=True, name=name)
 
 
-@directive("stripmine", Beta("beta", loop=True), Depth("depth"), Int("size", positive=True))
+@directive("stripmine", Beta("beta", loop=True), Depth("depth"),
+           Int("size", positive=True, clay=BLOCK_VALUE), order=("beta", "size", "depth"))
 def stripmine(scop: Scop, beta, depth: int, size: int) -> Scop:
     """Split the loop at ``depth`` into a loop over chunks of ``size``
     iterations and a loop inside each chunk, for every statement under
@@ -130,9 +131,11 @@ def linearize(scop: Scop, beta, depth: int) -> Scop:
     """
     name = "linearize"
     rels = scop.schedule.relations_under(beta)
-    not_sm = DirectiveError("the dimension is not strip-mined", directive=name, argument=2)
+    not_sm = DirectiveError("wrong coefficient (the dimension is not strip-mined)",
+                            directive=name, argument=2)
     if any(r.depth < depth + 1 for r in rels):
-        raise not_sm
+        raise DirectiveError(f"{DEPTH_OVERFLOW} (depth {depth} needs a loop inside it)",
+                             directive=name, argument=2)
     if len({r.beta[depth] for r in rels}) != 1:
         raise not_sm
     inner = beta[:depth]
@@ -155,8 +158,16 @@ def linearize(scop: Scop, beta, depth: int) -> Scop:
     return rewrite(scop, rels, lambda r: new[id(r)], marks=mark, normalize=True, name=name)
 
 
+def _tile_pre(beta, depth, depth_outer, size) -> None:
+    if depth_outer > depth:
+        raise DirectiveError(f"the depth is not 'outer' (depth_outer {depth_outer} must not "
+                             f"exceed depth {depth})", directive="tile", argument=3)
+
+
 @directive("tile", Beta("beta", loop=True), Depth("depth"),
-           Depth("depth_outer", of="depth", bound="outer"), Int("size", positive=True))
+           Depth("depth_outer", of="depth", bound="outer"),
+           Int("size", positive=True, clay=BLOCK_VALUE),
+           order=("beta", "size", "depth", "depth_outer"), pre=_tile_pre)
 def tile(scop: Scop, beta, depth: int, depth_outer: int, size: int) -> Scop:
     """Tile the loop at ``depth`` with tiles of ``size`` and move the tile
     loop out to ``depth_outer`` (Clay's ``tile``: stripmine, then adjacent

@@ -692,8 +692,9 @@ class _Reader:
                                  f"'unroll [loop] factor' in <{_MARKS}>, found {c!r}", ln)
             loop = tuple(int(v) for v in (m.group(2) or "").replace(",", " ").split())
             arg = int(m.group(3)) if m.group(3) is not None else None
-            if arg is not None and not 0 < arg <= 2**31:
-                raise self.error(f"unroll factor {arg} out of range in <{_MARKS}>", ln)
+            if arg is not None and not 0 < arg <= 65535:     # gcc's '#pragma GCC unroll'
+                raise self.error(f"unroll factor {arg} out of range (1..65535, gcc's limit) "
+                                 f"in <{_MARKS}>", ln)
             out.append((ln, Mark(m.group(1), loop, arg)))
         return tuple(out)
 

@@ -1,0 +1,93 @@
+#!/usr/bin/env python3
+"""Differential fuzzing of Clay's forms of iss, peel, unroll and
+unroll_noepilog (issue 12, part B): on a random example, up to 3 random
+steps (:func:`clayx.fuzz.draw_step`), then one Clay-form step on a random
+loop; every accepted sequence is compiled and run against the original at
+its small sizes.  Prints counts: accepted, refused, ran equal, ran
+different, crashed (any exception that is not a ClayxError).
+
+    python scripts/fuzz_clay_forms.py SEED COUNT SECONDS
+"""
+import pathlib
+import random
+import sys
+import tempfile
+import time
+import traceback
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import clayx  # noqa: E402
+from clayx.errors import ClayxError  # noqa: E402
+from clayx.fuzz import ALL_KINDS, RandomChooser, draw_step  # noqa: E402
+from clayx.verify import SMALL_SIZES, verify  # noqa: E402
+
+EXAMPLES = ROOT / "examples"
+names = sorted(n for n in SMALL_SIZES if (EXAMPLES / f"{n}.c").exists())
+
+
+def one_step(rng: random.Random, scop) -> str:
+    """A Clay-form step on a random loop of ``scop``."""
+    loop = list(rng.choice(scop.schedule.loops()))
+    kind = rng.choice(["unroll", "unroll", "unroll_noepilog", "iss", "peel"])
+    npar = len(scop.params)
+    params = ",".join(str(rng.choice([0, 0, 1, -1])) for _ in range(npar))
+    if kind.startswith("unroll"):
+        return f"{kind}({loop}, {rng.randint(2, 4)});"
+    if kind == "iss":
+        alpha = ",".join(str(rng.randint(-1, 1)) for _ in range(len(loop)))
+        return f"iss({loop}, {{{alpha} | | {params} | {rng.randint(-2, 6)}}});"
+    return f"peel({loop}, {{{params} | {rng.randint(-6, 2)}}});"
+
+
+def main() -> None:
+    """Run the sequences and print the counts."""
+    seed0, count, budget = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3])
+    stats = dict(accepted=0, refused=0, run_ok=0, run_bad=0, crash=0, cg_refused=0)
+    t0 = time.time()
+    for k in range(count):
+        if time.time() - t0 > budget:
+            break
+        rng = random.Random(seed0 + k)
+        ch = RandomChooser(seed0 + k)
+        name = rng.choice(names)
+        path = EXAMPLES / f"{name}.c"
+        s = clayx.load(path)
+        for _ in range(rng.randint(0, 3)):
+            try:
+                s.apply(draw_step(ch, s.current, ALL_KINDS))
+            except ClayxError:
+                pass
+        if not s.current.schedule.loops():
+            continue
+        step = one_step(rng, s.current)
+        try:
+            s.apply(step)
+        except ClayxError:
+            stats["refused"] += 1
+            continue
+        except Exception:
+            stats["crash"] += 1
+            print("CRASH", seed0 + k, name, step)
+            traceback.print_exc()
+            continue
+        stats["accepted"] += 1
+        try:
+            code = s.code()
+        except ClayxError:
+            stats["cg_refused"] += 1
+            continue
+        d = pathlib.Path(tempfile.mkdtemp())
+        gen = d / f"{name}.c"
+        gen.write_text(code)
+        if verify(path, gen, SMALL_SIZES[name], workdir=d / "w").ok:
+            stats["run_ok"] += 1
+        else:
+            stats["run_bad"] += 1
+            print("BAD", seed0 + k, name, [str(e.step) for e in s.entries])
+    print(stats, f"{time.time() - t0:.0f}s")
+
+
+if __name__ == "__main__":
+    main()
