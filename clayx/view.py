@@ -540,34 +540,38 @@ def refusal_loop(scop: Scop, violation) -> Beta | None:
 
 
 def code_excerpt(scop: Scop, loop: Beta, *, context: int = 2, max_lines: int = 14,
-                 target: str = "c") -> list[str]:
+                 target: str = "c") -> tuple[list[str], str | None]:
     """The code of ``scop`` around the loop at ``loop`` (or, when the
     schedule has no such loop, its innermost enclosing one), read from the
-    loop spans of the generated region: ``context`` lines before, the loop
-    (cut to ``max_lines``), with a ``>`` gutter on the loop's ``for`` line
-    and ``|`` on the rest of the loop.  Empty when no loop is printed."""
+    loop spans of the generated region (:meth:`GeneratedRegion.spans
+    <clayx.codegen.GeneratedRegion.spans>`), and the loop's printed
+    iterator.  The lines: ``context`` lines before and after, the loop (cut
+    to ``max_lines``), dedented, with a ``>`` gutter on the loop's ``for``
+    line and ``|`` on the rest of the loop.  ``([], None)`` when the loop is
+    not printed as a ``for``."""
     from .codegen import generate
-    sched = scop.schedule
+    loops = set(scop.schedule.loops())
     loop = tuple(loop)
-    loops = set(sched.loops())
     while loop and loop not in loops:
         loop = loop[:-1]
     if not loop:
-        return []
+        return [], None
     gen = generate(scop, target=target)
     spans = gen.spans(loop)
     if not spans:
-        return []
+        return [], None
     sp = spans[0]
     lo = max(0, sp.first - context)
     hi = min(len(gen.lines) - 1, sp.last + context, sp.header + max_lines - 1)
+    shown = gen.lines[lo:hi + 1]
+    cut = min((len(ln) - len(ln.lstrip()) for ln in shown if ln.strip()), default=0)
     out = []
-    for i in range(lo, hi + 1):
+    for i, ln in zip(range(lo, hi + 1), shown):
         gutter = ">" if i == sp.header else "|" if sp.first <= i <= sp.last else " "
-        out.append(f"{gutter} {gen.lines[i]}")
+        out.append(f"{gutter} {ln[cut:]}".rstrip())
     if hi < sp.last:
         out.append(f"| … ({sp.last - hi} more lines of the loop)")
-    return out
+    return out, sp.name
 
 
 # --- files ------------------------------------------------------------------------------------

@@ -170,6 +170,10 @@ def run(argv: Sequence[str] | None = None, stdout=None, stderr=None, stdin=None)
         print(f"clayx: refused: {e}", file=stderr)
         return EXIT_ILLEGAL
     except ClayxError as e:
+        caret = _argument_caret(e, getattr(args, "script_text", None))
+        if caret:
+            print(f"clayx: error: {caret}", file=stderr)
+            return EXIT_ERROR
         # an error about no place in the input (code generation…) names the file
         where = ("" if getattr(e, "line", None) is not None or getattr(e, "path", None)
                  or not args.file else f"{args.file}: ")
@@ -184,6 +188,27 @@ def run(argv: Sequence[str] | None = None, stdout=None, stderr=None, stdin=None)
     else:
         stdout.write(out)
     return EXIT_OK
+
+
+def _argument_caret(e: ClayxError, script) -> str | None:
+    """A step's argument error as the prompt shows it: ``NAME:LINE:COL:``
+    at the offending argument (:func:`clayx.script.argument_position`), the
+    message, the script line and a caret under the argument; None when the
+    error has no place in a script."""
+    from clayx.errors import DirectiveError
+    from clayx.script import argument_position
+    if not isinstance(e, DirectiveError) or e.line is None or not script or not script[0]:
+        return None
+    text, name = script
+    line, col = e.line, e.column or 1
+    if e.argument is not None:
+        line, col = argument_position(text, line, col, e.argument)
+    lines = text.split("\n")
+    src = lines[line - 1] if 0 < line <= len(lines) else ""
+    step = f"error in {e.directive}: " if e.directive else ""
+    arg = f"argument {e.argument}: " if e.argument is not None else ""
+    return (f"{name}:{line}:{col}: {step}{arg}{e.message}\n"
+            f"  {src}\n  {' ' * (col - 1)}^")
 
 
 def _script_text(args, stdin, path: Path, scop) -> tuple[str | None, str | None]:
@@ -243,6 +268,7 @@ def _main(args, stdin=None, stderr=None) -> str:
     # the script is read (a file that cannot be read is an error, as in Clay)
     # but parsed only when there is a SCoP to apply it to
     text, name = _script_text(args, stdin, path, scops[0] if scops else None)
+    args.script_text = (text, name)    # for the caret of an argument error
     if not scops:           # an OpenScop file without a SCoP (osl's NULL scop):
         return _null_scop(args)     # Clay prints "# NULL scop" and never parses the script
     session = Session(scops[0], others=tuple(scops[1:]))

@@ -26,6 +26,7 @@ from rich.text import Text
 from clayx.errors import (ClayxError, DirectiveError, LegalityError,
                           ScriptSyntaxError)
 from clayx.model import ClaySchedule, Scop
+from clayx.script import argument_position
 from clayx.view import (CARRIED, TIED, alpha_labels, dependence_rows, fmt_beta,
                         short, tree_lines)
 
@@ -338,47 +339,6 @@ def _caret(text: str, line: int, column: int) -> Text:
     return out
 
 
-def argument_position(text: str, line: int, column: int, argument: int) -> tuple[int, int]:
-    """The (line, column) of the ``argument``-th (1-based) argument of the
-    call whose name starts at (``line``, ``column``) of ``text``; the call's
-    own position when it cannot be found."""
-    lines = text.split("\n")
-    if not (0 < line <= len(lines)):
-        return line, column
-    i = text.find("(", sum(len(ln) + 1 for ln in lines[:line - 1]) + column - 1)
-    if i < 0:
-        return line, column
-    starts, depth, i = [i + 1], 0, i + 1
-    while i < len(text):
-        ch = text[i]
-        if ch == '"':                      # skip a string
-            i += 1
-            while i < len(text) and text[i] != '"':
-                i += 2 if text[i] == "\\" else 1
-        elif ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            if depth == 0:
-                break
-            depth -= 1
-        elif ch == "," and depth == 0:
-            starts.append(i + 1)
-        i += 1
-    if not 0 < argument <= len(starts):
-        return line, column
-    j = starts[argument - 1]
-    while j < len(text) and text[j] in " \t\n":
-        j += 1
-    return _line_col(text, j)
-
-
-def _line_col(text: str, offset: int) -> tuple[int, int]:
-    before = text[:offset]
-    ln = before.count("\n") + 1
-    col = offset - (before.rfind("\n") + 1) + 1
-    return ln, col
-
-
 #: Broken dependences detailed in a refusal (the count says how many more).
 MAX_VIOLATIONS = 3
 
@@ -425,6 +385,28 @@ def violation(v) -> Text:
     return out
 
 
+def refusal_code(e: LegalityError) -> Text:
+    """Where a refusal breaks: ``loop [0, 1] (j)`` and the code the step
+    would make around it, the loop's ``for`` line marked ``>`` (from
+    :attr:`LegalityError.excerpt <clayx.errors.LegalityError.excerpt>`)."""
+    out = Text()
+    if e.where is None:
+        return out
+    out.append("  it breaks at ")
+    out.append(e.where, style="bold")
+    if not e.excerpt:
+        out.append("\n")
+        return out
+    out.append(" (marked > in the code the step would make):\n")
+    hl = highlight_c("\n".join(ln[2:] for ln in e.excerpt)).split("\n", allow_blank=True)
+    for ln, code in zip(e.excerpt, hl):
+        out.append("    ")
+        out.append(ln[:2], style="bold red" if ln[0] == ">" else "dim")
+        out.append_text(code)
+        out.append("\n")
+    return out
+
+
 def error(e: ClayxError, text: str | None = None, *, steps: int | None = None) -> Text:
     """A user error as shown at the prompt: legality refusals with their
     explanation (dependence, dimension, witness) and a note that nothing
@@ -444,6 +426,7 @@ def error(e: ClayxError, text: str | None = None, *, steps: int | None = None) -
         else:
             for ln in rest:
                 out.append(ln + "\n")
+        out.append_text(refusal_code(e))
         note = "nothing changed"
         if steps is not None:
             note += f" ({steps} step{'s' * (steps != 1)} applied)"

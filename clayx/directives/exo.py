@@ -29,7 +29,7 @@ import islpy as isl
 from ..model import Mark, Scop
 from .affine import shift
 from .common import Inequality, fail
-from .marks import _marked
+from .marks import with_mark
 from .params import Beta, Int
 from .registry import directive
 from .structure import peeled
@@ -170,4 +170,4 @@ def unroll_loop(scop: Scop, loop) -> Scop:
         raise fail("unroll_loop", "the loop's bounds are not constants (Exo's condition): "
                    "unroll(loop, factor) unrolls by a factor", 1)
     trip = int(hi.get_constant_val().to_python()) - int(lo.get_constant_val().to_python()) + 1
-    return _marked(scop, Mark("unroll", loop, trip))
+    return with_mark(scop, Mark("unroll", loop, trip))

@@ -25,7 +25,9 @@ from .params import Beta, Depth, Int
 from .registry import directive
 
 
-def _marked(scop: Scop, mark: Mark) -> Scop:
+def with_mark(scop: Scop, mark: Mark) -> Scop:
+    """``scop`` with ``mark`` on its loop (replacing a mark of the same kind
+    there); the schedule's dates are unchanged."""
     sched = scop.schedule
     marks = tuple(m for m in sched.marks if (m.kind, m.loop) != (mark.kind, mark.loop))
     return replace(scop, schedule=ClaySchedule(sched.relations, marks + (mark,)))
@@ -73,7 +75,7 @@ def parallelize(scop: Scop, beta, depth: int | None = None) -> Scop:
     loop (checked by the session).  Dates are unchanged.
     """
     loop = beta[:len(beta) if depth is None else depth]
-    return _marked(scop, Mark("parallel", loop, None))
+    return with_mark(scop, Mark("parallel", loop, None))
 
 
 @directive("vectorize", Beta("beta", loop=True),
@@ -100,7 +102,7 @@ def vectorize(scop: Scop, beta, depth: int | None = None) -> Scop:
     if loop_inside(scop.schedule, loop) is not None:
         raise DirectiveError("the loop is not innermost", directive="vectorize",
                              argument=2 if depth is not None else 1)
-    return _marked(scop, Mark("vectorize", loop, None))
+    return with_mark(scop, Mark("vectorize", loop, None))
 
 
 @directive("unroll", Beta("beta", loop=True), Int("factor", positive=True), kind="mark")
@@ -117,4 +119,4 @@ def unroll(scop: Scop, beta, factor: int) -> Scop:
     are unchanged).  Exo's ``unroll_loop(loop)`` (the whole loop) is
     :func:`unroll_loop`.
     """
-    return _marked(scop, Mark("unroll", beta, factor))
+    return with_mark(scop, Mark("unroll", beta, factor))
