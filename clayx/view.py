@@ -37,12 +37,12 @@ from typing import Callable, Sequence
 
 import islpy as isl
 
-from .analysis import dependences as _dependences_of   # noqa: F401  (re-exported below)
+from .analysis import dependences as _dependences_of
 from .analysis.legality import CARRIED, REVERSED, TIED, carried_depth, is_legal, violations
 from .errors import ClayxError
 from .model import Beta, ClaySchedule, Relation, Scop
 
-__all__ = ["CARRIED", "REVERSED", "TIED", "Changes", "DependenceRow", "TreeLine",
+__all__ = ["CARRIED", "REVERSED", "ROLES", "TIED", "Changes", "DependenceRow", "TreeLine",
            "alpha_labels", "changes", "code_excerpt", "dependence_rows", "dependences",
            "embedded_script", "fmt_beta", "is_legal", "loop_hint", "loop_label",
            "read_scops", "read_script", "refusal_loop", "short", "statement_hint",
