@@ -176,16 +176,17 @@ def private_imports(sources: dict[str, tuple[str, bool]]) -> list[str]:
 
 
 def forbidden(sources: dict[str, tuple[str, bool]], prefix: str, library: str,
-              allowed: frozenset[str]) -> list[str]:
+              allowed: frozenset[str], library_modules=()) -> list[str]:
     """``module:line: target`` for every import, anywhere in a module under
-    ``prefix``, of a ``library`` module outside ``allowed``."""
-    lib_known = {m for m in allowed}
+    ``prefix``, of a ``library`` module outside ``allowed``
+    (``library_modules``: the library's module names, so that ``from lib
+    import analysis`` is known as the module ``lib.analysis``)."""
+    known = set(sources) | set(allowed) | set(library_modules)
     bad = []
     for m, (src, is_pkg) in sources.items():
         if not m.startswith(prefix):
             continue
-        for target, _names, line in imports(m, src, is_pkg, set(sources) | lib_known,
-                                            top_level_only=False):
+        for target, _names, line in imports(m, src, is_pkg, known, top_level_only=False):
             if (target == library or target.startswith(library + ".")) \
                     and target not in allowed:
                 bad.append(f"{m}:{line}: {target}")
@@ -246,10 +247,11 @@ def test_checker_finds_private_and_forbidden_imports():
     ui = _synthetic({"ui.__init__": "",
                      "ui.app": "import lib\nfrom lib.session import S\n"
                                "def f():\n    from lib.analysis import deps\n"
-                               "    from lib import frontend\n",
-                     "lib.frontend": ""})
-    assert forbidden(ui, "ui", "lib", frozenset({"lib", "lib.session"})) == [
-        "ui.app:4: lib.analysis", "ui.app:5: lib.frontend"]
+                               "    from lib import frontend, load\n"
+                               "    import lib.directives.common\n"})
+    assert forbidden(ui, "ui", "lib", frozenset({"lib", "lib.session"}),
+                     {"lib.frontend", "lib.directives.common"}) == [
+        "ui.app:4: lib.analysis", "ui.app:5: lib.frontend", "ui.app:6: lib.directives.common"]
 
 
 # --- the rules on the code ------------------------------------------------------------------
@@ -264,7 +266,7 @@ def test_the_checker_reads_the_real_code():
 
 
 def test_repl_imports_only_the_public_faces():
-    bad = forbidden(_repl_sources(), "clayx_repl", "clayx", REPL_PUBLIC)
+    bad = forbidden(_repl_sources(), "clayx_repl", "clayx", REPL_PUBLIC, _library_sources())
     assert bad == [], "repl/ imports library internals:\n" + "\n".join(bad)
 
 
