@@ -29,7 +29,7 @@ Nothing here changes a schedule.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from math import lcm
 from pathlib import Path
@@ -541,8 +541,9 @@ def refusal_loop(scop: Scop, violation) -> Beta | None:
 
 def code_excerpt(scop: Scop, loop: Beta, *, context: int = 2, max_lines: int = 14,
                  target: str = "c") -> tuple[list[str], str | None]:
-    """The code of ``scop`` around the loop at ``loop`` (or, when the
-    schedule has no such loop, its innermost enclosing one), read from the
+    """The code of ``scop``'s top-level nest holding the loop at ``loop``
+    (or, when the schedule has no such loop, its innermost enclosing one)
+    around that loop, read from the
     loop spans of the generated region (:meth:`GeneratedRegion.spans
     <clayx.codegen.GeneratedRegion.spans>`), and the loop's printed
     iterator.  The lines: ``context`` lines before and after, the loop (cut
@@ -556,6 +557,11 @@ def code_excerpt(scop: Scop, loop: Beta, *, context: int = 2, max_lines: int = 1
         loop = loop[:-1]
     if not loop:
         return [], None
+    sched = scop.schedule
+    if len(sched.children(())) > 1:         # only the top-level nest of the loop
+        scop = replace(scop, schedule=ClaySchedule(
+            tuple(r for r in sched.relations if r.beta[0] == loop[0]),
+            tuple(m for m in sched.marks if m.loop[:1] == loop[:1])))
     gen = generate(scop, target=target)
     spans = gen.spans(loop)
     if not spans:
