@@ -122,4 +122,53 @@ class LegalityError(ClayxError):
         self.total = total
         self.directive = directive
         self.message = message
+        #: the β-prefix of the loop at the dimension where the first
+        #: violation breaks (in the refused schedule), and its α label
+        #: (``(0, 1)``, ``"j"``); None when not located
+        self.loop: tuple[int, ...] | None = None
+        self.loop_label: str | None = None
+        self._excerpt = None
         super().__init__(message)
+
+    def located(self, loop, label: str, excerpt) -> "LegalityError":
+        """This error with the loop where it breaks (β-prefix and α label)
+        and ``excerpt``: a function giving the code lines around that loop,
+        the loop marked, and the loop's printed iterator (called once, when
+        first needed: :func:`clayx.view.code_excerpt`)."""
+        self.loop, self.loop_label, self._excerpt = tuple(loop), label, excerpt
+        return self
+
+    def _code(self) -> tuple[tuple[str, ...], str | None]:
+        if callable(self._excerpt):
+            try:
+                lines, name = self._excerpt()
+                self._excerpt = (tuple(lines), name)
+            except ClayxError:
+                self._excerpt = ((), None)
+        return self._excerpt or ((), None)
+
+    @property
+    def where(self) -> str | None:
+        """``loop [0, 1] (j)``: the β-prefix of the loop where the first
+        violation breaks, and its iterator as printed in :attr:`excerpt`
+        (its α label when it is not printed as a loop)."""
+        if self.loop is None:
+            return None
+        name = self._code()[1] or self.loop_label
+        return f"loop [{', '.join(str(b) for b in self.loop)}] ({name})"
+
+    @property
+    def excerpt(self) -> tuple[str, ...]:
+        """The code the refused step would make, around :attr:`loop`: a
+        ``>`` gutter on the loop's ``for`` line, ``|`` on the rest of the
+        loop (empty when the loop is not located or not printed)."""
+        return self._code()[0]
+
+    def __str__(self) -> str:
+        if self.loop is None:
+            return self.message
+        text = f"{self.message}\n  it breaks at {self.where}"
+        if self.excerpt:
+            text += " (marked > in the code the step would make):\n" + "\n".join(
+                "    " + ln for ln in self.excerpt)
+        return text

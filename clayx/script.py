@@ -60,7 +60,7 @@ from typing import Iterable, Iterator, Union
 from .errors import DirectiveError, ScriptSyntaxError
 
 __all__ = ["Arg", "Array", "Call", "ClayList", "MAX_NESTING", "Script", "Step", "Str", "Var",
-           "clay_print", "extract_embedded", "format_arg", "to_python"]
+           "argument_position", "clay_print", "extract_embedded", "format_arg", "to_python"]
 
 _NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _KEYWORDS = frozenset({"true", "false"})
@@ -793,6 +793,48 @@ class _Parser:
 _C_SCAN = re.compile(r'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|//[^\n]*|/\*.*?\*/'
                      r'|^[ \t]*#[ \t]*pragma(?:[ \t]|/\*.*?\*/)+(scop|endscop)\b', re.S | re.M)
 _CLAY_HEAD = re.compile(r"\s*Clay\b")
+
+
+def argument_position(text: str, line: int, column: int, argument: int) -> tuple[int, int]:
+    """The (line, column) of the ``argument``-th (1-based) argument of the
+    call whose name starts at (``line``, ``column``) of ``text``; the call's
+    own position when it cannot be found.  The prompt and batch mode put
+    their caret under it."""
+    lines = text.split("\n")
+    if not (0 < line <= len(lines)):
+        return line, column
+    i = text.find("(", sum(len(ln) + 1 for ln in lines[:line - 1]) + column - 1)
+    if i < 0:
+        return line, column
+    starts, depth, i = [i + 1], 0, i + 1
+    while i < len(text):
+        ch = text[i]
+        if ch == '"':                      # skip a string
+            i += 1
+            while i < len(text) and text[i] != '"':
+                i += 2 if text[i] == "\\" else 1
+        elif ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            if depth == 0:
+                break
+            depth -= 1
+        elif ch == "," and depth == 0:
+            starts.append(i + 1)
+        i += 1
+    if not 0 < argument <= len(starts):
+        return line, column
+    j = starts[argument - 1]
+    while j < len(text) and text[j] in " \t\n":
+        j += 1
+    return _line_col(text, j)
+
+
+def _line_col(text: str, offset: int) -> tuple[int, int]:
+    before = text[:offset]
+    ln = before.count("\n") + 1
+    col = offset - (before.rfind("\n") + 1) + 1
+    return ln, col
 
 
 def extract_embedded(c_source: str) -> str | None:

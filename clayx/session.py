@@ -92,6 +92,20 @@ def _record(step):
         return None
 
 
+def _located(e: LegalityError, refused: Scop) -> LegalityError:
+    """``e`` with the loop where its first violation breaks in the
+    ``refused`` schedule (β-prefix and α label) and, when first asked, the
+    code that schedule would make around that loop
+    (:func:`clayx.view.refusal_loop`, :func:`clayx.view.code_excerpt`)."""
+    from .view import code_excerpt, loop_label, refusal_loop
+    if not e.violations or e.loop is not None:
+        return e
+    loop = refusal_loop(refused, e.violations[0])
+    if loop is None:
+        return e
+    return e.located(loop, loop_label(refused, loop), lambda: code_excerpt(refused, loop, target="omp"))
+
+
 @dataclass(frozen=True)
 class Entry:
     """One applied step: the script step, the SCoP after it, the variables
@@ -350,7 +364,10 @@ class Session:
                                    argument=e.argument, **where)
             raise e from None
         if not step.unchecked and d.check in ("dates", "marks"):
-            self._check(d, out.scop, args, self.deps if deps is None else deps)
+            try:
+                self._check(d, out.scop, args, self.deps if deps is None else deps)
+            except LegalityError as e:
+                raise _located(e, out.scop) from None
         env = dict(env)
         if step.target:
             env[step.target] = out.value

@@ -152,14 +152,9 @@ class Repl:
         """Apply the Clay script the file embeds (a ``/* Clay … */`` comment
         in C, the ``<clay>`` extension of OpenScop) step by step, as batch
         mode applies it; False when there is none."""
-        orig = self.session.original
-        text = None
-        if self.path and self.path.endswith(".scop"):
-            from clayx.frontend.openscop import scop_clay_script
-            text = scop_clay_script(orig)
-        elif orig.source is not None:
-            from clayx.script import extract_embedded
-            text = extract_embedded(orig.source)
+        from clayx.view import embedded_script
+        found = embedded_script(self.session.original, self.path)
+        text = found[0] if found else None
         if not text or not text.strip():
             return False
         self.note("the file embeds a Clay script; applying it (:reset goes back to the "

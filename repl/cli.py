@@ -148,11 +148,13 @@ def _parser() -> argparse.ArgumentParser:
     return ap
 
 
-def summary(scops) -> str:
-    """A short text summary of SCoPs: statements, β-tree, parameters,
-    dependence counts."""
-    from clayx.analysis import compute_dependences
-    from clayx.frontend.openscop import unchecked_steps
+def summary(scops, deps=None) -> str:
+    """A short text summary of SCoPs: statements, β-tree
+    (:func:`clayx.view.tree_text`, the prompt's), parameters, dependence
+    counts; ``deps`` gives the dependences of each SCoP (a session's
+    :attr:`~clayx.session.Session.deps`; None or left out: those of its
+    origin, :func:`clayx.view.dependences`)."""
+    from clayx.view import dependences, tree_text, unchecked_steps
     lines: list[str] = []
     for k, scop in enumerate(scops):
         if len(scops) > 1:
@@ -166,22 +168,9 @@ def summary(scops) -> str:
         lines.append(f"statements: {len(scop.statements)}, arrays: "
                      f"{', '.join(a.name for a in scop.arrays)}")
         lines.append("β-tree:")
-        sched = scop.schedule
-
-        def walk(prefix, indent):
-            for kid in sched.children(prefix):
-                if sched.is_loop(kid):
-                    names = "/".join(scop.iterator_names(kid))
-                    lines.append(f"{'  ' * indent}{list(kid)}  loop {names}")
-                    walk(kid, indent + 1)
-                else:
-                    r = sched.relation(kid)
-                    body = scop.statement(r.stmt).body.strip()
-                    lines.append(f"{'  ' * indent}{list(kid)}  {r.stmt}: {body}")
-
-        walk((), 1)
-        deps = compute_dependences(scop)
-        counts = deps.counts()
+        lines.append(tree_text(scop, width=10_000).rstrip("\n"))
+        d = deps[k] if deps is not None and deps[k] is not None else dependences(scop)
+        counts = d.counts()
         lines.append("dependences: " + ", ".join(f"{k} {counts.get(k, 0)}"
                                                  for k in ("RAW", "WAR", "WAW", "RAR")))
     return "\n".join(lines) + "\n"
@@ -240,6 +229,10 @@ def run(argv: Sequence[str] | None = None, stdout=None, stderr=None, stdin=None)
         print(f"clayx: refused: {e}", file=stderr)
         return EXIT_ILLEGAL
     except ClayxError as e:
+        caret = _argument_caret(e, getattr(args, "script_text", None))
+        if caret:
+            print(f"clayx: error: {caret}", file=stderr)
+            return EXIT_ERROR
         # an error about no place in the input (code generation…) names the file
         where = ("" if getattr(e, "line", None) is not None or getattr(e, "path", None)
                  or not args.file else f"{args.file}: ")
@@ -256,15 +249,32 @@ def run(argv: Sequence[str] | None = None, stdout=None, stderr=None, stdin=None)
     return EXIT_OK
 
 
+def _argument_caret(e: ClayxError, script) -> str | None:
+    """A step's argument error as the prompt shows it: ``NAME:LINE:COL:``
+    at the offending argument (:func:`clayx.script.argument_position`), the
+    message, the script line and a caret under the argument; None when the
+    error has no place in a script."""
+    from clayx.errors import DirectiveError
+    from clayx.script import argument_position
+    if not isinstance(e, DirectiveError) or e.line is None or not script or not script[0]:
+        return None
+    text, name = script
+    line, col = e.line, e.column or 1
+    if e.argument is not None:
+        line, col = argument_position(text, line, col, e.argument)
+    lines = text.split("\n")
+    src = lines[line - 1] if 0 < line <= len(lines) else ""
+    step = f"error in {e.directive}: " if e.directive else ""
+    arg = f"argument {e.argument}: " if e.argument is not None else ""
+    return (f"{name}:{line}:{col}: {step}{arg}{e.message}\n"
+            f"  {src}\n  {' ' * (col - 1)}^")
+
+
 def _script_text(args, stdin, path: Path, scop) -> tuple[str | None, str | None]:
     """The script to apply and its name: ``--script`` (``-``: standard
     input), else the script embedded in the file (Clay: the ``<clay>``
     extension)."""
-    from clayx.errors import ScriptSyntaxError
-    from clayx.frontend.text import decode, read_text
-
-    def bad_text(name: str):
-        return lambda m, line, col: ScriptSyntaxError(m, line=line, column=col, path=name)
+    from clayx.view import embedded_script, read_script
 
     if args.script == "-":
         try:
@@ -272,21 +282,15 @@ def _script_text(args, stdin, path: Path, scop) -> tuple[str | None, str | None]
         except (OSError, ValueError) as e:   # closed or unreadable
             raise ClayxError(f"cannot read the script from standard input: {e}") from None
         if isinstance(data, bytes):
-            data = decode(data, bad_text("<stdin>"))
+            data = read_script(data, "<stdin>", ClayxError)
         return data, "<stdin>"
     if args.script:
-        return read_text(args.script, bad_text(args.script),
-                         lambda why: ClayxError(f"cannot read script {args.script}: {why}")
-                         ), args.script
+        return read_script(args.script, args.script,
+                           lambda why: ClayxError(f"cannot read script {args.script}: {why}")
+                           ), args.script
     if scop is None:
         return None, None
-    if path.suffix == ".scop":
-        from clayx.frontend.openscop import scop_clay_script
-        return scop_clay_script(scop), f"{path} <clay>"
-    if scop.source is not None:
-        from clayx.script import extract_embedded
-        return extract_embedded(scop.source), f"{path} /* Clay */"
-    return None, None
+    return embedded_script(scop, path) or (None, None)
 
 
 def _isatty(f) -> bool:
@@ -339,7 +343,7 @@ def script_text(result, what: str) -> str:
 
 
 def _main(args, stdin=None, stderr=None) -> str:
-    from clayx.frontend import load
+    from clayx.view import read_scops as load
     if args.demo:
         from clayx.codegen import generate_region
         from .app import demo_hint
@@ -358,6 +362,7 @@ def _main(args, stdin=None, stderr=None) -> str:
     # the script is read (a file that cannot be read is an error, as in Clay)
     # but parsed only when there is a SCoP to apply it to
     text, name = _script_text(args, stdin, path, scops[0] if scops else None)
+    args.script_text = (text, name)    # for the caret of an argument error
     if not scops:           # an OpenScop file without a SCoP (osl's NULL scop):
         return _null_scop(args)     # Clay prints "# NULL scop" and never parses the script
     session = Session(scops[0], others=tuple(scops[1:]))
@@ -393,7 +398,8 @@ def _main(args, stdin=None, stderr=None) -> str:
         return _cuda(session, args)
     if args.run:
         return _measure(session, args)
-    return summary([session.current, *session.others])
+    return summary([session.current, *session.others],
+                   deps=[session.deps] + [None] * len(session.others))
 
 
 def _measure(session, args) -> str:
@@ -465,9 +471,9 @@ def _need_bodies(scops) -> None:
 def _null_scop(args) -> str:
     """What a file without a SCoP gives: Clay's ``# NULL scop`` as OpenScop,
     no code, a one-line summary."""
-    from clayx.frontend.openscop import NULL_SCOP
+    from clayx.view import write_openscop
     if args.emit == "scop":
-        return NULL_SCOP
+        return write_openscop([])
     if args.emit in ("c", "omp"):
         return ""
     return "no SCoP (the file holds no <OpenScop> block)\n"
@@ -476,7 +482,7 @@ def _null_scop(args) -> str:
 def _region(scop, args) -> str:
     """The code of a further SCoP of an OpenScop file (untransformed)."""
     from clayx.codegen import generate_region
-    from clayx.frontend.openscop import unchecked_steps
+    from clayx.view import unchecked_steps
     if unchecked_steps(scop) is not None and not args.unchecked:
         raise LegalityError("cannot generate code: a SCoP of the file was read with a record "
                             "(<clayx_unchecked>) of steps applied without the legality "
@@ -487,12 +493,12 @@ def _region(scop, args) -> str:
 def _openscop(session, path: Path, unchecked: bool, applied_clay: bool) -> str:
     """``--emit scop``: the transformed SCoP, then the file's other SCoPs as
     read (an OpenScop file may hold several, which Clay prints all)."""
-    from clayx.frontend.openscop import write_all
+    from clayx.view import write_openscop
     if session.others and session.current.source is not None:
         raise ClayxError(f"{path} has {1 + len(session.others)} SCoPs; clayx writes the "
                          "OpenScop of a C file with one")
     first = session.openscop(unchecked=unchecked, clay_script=not applied_clay)
-    return first + (write_all(session.others, banner=False) if session.others else "")
+    return first + (write_openscop(session.others, banner=False) if session.others else "")
 
 
 def _print_outputs(entries, session, stderr) -> None:

@@ -33,7 +33,7 @@ from prompt_toolkit.document import Document
 
 from clayx.model import Scop
 
-from .render import fmt_beta, loop_hint, loop_label, short, statement_hint
+from clayx.view import fmt_beta, loop_hint, loop_label, short, statement_hint
 
 __all__ = ["CallContext", "ClayCompleter", "call_context", "mask_script"]
 

@@ -106,3 +106,46 @@ def test_console_script_exit_status(tmp_path):
     r = subprocess.run([sys.executable, "-m", "clayx_repl.cli", str(tmp_path / "none.c")],
                        capture_output=True, text=True)
     assert r.returncode == 1
+
+
+def _readme_commands(section: str):
+    """``(stdin text, argv, expected stderr lines)`` of every ``$ echo '…' |
+    clayx …`` or ``$ printf '…' | clayx …`` block of a README section."""
+    import re
+    import shlex
+    for block in re.findall(r"```\n\$ (.*?)```", section, re.S):
+        cmd, *expected = block.rstrip("\n").split("\n")
+        producer, _, command = cmd.partition(" | ")
+        word, arg = shlex.split(producer)
+        text = arg + "\n" if word == "echo" else arg.replace("\\n", "\n")
+        argv = shlex.split(command)
+        assert argv[0] == "clayx"
+        yield text, argv[1:], expected
+
+
+def test_readme_refusal_example():
+    """The README's refusal and argument-error examples are what the
+    command prints for the file it shows (run from the repository root);
+    the C excerpt it shows is that file's SCoP."""
+    import os
+    readme = (ROOT / "README.md").read_text()
+    sec = readme[readme.index("A refused step says why"):readme.index("Directives use Clay's")]
+    shown = sec[sec.index("```c\n") + 5:]
+    shown = shown[:shown.index("```")]
+    src = (ROOT / "examples" / "readme" / "prefix.c").read_text()
+    assert shown in src
+    cases = list(_readme_commands(sec))
+    assert [argv[0] for _, argv, _ in cases] == ["examples/readme/prefix.c"] * 2
+    codes = []
+    cwd = os.getcwd()
+    os.chdir(ROOT)
+    try:
+        for text, argv, expected in cases:
+            out, err = io.StringIO(), io.StringIO()
+            codes.append(run(argv, stdout=out, stderr=err, stdin=io.StringIO(text)))
+            assert out.getvalue() == ""
+            assert err.getvalue().rstrip("\n").split("\n") == expected
+    finally:
+        os.chdir(cwd)
+    assert codes == [3, 1]
+    assert "> for (i = N - 1; i > 0; i--)" in cases[0][2][-2]

@@ -243,7 +243,8 @@ def reverse(scop: Scop, beta, depth: int) -> Scop:
                    name="reverse")
 
 
-def _interchanged(rel: Relation, d1: int, d2: int) -> Relation:
+def interchanged(rel: Relation, d1: int, d2: int) -> Relation:
+    """``rel`` with its α dimensions ``d1`` and ``d2`` (1-based) swapped."""
     n_out = rel.map.dim(isl.dim_type.out)
     outs = [out(k) for k in range(n_out)]
     outs[2 * d1 - 1], outs[2 * d2 - 1] = outs[2 * d2 - 1], outs[2 * d1 - 1]
@@ -273,7 +274,7 @@ def interchange(scop: Scop, beta, depth1: int, depth2: int, pretty: bool = True)
     rels = scop.schedule.relations_under(beta)
     if depth1 == depth2:
         return scop
-    return rewrite(scop, rels, lambda r: _interchanged(r, depth1, depth2), name="interchange")
+    return rewrite(scop, rels, lambda r: interchanged(r, depth1, depth2), name="interchange")
 
 
 @directive("reorder_loops", Beta("beta"), Depth("depth", inner=1))
@@ -290,7 +291,7 @@ def reorder_loops(scop: Scop, beta, depth: int) -> Scop:
     ``depth + 1`` loops.  Legality: checked by the session.
     """
     rels = scop.schedule.relations_under(beta)
-    return rewrite(scop, rels, lambda r: _interchanged(r, depth, depth + 1),
+    return rewrite(scop, rels, lambda r: interchanged(r, depth, depth + 1),
                    name="reorder_loops")
 
 

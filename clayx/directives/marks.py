@@ -25,7 +25,9 @@ from .params import Beta, Depth, Int
 from .registry import directive
 
 
-def _marked(scop: Scop, mark: Mark) -> Scop:
+def with_mark(scop: Scop, mark: Mark) -> Scop:
+    """``scop`` with ``mark`` on its loop (replacing a mark of the same kind
+    there); the schedule's dates are unchanged."""
     sched = scop.schedule
     marks = tuple(m for m in sched.marks if (m.kind, m.loop) != (mark.kind, mark.loop))
     return replace(scop, schedule=ClaySchedule(sched.relations, marks + (mark,)))
@@ -73,7 +75,7 @@ def parallelize(scop: Scop, beta, depth: int | None = None) -> Scop:
     loop (checked by the session).  Dates are unchanged.
     """
     loop = beta[:len(beta) if depth is None else depth]
-    return _marked(scop, Mark("parallel", loop, None))
+    return with_mark(scop, Mark("parallel", loop, None))
 
 
 @directive("vectorize", Beta("beta", loop=True),
@@ -100,7 +102,7 @@ def vectorize(scop: Scop, beta, depth: int | None = None) -> Scop:
     if loop_inside(scop.schedule, loop) is not None:
         raise DirectiveError("the loop is not innermost", directive="vectorize",
                              argument=2 if depth is not None else 1)
-    return _marked(scop, Mark("vectorize", loop, None))
+    return with_mark(scop, Mark("vectorize", loop, None))
 
 
 #: gcc's largest ``#pragma GCC unroll`` argument.
@@ -115,7 +117,7 @@ def unroll_marked(scop: Scop, loop, factor: int, name: str, argument: int) -> Sc
         raise DirectiveError(f"the unroll factor {factor} is above gcc's limit "
                              f"({GCC_UNROLL_MAX}) for '#pragma GCC unroll'",
                              directive=name, argument=argument)
-    return _marked(scop, Mark("unroll", tuple(loop), factor))
+    return with_mark(scop, Mark("unroll", tuple(loop), factor))
 
 
 @directive("unroll_mark", Beta("beta", loop=True), Int("factor", positive=True), kind="mark")

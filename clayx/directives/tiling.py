@@ -20,7 +20,7 @@ import islpy as isl
 
 from ..errors import DirectiveError
 from ..model import Mark, Relation, Scop
-from .affine import _interchanged, alpha, out, rewrite, transform
+from .affine import alpha, interchanged, out, rewrite, transform
 from .params import BLOCK_VALUE, DEPTH_OVERFLOW, Beta, Depth, Int
 from .registry import directive
 
@@ -190,7 +190,7 @@ def tile(scop: Scop, beta, depth: int, depth_outer: int, size: int) -> Scop:
 
     def rot(r: Relation) -> Relation:
         for d in range(depth, depth_outer, -1):
-            r = _interchanged(r, d - 1, d)
+            r = interchanged(r, d - 1, d)
         return r
 
     return _stripmine(scop, name, beta, depth, size, then=rot)
