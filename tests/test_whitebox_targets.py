@@ -90,11 +90,13 @@ def _reversed(scop, target) -> isl.UnionMap:
     return d.apply_range(isl.UnionMap.from_map(neg))
 
 
-@pytest.mark.parametrize("name", SCRIPTED)
-def test_reversed_target_is_refused_with_a_witness(name):
-    orig = DATA / f"{name}.orig.scop"
-    s = clayx.load(orig)
-    bad = _reversed(s.original, DATA / f"{name}.target.scop")
+ALL = [(f"{n}.orig.scop", f"{n}.target.scop") for n in SCRIPTED] + [h[:2] for h in HAND]
+
+
+@pytest.mark.parametrize("orig,target", ALL, ids=[a[1] for a in ALL])
+def test_reversed_target_is_refused_with_a_witness(orig, target):
+    s = clayx.load(DATA / orig)
+    bad = _reversed(s.original, DATA / target)
     with pytest.raises(LegalityError) as e:
         clayx.whitebox(s, bad)
     msg = str(e.value)
