@@ -162,7 +162,7 @@ def _unroll(scop: Scop, loop, factor: int, name: str, epilog: bool) -> Scop:
     return rebuild(scop, pairs)
 
 
-@directive("unroll", Beta("loop", lookup=False), Int("factor"))
+@directive("unroll", Beta("loop", loop=True, lookup=False), Int("factor"))
 def unroll(scop: Scop, loop, factor: int) -> Scop:
     """Unroll a loop by ``factor`` (Clay's ``unroll``, reference 5.17): the
     loop steps by ``factor`` and holds ``factor`` copies of its body, the
@@ -192,7 +192,7 @@ def unroll(scop: Scop, loop, factor: int) -> Scop:
     return _unroll(scop, loop, factor, "unroll", epilog=True)
 
 
-@directive("unroll_noepilog", Beta("loop", lookup=False), Int("factor"))
+@directive("unroll_noepilog", Beta("loop", loop=True, lookup=False), Int("factor"))
 def unroll_noepilog(scop: Scop, loop, factor: int) -> Scop:
     """Unroll a loop by ``factor`` without an epilog (Clay's
     ``unroll_noepilog``, reference 5.17): as :func:`unroll`, for a loop
