@@ -328,6 +328,7 @@ CATALOGUE = [
     # wrong factor
     ("grain([9],0,0);", "wrong factor"),                               # before depth and β
     ("unroll([9],0);", "wrong factor"),                                # before the lookup
+    ("unroll([0],70000);", "wrong factor: clayx unrolls by at most 16"),
     ("reshape([9],1,1,0);", "the beta vector was not found"),          # 9.9: lookup first
     ("reshape([0],1,1,0);", "wrong factor"),
     # the depth is not 'outer', before the β

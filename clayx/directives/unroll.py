@@ -42,6 +42,10 @@ from .registry import directive
 
 _dt = isl.dim_type
 
+#: The largest factor: each statement gets ``factor`` relations, and the
+#: legality check and code generation grow with them (16: seconds).
+MAX_FACTOR = 16
+
 
 def _lowered(domain: isl.Set, k: int, f: int) -> isl.Set:
     """Clay's domain edit: every inequality with a negative coefficient on
@@ -99,6 +103,10 @@ def _unroll(scop: Scop, loop, factor: int, name: str, epilog: bool) -> Scop:
         raise fail(name, f"{WRONG_FACTOR}: the factor must be positive, got {factor}", 2)
     if factor == 1:
         return scop
+    if factor > MAX_FACTOR:
+        raise fail(name, f"{WRONG_FACTOR}: clayx unrolls by at most {MAX_FACTOR} in the "
+                   f"schedule, got {factor} (unroll_mark({list(loop)}, {factor}) asks the "
+                   "compiler)", 2)
     rels = clay_matching(scop, loop)
     if not rels:
         raise fail(name, NOT_FOUND, 1)
@@ -130,15 +138,13 @@ def _unroll(scop: Scop, loop, factor: int, name: str, epilog: bool) -> Scop:
             beta = loop + (r.beta[k] + nb * m,) + r.beta[k + 1:]
             new.append(Relation(r.stmt, r.beta, cm).with_beta(beta))
             covered.append(cm.domain())
-        for a in range(len(covered)):
-            for b in range(a):
-                if not covered[a].intersect(covered[b]).intersect_params(ctx).is_empty():
-                    raise fail(name, f"the loop's dimension is not {st.iterators[k - 1]} for "
-                               f"{r.stmt}: its unrolled copies would overlap", 1)
-        rest = dom
-        for c in covered:
-            rest = rest.subtract(c)
-        rest = rest.coalesce()
+        union = covered[0]
+        for c in covered[1:]:
+            if not c.intersect(union).intersect_params(ctx).is_empty():
+                raise fail(name, f"the loop's dimension is not {st.iterators[k - 1]} for "
+                           f"{r.stmt}: its unrolled copies would overlap", 1)
+            union = union.union(c)
+        rest = dom.subtract(union).coalesce()
         if epilog:
             e = Relation(r.stmt, r.beta, r.map.intersect_domain(rest))
             new.append(e.with_beta(loop[:-1] + (loop[-1] + 1,) + r.beta[k:]))
@@ -185,8 +191,8 @@ def unroll(scop: Scop, loop, factor: int) -> Scop:
     statements.
 
     Checks, in Clay's order: ``loop`` not empty; ``factor`` not 0 ("wrong
-    factor"; negative too); found; every matching β a loop over its
-    statements' original iterators.
+    factor"; negative too, and above 16); found; every matching β a loop
+    over its statements' original iterators.
     Legality: checked against all dependences after the step.
     """
     return _unroll(scop, loop, factor, "unroll", epilog=True)
