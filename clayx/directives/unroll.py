@@ -134,7 +134,9 @@ def _unroll(scop: Scop, loop, factor: int, name: str, epilog: bool) -> Scop:
         covered = [main_dom]
         for m in range(1, factor):
             t = _shift_rel(st.domain.get_space(), k - 1, m)
-            cm = t.reverse().apply_range(main).intersect_domain(st.domain)
+            # the copy runs instances of this relation only (another
+            # relation of the statement, after an iss, schedules the rest)
+            cm = t.reverse().apply_range(main).intersect_domain(dom)
             beta = loop + (r.beta[k] + nb * m,) + r.beta[k + 1:]
             new.append(Relation(r.stmt, r.beta, cm).with_beta(beta))
             covered.append(cm.domain())
@@ -165,7 +167,34 @@ def _unroll(scop: Scop, loop, factor: int, name: str, epilog: bool) -> Scop:
             b[k - 1] += 1
             new = r.with_beta(tuple(b))
         pairs.append((r, new))
-    return rebuild(scop, pairs)
+    out = rebuild(scop, pairs)
+    for st in {r.stmt for r in rels}:
+        if not _scheduled_once(out, st, _instances(scop, st)):
+            raise fail(name, f"the unrolled relations of {st} would not run each of its "
+                       "instances exactly once", 1)
+    return out
+
+
+def _instances(scop: Scop, stmt: str) -> isl.Set:
+    """The instances of ``stmt`` that ``scop``'s relations schedule."""
+    dom = scop.statement(stmt).domain.intersect_params(scop.context)
+    out = isl.Set.empty(dom.get_space())
+    for r in scop.schedule.of(stmt):
+        out = out.union(r.map.domain().intersect(dom))
+    return out
+
+
+def _scheduled_once(scop: Scop, stmt: str, want: isl.Set) -> bool:
+    """Whether ``scop``'s relations of ``stmt`` schedule exactly the
+    instances ``want``, each once."""
+    dom = scop.statement(stmt).domain.intersect_params(scop.context)
+    seen = isl.Set.empty(dom.get_space())
+    for r in scop.schedule.of(stmt):
+        d = r.map.domain().intersect(dom)
+        if not d.intersect(seen).is_empty():
+            return False
+        seen = seen.union(d)
+    return seen.is_equal(want)
 
 
 @directive("unroll", Beta("loop", loop=True, lookup=False), Int("factor"))
