@@ -208,8 +208,9 @@ def unroll(scop: Scop, loop, factor: int) -> Scop:
     original iterator ``it``); ``factor`` > 0 (1: nothing changes).
 
         for (j = 0; j < N; j++) { P(j); Q(j); }        unroll([0], 2)
-        ->  for (j = 0; j <= N - 3 + 1?; j += 2) { P(j); Q(j); P(j + 1); Q(j + 1); }
-            for (j = …; j < N; j++) { P(j); Q(j); }          (the epilog)
+        ->  for (j = 0; j < N - 2; j += 2) { P(j); Q(j); P(j + 1); Q(j + 1); }
+            for (j = max(0, N - 2); j < N; j++)              (the epilog: the
+              if (…) { P(j); Q(j); }                          iterations left)
 
     Exactly: the main relation is the statement's domain with every upper
     bound of ``it`` lowered by ``factor`` and ``α_k`` a multiple of it;
