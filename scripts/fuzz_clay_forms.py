@@ -81,11 +81,16 @@ def main() -> None:
         d = pathlib.Path(tempfile.mkdtemp())
         gen = d / f"{name}.c"
         gen.write_text(code)
-        if verify(path, gen, SMALL_SIZES[name], workdir=d / "w").ok:
+        try:
+            ok = verify(path, gen, SMALL_SIZES[name], workdir=d / "w").ok
+        except ClayxError as e:                 # a mismatch is raised
+            ok = False
+            print(e)
+        if ok:
             stats["run_ok"] += 1
         else:
             stats["run_bad"] += 1
-            print("BAD", seed0 + k, name, [str(e.step) for e in s.entries])
+            print("BAD", seed0 + k, name, [str(e.step) for e in s.entries], flush=True)
     print(stats, f"{time.time() - t0:.0f}s")
 
 

@@ -228,6 +228,14 @@ def test_unroll_noepilog_needs_no_leftover():
     assert_exact_cover(s)
 
 
+def test_unroll_after_iss_copies_stay_in_their_part():
+    """After an iss the loop holds two relations of each statement: the copy
+    of the last iteration of one part must not run an iteration of the
+    other part (it would run twice)."""
+    s = session("iss([0,0],{0,1||-3}); unroll([0,0],2);").current
+    assert_exact_cover(s)
+
+
 def test_unroll_refuses_copies_that_overlap():
     """After an interchange the loop at depth 2 is j, while Clay unrolls the
     statement's 2nd original iterator k: the copies of one instance would
@@ -328,6 +336,7 @@ CATALOGUE = [
     # wrong factor
     ("grain([9],0,0);", "wrong factor"),                               # before depth and β
     ("unroll([9],0);", "wrong factor"),                                # before the lookup
+    ("unroll([0],70000);", "wrong factor: clayx unrolls by at most 16"),
     ("reshape([9],1,1,0);", "the beta vector was not found"),          # 9.9: lookup first
     ("reshape([0],1,1,0);", "wrong factor"),
     # the depth is not 'outer', before the β
@@ -413,6 +422,8 @@ DIFFERENTIAL = [
     ("jacobi-1d", "unroll([0,0],4);"),
     ("atax", "unroll([1,1],2); unroll([1],3);"),
     ("2mm", "unroll([0],2);"),
+    ("gemm", "iss([0],{1||-3}); unroll([0,1],2);"),
+    ("jacobi-1d", "iss([0,0],{1||-5}); unroll([0,0],3);"),
     ("gemm", "unroll([0,1],2); unroll([0,1,0],2); unroll([0,1,2],3);"),
 ]
 

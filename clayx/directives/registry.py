@@ -256,6 +256,9 @@ def listing() -> str:
         al = f"   aliases: {', '.join(d.aliases)}" if d.aliases else ""
         lines.append(f"{d.signature}   [{d.kind}]{al}")
     lines.append("")
+    lines.append("unroll and unroll_noepilog unroll in the schedule (Clay's); unroll_mark and "
+                 "unroll_loop mark a loop for the compiler (#pragma GCC unroll)")
+    lines.append("")
     lines.append("names of other tools (see the README's translation table):")
     for n in sorted(FOREIGN):
         tool, use = FOREIGN[n]

@@ -42,6 +42,10 @@ from .registry import directive
 
 _dt = isl.dim_type
 
+#: The largest factor: each statement gets ``factor`` relations, and the
+#: legality check and code generation grow with them (16: seconds).
+MAX_FACTOR = 16
+
 
 def _lowered(domain: isl.Set, k: int, f: int) -> isl.Set:
     """Clay's domain edit: every inequality with a negative coefficient on
@@ -99,6 +103,10 @@ def _unroll(scop: Scop, loop, factor: int, name: str, epilog: bool) -> Scop:
         raise fail(name, f"{WRONG_FACTOR}: the factor must be positive, got {factor}", 2)
     if factor == 1:
         return scop
+    if factor > MAX_FACTOR:
+        raise fail(name, f"{WRONG_FACTOR}: clayx unrolls by at most {MAX_FACTOR} in the "
+                   f"schedule, got {factor} (unroll_mark({list(loop)}, {factor}) asks the "
+                   "compiler)", 2)
     rels = clay_matching(scop, loop)
     if not rels:
         raise fail(name, NOT_FOUND, 1)
@@ -126,19 +134,19 @@ def _unroll(scop: Scop, loop, factor: int, name: str, epilog: bool) -> Scop:
         covered = [main_dom]
         for m in range(1, factor):
             t = _shift_rel(st.domain.get_space(), k - 1, m)
-            cm = t.reverse().apply_range(main).intersect_domain(st.domain)
+            # the copy runs instances of this relation only (another
+            # relation of the statement, after an iss, schedules the rest)
+            cm = t.reverse().apply_range(main).intersect_domain(dom)
             beta = loop + (r.beta[k] + nb * m,) + r.beta[k + 1:]
             new.append(Relation(r.stmt, r.beta, cm).with_beta(beta))
             covered.append(cm.domain())
-        for a in range(len(covered)):
-            for b in range(a):
-                if not covered[a].intersect(covered[b]).intersect_params(ctx).is_empty():
-                    raise fail(name, f"the loop's dimension is not {st.iterators[k - 1]} for "
-                               f"{r.stmt}: its unrolled copies would overlap", 1)
-        rest = dom
-        for c in covered:
-            rest = rest.subtract(c)
-        rest = rest.coalesce()
+        union = covered[0]
+        for c in covered[1:]:
+            if not c.intersect(union).intersect_params(ctx).is_empty():
+                raise fail(name, f"the loop's dimension is not {st.iterators[k - 1]} for "
+                           f"{r.stmt}: its unrolled copies would overlap", 1)
+            union = union.union(c)
+        rest = dom.subtract(union).coalesce()
         if epilog:
             e = Relation(r.stmt, r.beta, r.map.intersect_domain(rest))
             new.append(e.with_beta(loop[:-1] + (loop[-1] + 1,) + r.beta[k:]))
@@ -159,10 +167,37 @@ def _unroll(scop: Scop, loop, factor: int, name: str, epilog: bool) -> Scop:
             b[k - 1] += 1
             new = r.with_beta(tuple(b))
         pairs.append((r, new))
-    return rebuild(scop, pairs)
+    out = rebuild(scop, pairs)
+    for st in {r.stmt for r in rels}:
+        if not _scheduled_once(out, st, _instances(scop, st)):
+            raise fail(name, f"the unrolled relations of {st} would not run each of its "
+                       "instances exactly once", 1)
+    return out
 
 
-@directive("unroll", Beta("loop", lookup=False), Int("factor"))
+def _instances(scop: Scop, stmt: str) -> isl.Set:
+    """The instances of ``stmt`` that ``scop``'s relations schedule."""
+    dom = scop.statement(stmt).domain.intersect_params(scop.context)
+    out = isl.Set.empty(dom.get_space())
+    for r in scop.schedule.of(stmt):
+        out = out.union(r.map.domain().intersect(dom))
+    return out
+
+
+def _scheduled_once(scop: Scop, stmt: str, want: isl.Set) -> bool:
+    """Whether ``scop``'s relations of ``stmt`` schedule exactly the
+    instances ``want``, each once."""
+    dom = scop.statement(stmt).domain.intersect_params(scop.context)
+    seen = isl.Set.empty(dom.get_space())
+    for r in scop.schedule.of(stmt):
+        d = r.map.domain().intersect(dom)
+        if not d.intersect(seen).is_empty():
+            return False
+        seen = seen.union(d)
+    return seen.is_equal(want)
+
+
+@directive("unroll", Beta("loop", loop=True, lookup=False), Int("factor"))
 def unroll(scop: Scop, loop, factor: int) -> Scop:
     """Unroll a loop by ``factor`` (Clay's ``unroll``, reference 5.17): the
     loop steps by ``factor`` and holds ``factor`` copies of its body, the
@@ -173,8 +208,9 @@ def unroll(scop: Scop, loop, factor: int) -> Scop:
     original iterator ``it``); ``factor`` > 0 (1: nothing changes).
 
         for (j = 0; j < N; j++) { P(j); Q(j); }        unroll([0], 2)
-        ->  for (j = 0; j <= N - 3 + 1?; j += 2) { P(j); Q(j); P(j + 1); Q(j + 1); }
-            for (j = …; j < N; j++) { P(j); Q(j); }          (the epilog)
+        ->  for (j = 0; j < N - 2; j += 2) { P(j); Q(j); P(j + 1); Q(j + 1); }
+            for (j = max(0, N - 2); j < N; j++)              (the epilog: the
+              if (…) { P(j); Q(j); }                          iterations left)
 
     Exactly: the main relation is the statement's domain with every upper
     bound of ``it`` lowered by ``factor`` and ``α_k`` a multiple of it;
@@ -185,14 +221,14 @@ def unroll(scop: Scop, loop, factor: int) -> Scop:
     statements.
 
     Checks, in Clay's order: ``loop`` not empty; ``factor`` not 0 ("wrong
-    factor"; negative too); found; every matching β a loop over its
-    statements' original iterators.
+    factor"; negative too, and above 16); found; every matching β a loop
+    over its statements' original iterators.
     Legality: checked against all dependences after the step.
     """
     return _unroll(scop, loop, factor, "unroll", epilog=True)
 
 
-@directive("unroll_noepilog", Beta("loop", lookup=False), Int("factor"))
+@directive("unroll_noepilog", Beta("loop", loop=True, lookup=False), Int("factor"))
 def unroll_noepilog(scop: Scop, loop, factor: int) -> Scop:
     """Unroll a loop by ``factor`` without an epilog (Clay's
     ``unroll_noepilog``, reference 5.17): as :func:`unroll`, for a loop
