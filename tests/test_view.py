@@ -69,11 +69,16 @@ def test_changes_are_data_with_roles():
     assert {r for _, r in ch.lines[0]} <= set(view.ROLES) | {None}
 
 
-def test_embedded_script_of_c_and_openscop(tmp_path):
+def _kernel(tmp_path, arrays: str, loop: str, after: str = "") -> Path:
     c = tmp_path / "k.c"
-    c.write_text("double a[10];\nvoid f(void) {\n  int i;\n#pragma scop\n"
-                 "  for (i = 1; i < 10; i++)\n    a[i] = a[i] + 1;\n#pragma endscop\n}\n"
-                 "/* Clay\n   reverse([0], 1);\n */\n")
+    c.write_text(f"double {arrays};\nvoid f(void) {{\n  int i;\n#pragma scop\n"
+                 f"{loop}#pragma endscop\n}}\n{after}")
+    return c
+
+
+def test_embedded_script_of_c_and_openscop(tmp_path):
+    c = _kernel(tmp_path, "a[10]", "  for (i = 1; i < 10; i++)\n    a[i] = a[i] + 1;\n",
+                "/* Clay\n   reverse([0], 1);\n */\n")
     s = clayx.load(c)
     text, name = view.embedded_script(s.original, c)
     assert "reverse([0], 1);" in text and name == f"{c} /* Clay */"
@@ -114,10 +119,8 @@ def test_a_parallel_refusal_marks_the_pragma_and_the_loop():
 
 
 def test_a_refusal_at_a_statement_order_names_the_enclosing_loop(tmp_path):
-    c = tmp_path / "k.c"
-    c.write_text("double a[10], b[10];\nvoid f(void) {\n  int i;\n#pragma scop\n"
-                 "  for (i = 0; i < 10; i++) {\n    a[i] = i;\n    b[i] = a[i];\n  }\n"
-                 "#pragma endscop\n}\n")
+    c = _kernel(tmp_path, "a[10], b[10]",
+                "  for (i = 0; i < 10; i++) {\n    a[i] = i;\n    b[i] = a[i];\n  }\n")
     s = clayx.load(c)
     with pytest.raises(clayx.LegalityError) as info:
         s.apply("reorder([0], [1, 0]);")
