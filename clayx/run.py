@@ -160,7 +160,7 @@ class RunResult:
                           f"  speedup      {self.speedup:.2f}x   (outputs identical)"])
 
 
-def _region_seconds(output: str, exe: str) -> tuple[str, float]:
+def region_seconds(output: str, exe: str) -> tuple[str, float]:
     """(output without the timer lines, total region seconds)."""
     times = [float(m.group(2)) for m in _TIMER_LINE.finditer(output)]
     if not times:
@@ -221,7 +221,7 @@ def measure(original: str | os.PathLike, transformed_text: str,
     expected: str | None = None
     for _ in range(repeat):
         for name, (_, exe) in files.items():
-            out, seconds = _region_seconds(run(exe, timeout=timeout, env=env), exe.name)
+            out, seconds = region_seconds(run(exe, timeout=timeout, env=env), exe.name)
             if expected is None:
                 expected = out
             else:

@@ -53,8 +53,8 @@ from typing import Callable, Iterable, Mapping, Sequence
 import islpy as isl
 
 from .errors import ClayxError, VerifyError
-from .run import _region_seconds, default_compiler, default_flags, instrument, program_text
-from .verify import _run_timed, compare_outputs, compile_c
+from .run import region_seconds, default_compiler, default_flags, instrument, program_text
+from .verify import run_timed, compare_outputs, compile_c
 
 __all__ = ["Candidate", "Trial", "TuneResult", "DEFAULT_BUDGET", "NOISE", "candidate_script",
            "point_order", "tune"]
@@ -416,8 +416,8 @@ def _stages(space: _Space) -> Iterable[list[Candidate]]:
 
 def _default_timer(env: Mapping[str, str], timeout: Callable[[], float]) -> Timer:
     def timer(exe: Path, candidate: Candidate) -> tuple[str, float]:
-        out, _ = _run_timed(exe, timeout(), env)
-        return _region_seconds(out, exe.name)
+        out, _ = run_timed(exe, timeout(), env)
+        return region_seconds(out, exe.name)
     return timer
 
 

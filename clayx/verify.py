@@ -181,7 +181,7 @@ def compile_c(source_path: str | os.PathLike, exe_path: str | os.PathLike, *,
         raise err
 
 
-def _run_timed(exe_path: str | os.PathLike, timeout: float,
+def run_timed(exe_path: str | os.PathLike, timeout: float,
                env: Mapping[str, str] | None) -> tuple[str, float]:
     exe = Path(exe_path)
     # A bare relative name would be looked up on PATH.
@@ -220,7 +220,7 @@ def run(exe_path: str | os.PathLike, *, timeout: float = 60,
     non-zero status or a signal (the message shows the end of its output),
     or runs longer than ``timeout`` seconds.
     """
-    return _run_timed(exe_path, timeout, env)[0]
+    return run_timed(exe_path, timeout, env)[0]
 
 
 # ---------------------------------------------------------------------------
@@ -360,8 +360,8 @@ def _build_and_run(original: Path, generated: Path, work: Path, tag: str,
               include_dirs=include_dirs, openmp=openmp)
     compile_c(generated, exe_g, defines=defines, opt=opt,
               include_dirs=include_dirs, openmp=openmp)
-    out_o, t_o = _run_timed(exe_o, timeout, None)
-    out_g, t_g = _run_timed(exe_g, timeout, None)
+    out_o, t_o = run_timed(exe_o, timeout, None)
+    out_g, t_g = run_timed(exe_g, timeout, None)
     return out_o, out_g, t_o, t_g
 
 

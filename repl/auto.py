@@ -31,6 +31,7 @@ from rich.table import Table
 from rich.text import Text
 
 from clayx.codegen import generate_region
+from clayx.view import loop_label
 
 from . import render
 from .commands import CommandError, command, load_script
@@ -243,7 +244,7 @@ def _show(repl, p: Pending) -> None:
     repl.print(grid)
     marks = [m for m in r.scop.schedule.marks if m.kind == "parallel"]
     if marks:
-        loops = "; ".join(f"{list(m.loop)} {render.loop_label(r.scop, m.loop)}" for m in marks)
+        loops = "; ".join(f"{list(m.loop)} {loop_label(r.scop, m.loop)}" for m in marks)
         repl.print(Text(f"parallel loops: {loops}", style="magenta"))
     else:
         repl.note("no parallel loop")

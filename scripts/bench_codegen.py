@@ -54,11 +54,11 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import clayx  # noqa: E402
-from clayx.run import _region_seconds, default_compiler, default_flags, instrument  # noqa: E402
+from clayx.run import region_seconds, default_compiler, default_flags, instrument  # noqa: E402
 from clayx.run import program_text  # noqa: E402
 from clayx.session import Session  # noqa: E402
 from clayx.tune import Candidate, candidate_script, tune  # noqa: E402
-from clayx.verify import _run_timed, compare_outputs, compile_c  # noqa: E402
+from clayx.verify import run_timed, compare_outputs, compile_c  # noqa: E402
 
 EXAMPLES = ROOT / "examples"
 _SIZE = re.compile(r"^#\s*define\s+([A-Z_][A-Z0-9_]*)\s+(\d+)\s*$", re.M)
@@ -93,8 +93,8 @@ class Program:
 
     def run(self, threads: int, timeout: float = 300) -> tuple[str, float]:
         env = dict(os.environ, OMP_NUM_THREADS=str(threads))
-        out, _ = _run_timed(self.exe, timeout, env)
-        return _region_seconds(out, self.exe.name)
+        out, _ = run_timed(self.exe, timeout, env)
+        return region_seconds(out, self.exe.name)
 
 
 def original(name: str, work: Path, defines: dict) -> Program:

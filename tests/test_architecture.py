@@ -26,11 +26,13 @@ ROOT = Path(__file__).resolve().parent.parent
 #: original against the current code, ``:run``/``--run``) is public: the
 #: prompt and the command line drive it as a user would.  ``clayx.view`` is
 #: the display face of a session (labels, β-tree, schedule diff, dependence
-#: rows, refusal locations, embedded scripts, reading files).
+#: rows, refusal locations, embedded scripts, reading files).  ``clayx.tune``
+#: (``--tune``) and ``clayx.gpu`` (``--emit cuda``) are public faces like
+#: ``clayx.run``: one entry point each for the command line.
 REPL_PUBLIC = frozenset({
     "clayx", "clayx.session", "clayx.errors", "clayx.script", "clayx.verify",
     "clayx.model", "clayx.directives", "clayx.directives.registry", "clayx.codegen",
-    "clayx.run", "clayx.view",
+    "clayx.run", "clayx.view", "clayx.tune", "clayx.gpu",
 })
 
 

@@ -102,14 +102,14 @@ class Oracle:
     def part(self, stmt: str, cons) -> "isl.Set":
         """The instances of ``stmt`` where every form of ``cons`` is ≥ 0."""
         import islpy as isl
-        from .model import it, par, _isl_text
+        from .model import it, par, isl_text
         st = self.scop.statement(stmt)
         dom = st.domain.intersect_params(self.scop.context)
         if not cons:
             return dom
         names = {it(k): n for k, n in enumerate(st.iterators)}
         names.update({par(p): p for p in self.scop.params})
-        text = " and ".join(f"{_isl_text(c, names, None)} >= 0" for c in cons)
+        text = " and ".join(f"{isl_text(c, names, None)} >= 0" for c in cons)
         s = isl.Set(f"[{', '.join(self.scop.params)}] -> {{ {stmt}[{', '.join(st.iterators)}]"
                     f" : {text} }}", context=dom.get_ctx())
         return dom.intersect(s)
@@ -118,14 +118,14 @@ class Oracle:
         """Are the forms ``a`` and ``b`` equal on the instances of the
         relation ``r`` (its part)?"""
         import islpy as isl
-        from .model import it, par, _isl_text
+        from .model import it, par, isl_text
         st = self.scop.statement(r.stmt)
         names = {it(k): n for k, n in enumerate(st.iterators)}
         names.update({par(p): p for p in self.scop.params})
         ctx = self.scop.context.get_ctx()
         head = f"[{', '.join(self.scop.params)}] -> {{ {r.stmt}[{', '.join(st.iterators)}] -> "
-        ma = isl.Map(head + f"[{_isl_text(a, names, divs)}] }}", context=ctx)
-        mb = isl.Map(head + f"[{_isl_text(b, names, divs)}] }}", context=ctx)
+        ma = isl.Map(head + f"[{isl_text(a, names, divs)}] }}", context=ctx)
+        mb = isl.Map(head + f"[{isl_text(b, names, divs)}] }}", context=ctx)
         part = self.part(r.stmt, r.cons)
         return ma.intersect_domain(part).is_equal(mb.intersect_domain(part))
 

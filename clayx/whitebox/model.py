@@ -477,7 +477,7 @@ class Sched:
 
 # --- back to isl ---------------------------------------------------------------------
 
-def _isl_text(a: Aff, names: dict, divs: Divs) -> str:
+def isl_text(a: Aff, names: dict, divs: Divs) -> str:
     """``a`` as isl affine text (divs as ``floor((…)/s)``)."""
     out = ""
     for k in sorted(a.c, key=str):
@@ -486,7 +486,7 @@ def _isl_text(a: Aff, names: dict, divs: Divs) -> str:
             term = str(abs(v))
         elif k[0] == "d":
             num, den = divs.of(k)
-            term = f"{abs(v)}*floor(({_isl_text(num, names, divs)})/{den})"
+            term = f"{abs(v)}*floor(({isl_text(num, names, divs)})/{den})"
         else:
             term = f"{abs(v)}*{names[k]}"
         out += (" - " if v < 0 else " + ") + term if out else ("-" if v < 0 else "") + term
@@ -500,8 +500,8 @@ def to_map(r: Rel, iterators: Sequence[str], params: Sequence[str], divs: Divs,
     names.update({par(p): p for p in params})
     outs = [str(r.beta[0])]
     for a, b in zip(r.alphas, r.beta[1:]):
-        outs += [_isl_text(a, names, divs), str(b)]
-    cons = " and ".join(f"{_isl_text(c, names, divs)} >= 0" for c in r.cons)
+        outs += [isl_text(a, names, divs), str(b)]
+    cons = " and ".join(f"{isl_text(c, names, divs)} >= 0" for c in r.cons)
     text = (f"[{', '.join(params)}] -> {{ {r.stmt}[{', '.join(iterators)}] -> "
             f"[{', '.join(outs)}]{' : ' + cons if cons else ''} }}")
     return isl.Map(text, context=ctx)
