@@ -355,7 +355,7 @@ class _Space:
             beta = "[" + ", ".join(str(b) for b in loop) + "]"
             for m in marks.split("+"):
                 step = f"vectorize({beta});\n" if m == "vectorize" else \
-                    f"unroll({beta}, {int(m[len('unroll'):])});\n"
+                    f"unroll_mark({beta}, {int(m[len('unroll'):])});\n"
                 try:
                     s.apply(step)
                 except ClayxError:

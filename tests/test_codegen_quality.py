@@ -102,7 +102,7 @@ def test_wavefront_tiles_keep_isls_code():
 
 
 def test_unroll_mark_on_a_short_loop_is_unrolled_in_the_text():
-    r = _region("gemm", "stripmine([0, 1, 0], 3, 4); unroll([0, 1, 0, 0], 4);")
+    r = _region("gemm", "stripmine([0, 1, 0], 3, 4); unroll_mark([0, 1, 0, 0], 4);")
     assert (
         "        if (nj >= 4 * c3 + 4) {\n"
         "          C[i][4 * c3] += alpha * A[i][k] * B[k][4 * c3];\n"
@@ -114,7 +114,7 @@ def test_unroll_mark_on_a_short_loop_is_unrolled_in_the_text():
 
 
 def test_unroll_mark_on_a_long_loop_stays_a_pragma():
-    s = _session("gemm", "unroll([0, 1, 0], 4);")
+    s = _session("gemm", "unroll_mark([0, 1, 0], 4);")
     assert not short_loop(s.current, (0, 1, 0), 4)
     r = generate_region(s.current, target="omp")
     assert "#pragma GCC unroll 4\n      for (j = 0; j < nj; j++)" in r
@@ -142,8 +142,8 @@ SIZES = {"NI": 37, "NJ": 45, "NK": 29}
 @needs_gcc
 @pytest.mark.parametrize("script", [
     TILE + " parallelize([0]);",
-    "stripmine([0, 1, 0], 3, 4); unroll([0, 1, 0, 0], 4); parallelize([0]);",
-    "stripmine([0, 1, 0], 3, 3); unroll([0, 1, 0, 0], 3); vectorize([0, 0]);",
+    "stripmine([0, 1, 0], 3, 4); unroll_mark([0, 1, 0, 0], 4); parallelize([0]);",
+    "stripmine([0, 1, 0], 3, 3); unroll_mark([0, 1, 0, 0], 3); vectorize([0, 0]);",
 ])
 def test_shaped_code_runs_equal_on_1_and_4_threads(tmp_path, script):
     s = _session("gemm", script)

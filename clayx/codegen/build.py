@@ -159,7 +159,7 @@ TILES_MAX_OPERATIONS = 3_000_000
 
 def build_ast(scop: Scop, *,
               max_operations: int | None = DEFAULT_MAX_OPERATIONS,
-              check: bool = True) -> isl.AstNode:
+              check: bool = True, full_tiles: bool = True) -> isl.AstNode:
     """Generate the isl AST of ``scop``'s current schedule.
 
     The schedule tree of :func:`~clayx.codegen.tree.schedule_tree` (the
@@ -180,11 +180,15 @@ def build_ast(scop: Scop, *,
     ``max_operations`` bounds isl's work per AST build (None or 0:
     unlimited); exceeding it raises :class:`~clayx.errors.CodegenError`, as
     does any isl failure.
+
+    ``full_tiles`` (the default) tries the ``tiles`` strategy first (full
+    tiles isolated from partial ones, for CPU code); the CUDA mapping turns
+    it off (its tiled kernels map one tile loop nest to blocks).
     """
     if not check:
         return _build(scop, "tree", max_operations)
     first: list[str] | None = None
-    tiles = band_options("tiles", scop)
+    tiles = band_options("tiles", scop) if full_tiles else None
     for strategy in STRATEGIES:
         if strategy == "tiles" and tiles is None:
             continue                                # no tiles: the same as "tree"

@@ -1065,7 +1065,7 @@ def generate_cuda(scop: Scop, *, emulate: bool = False, block: Sequence[int] | N
     base, unit = detect_indent(original or "")
     if not scop.schedule.relations:
         return CudaRegion((), [], [], [], emulate, {}, {})
-    node = build_ast(scop, max_operations=max_operations)
+    node = build_ast(scop, max_operations=max_operations, full_tiles=False)
     printer = CudaPrinter(scop, base_indent=base, indent=unit, block=block, grid=grid,
                           emulate=emulate, first_kernel=first_kernel, shared=shared)
     try:
