@@ -52,7 +52,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Sequence
 
-from .model import ONE, Aff, Rel, Sched, WhiteboxError, it
+from .model import Aff, Rel, Sched, WhiteboxError, it
 from .steps import Recorder, Step
 
 __all__ = ["MAX_ORDERS", "recover", "reduce"]
@@ -200,7 +200,7 @@ def reduce(T: Sched, oracle=None) -> list[Step]:
         guard += 1
         if guard > 10000:
             raise WhiteboxError("internal: the reduction of the target does not end")
-        if (_densify_once(T, found) or _unskew_once(T, found)
+        if (_densify_once(T, found) or _plain_div_once(T, found) or _unskew_once(T, found)
                 or _linearize_once(T, found, oracle) or _fix_point_once(T, found)):
             continue
         break
@@ -238,6 +238,38 @@ def _densify_once(T: Sched, found: list[Step]) -> bool:
                     found.append(Step("grain", (p, d, g)))
                     return True
     return False
+
+
+def _plain_div_once(T: Sched, found: list[Step]) -> bool:
+    """Undo a shift (by parameters and a constant) and a reverse of a tile
+    loop: a dimension ``±d + rest`` of one div ``d`` becomes ``d`` for the
+    whole group under a prefix whose members all have the same form."""
+    for r in T.rels:
+        for d, a in enumerate(r.alphas, 1):
+            ds = a.keys("d")
+            if a.keys("i") or len(ds) != 1 or abs(a[ds[0]]) != 1 or _is_div(a):
+                continue
+            sign = int(a[ds[0]])
+            rest = a.part("p", "1")
+            for p in [*_loop_prefixes(r, d), r.beta]:
+                group = T.under(p)
+                if not all(x.depth >= d and _plain_div(x.alphas[d - 1], sign, rest)
+                           for x in group):
+                    continue
+                for x in group:
+                    x.alphas[d - 1] = (x.alphas[d - 1] - rest).scale(sign)
+                if not rest.is_zero:
+                    found.append(Step("shift", (p, d, -rest)))
+                if sign < 0:
+                    found.append(Step("reverse", (p, d)))
+                return True
+    return False
+
+
+def _plain_div(a: Aff, sign: int, rest: Aff) -> bool:
+    ds = a.keys("d")
+    return (not a.keys("i") and len(ds) == 1 and a[ds[0]] == sign
+            and a.part("p", "1") == rest)
 
 
 def _divisible(a: Aff, g: int) -> bool:
