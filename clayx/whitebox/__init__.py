@@ -24,6 +24,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+import islpy as isl
+
 from ..model import ClaySchedule, Scop
 from .model import Divs, Sched, WhiteboxError, equalities, from_relation, to_map
 from .recover import recover

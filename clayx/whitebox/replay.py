@@ -10,7 +10,6 @@ recovery and raises :class:`~.model.WhiteboxError` naming the step.
 
 from __future__ import annotations
 
-from dataclasses import replace
 
 import islpy as isl
 
