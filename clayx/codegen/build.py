@@ -157,6 +157,17 @@ CHECK_MAX_OPERATIONS = 20_000_000
 TILES_MAX_OPERATIONS = 3_000_000
 
 
+def _tile_options(scop: Scop) -> BandOptions | None:
+    """The ``tiles`` strategy's hook, found under
+    :data:`TILES_MAX_OPERATIONS` (finding the tiles of a deeply transformed
+    nest can cost unbounded isl work): past it, no isolation (None)."""
+    try:
+        with isl_guard(scop.context.get_ctx(), TILES_MAX_OPERATIONS, "finding full tiles"):
+            return band_options("tiles", scop)
+    except CodegenError:
+        return None
+
+
 def build_ast(scop: Scop, *,
               max_operations: int | None = DEFAULT_MAX_OPERATIONS,
               check: bool = True, full_tiles: bool = True) -> isl.AstNode:
@@ -188,7 +199,7 @@ def build_ast(scop: Scop, *,
     if not check:
         return _build(scop, "tree", max_operations)
     first: list[str] | None = None
-    tiles = band_options("tiles", scop) if full_tiles else None
+    tiles = _tile_options(scop) if full_tiles else None
     for strategy in STRATEGIES:
         if strategy == "tiles" and tiles is None:
             continue                                # no tiles: the same as "tree"
