@@ -445,8 +445,10 @@ def _sizes(text: str | None, option: str) -> tuple[int, ...] | None:
 def _cuda(session, args) -> str:
     """``--emit cuda`` / ``cuda-emulated``: the whole file with the marked
     loops mapped to the GPU (:func:`clayx.gpu.cuda_code`)."""
-    from clayx.gpu import cuda_code
+    from clayx.gpu import cuda_code, nested_parallel_marks
     scops = [session.current, *session.others]
+    if args.auto:           # as PPCG maps a band: the parallel loops right inside too
+        scops[0] = nested_parallel_marks(scops[0], session.deps)
     _need_bodies(scops)
     if session.has_unchecked and not args.unchecked:
         raise LegalityError("cannot generate code: a step was applied without the legality "

@@ -287,6 +287,22 @@ def test_cli_emit_cuda_emulated(mm, tmp_path):
     assert verify(mm, out, workdir=tmp_path / "b").ok
 
 
+@needs_gcc
+@pytest.mark.parametrize("kernel", ["gemm", "jacobi-2d"])
+def test_cli_auto_gpu_maps_the_band_and_runs_equal(kernel, tmp_path):
+    """``--auto gpu --emit cuda-emulated``: the recovered script applied, the
+    parallel loops right inside the preset's marked loop mapped too (2D grid),
+    and the emulated program equal to the original."""
+    src = ROOT / "examples" / f"{kernel}.c"
+    out = tmp_path / f"{kernel}_emu.c"
+    err = io.StringIO()
+    assert run([str(src), "--auto", "gpu", "--emit", "cuda-emulated", "-o", str(out)],
+               stdout=io.StringIO(), stderr=err) == 0, err.getvalue()
+    text = out.read_text()
+    assert "blockIdx.y" in text and "blockIdx.x" in text
+    assert verify(src, out, workdir=tmp_path / "b").ok
+
+
 def test_cli_emit_cuda_bad_block(mm):
     err = io.StringIO()
     assert run([str(mm), "--emit", "cuda", "--block", "0,4"], stdout=io.StringIO(),
