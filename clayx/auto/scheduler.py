@@ -16,11 +16,10 @@ changes).
 
 from __future__ import annotations
 
-from contextlib import contextmanager
-from typing import Iterator
 
 import islpy as isl
 
+from ..codegen.budget import ctx_options
 from ..errors import ClayxError
 from ..model import Scop
 from .presets import ISL_OPTIONS, Preset
@@ -37,18 +36,10 @@ class SchedulingError(ClayxError):
     """isl's scheduler failed or ran out of its operation budget."""
 
 
-@contextmanager
-def isl_options(ctx: isl.Context, options: dict[str, int]) -> Iterator[None]:
+def isl_options(ctx: isl.Context, options: dict[str, int]):
     """Set isl scheduler options (names of :data:`~.presets.ISL_OPTIONS`) on
     ``ctx`` for the duration of the block; the old values come back after."""
-    saved = {k: getattr(ctx, f"get_schedule_{k}")() for k in ISL_OPTIONS}
-    try:
-        for k, v in options.items():
-            getattr(ctx, f"set_schedule_{k}")(v)
-        yield
-    finally:
-        for k, v in saved.items():
-            getattr(ctx, f"set_schedule_{k}")(v)
+    return ctx_options(ctx, "schedule_", options, ISL_OPTIONS)
 
 
 def _union(deps, kinds: tuple[str, ...]) -> isl.UnionMap:

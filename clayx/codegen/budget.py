@@ -43,3 +43,20 @@ def isl_guard(ctx: isl.Context, max_operations: int | None,
     finally:
         ctx.set_max_operations(prev)
         ctx.reset_operations()
+
+
+@contextmanager
+def ctx_options(ctx: isl.Context, prefix: str, values: dict[str, int],
+                names=None) -> Iterator[None]:
+    """Set isl context options ``<prefix><name>`` (e.g. ``ast_build_`` +
+    ``scale_strides``) from ``values`` for the duration of the block; the
+    options in ``names`` (default: those of ``values``) get their old values
+    back afterwards."""
+    saved = {k: getattr(ctx, f"get_{prefix}{k}")() for k in (names or values)}
+    try:
+        for k, v in values.items():
+            getattr(ctx, f"set_{prefix}{k}")(v)
+        yield
+    finally:
+        for k, v in saved.items():
+            getattr(ctx, f"set_{prefix}{k}")(v)

@@ -29,16 +29,14 @@ restored afterwards, so the context stays usable.
 from __future__ import annotations
 
 import warnings
-from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Iterator
 
 import islpy as isl
 
 from ..errors import CodegenError, CodegenWarning
 from ..model import Beta, Scop
 from .ast_check import check_ast
-from .budget import isl_guard
+from .budget import ctx_options, isl_guard
 from .tree import (REL_PREFIX, BandOptions, iterator_ids, iterator_prefix, schedule_tree,
                    tag_index)
 
@@ -85,17 +83,9 @@ def user_info(node: isl.AstNode) -> UserInfo:
     return info if isinstance(info, UserInfo) else UserInfo()
 
 
-@contextmanager
-def _pinned_options(ctx: isl.Context) -> Iterator[None]:
+def _pinned_options(ctx: isl.Context):
     """Set :data:`AST_OPTIONS` on ``ctx`` for the duration of a build."""
-    saved = {k: getattr(ctx, f"get_ast_build_{k}")() for k in AST_OPTIONS}
-    try:
-        for k, v in AST_OPTIONS.items():
-            getattr(ctx, f"set_ast_build_{k}")(v)
-        yield
-    finally:
-        for k, v in saved.items():
-            getattr(ctx, f"set_ast_build_{k}")(v)
+    return ctx_options(ctx, "ast_build_", AST_OPTIONS)
 
 
 #: How the AST can be generated, tried in this order until one passes
