@@ -114,7 +114,7 @@ def test_a_parallel_refusal_marks_the_pragma_and_the_loop():
         s.apply("parallelize([0, 1]);")
     e = info.value
     assert e.where == "loop [0, 1] (k)"
-    assert e.excerpt[2] == "|   #pragma omp parallel for private(j)"
+    assert e.excerpt[2] == "|   #pragma omp parallel for schedule(static) private(j)"
     assert e.excerpt[3] == ">   for (k = 0; k < nk; k++)"
 
 

@@ -65,7 +65,8 @@ def _check(stem: str, data, kinds, stats: Counter, max_len: int) -> None:
         # a refusal is allowed (a target part with no Clay expression the
         # recovery knows), a sequence that fails its own replay is not
         assert not str(e).startswith("bug:"), f"{stem}: {s.script}\n{e}"
-        stats["refused"] += 1
+        # an empty half of an iss (Clay keeps them) is a known, named gap
+        stats["empty part" if "schedules no instance" in str(e) else "refused"] += 1
         return
     stats["exact" if r.exact else "same order"] += 1
     stats["steps"] += len(s.script)

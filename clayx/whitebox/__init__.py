@@ -84,6 +84,11 @@ def symbolic(scop: Scop, schedule: ClaySchedule, divs: Divs, *, tags: bool) -> S
         st = scop.statement(r.stmt)
         dom = st.domain.intersect_params(scop.context)
         part = r.map.domain().intersect(dom)
+        if part.is_empty():
+            raise WhiteboxError(
+                f"the relation of {r.stmt} at β={list(r.beta)} schedules no instance (an "
+                "empty half of an index-set split): whiteboxing does not recreate empty "
+                "parts yet; remove it from the target")
         rels.append(from_relation(r.map, r.beta, st.dim, dom, divs, scop.params,
                                   k if tags else -1, equalities(part, scop.params)))
     marks = [(m.kind, tuple(m.loop), m.arg) for m in schedule.marks]

@@ -41,6 +41,9 @@ def _arg(a, name: str, params: Sequence[str]) -> str:
         return _beta(a)
     if isinstance(a, Aff):
         if name in ("iss", "peel"):
+            # the model keeps ``a >= 0`` at the β; Clay's iss keeps the
+            # complement there and moves ``a >= 0`` after: print the complement
+            a = -a - Aff.const(1)
             n = max((k[1] + 1 for k in a.keys("i")), default=0)
             iters = [int(a[it(k)]) for k in range(n)]
             ps = [int(a[par(p)]) for p in params]
