@@ -36,7 +36,25 @@ from ..model import Beta, Scop
 
 _dt = isl.dim_type
 
+#: Results of :func:`_alpha_dates`, :func:`_sizes` and :func:`tile_pairs`
+#: during one :func:`band_options` call (keyed by the relations' ids, which
+#: the SCoP keeps alive); None outside such a call (nothing kept).
+_memo: dict | None = None
 
+
+def _memoized(fn):
+    def wrapper(scop, x, n):
+        if _memo is None:
+            return fn(scop, x, n)
+        key = (fn.__name__, id(scop), id(x) if not isinstance(x, tuple) else x, n)
+        if key not in _memo:
+            _memo[key] = fn(scop, x, n)
+        return _memo[key]
+    wrapper.__doc__, wrapper.__name__ = fn.__doc__, fn.__name__
+    return wrapper
+
+
+@_memoized
 def _alpha_dates(scop: Scop, rel, n: int) -> isl.Set:
     """The first ``n`` α dates of the instances of ``rel``, in an unnamed
     set space ``[a1, …, an]``."""
@@ -51,6 +69,7 @@ def _alpha_dates(scop: Scop, rel, n: int) -> isl.Set:
     return rng.reset_tuple_id()
 
 
+@_memoized
 def _sizes(scop: Scop, rel, t: int) -> set[int]:
     """Denominators of the divisions in ``α_t`` of ``rel`` (candidate tile
     sizes)."""
@@ -87,6 +106,12 @@ def tile_pairs(scop: Scop, loop: Beta) -> list[tuple[int, int, int]]:
     """The tile pairs ``(t, p, T)`` that hold for every relation under
     ``loop``: ``α_t = floor(α_p / T)`` with ``t < p`` and ``p`` at least
     the loop's depth (its own dimension or deeper, within every relation)."""
+    return _tile_pairs(scop, tuple(loop), None)
+
+
+@_memoized
+def _tile_pairs(scop: Scop, loop: Beta, _unused) -> list[tuple[int, int, int]]:
+    """:func:`tile_pairs` (memoized in a :func:`band_options` call)."""
     rels = scop.schedule.relations_under(loop)
     if not rels:
         return []
@@ -178,6 +203,16 @@ def band_options(scop: Scop):
       of iterations (after a strip-mine by that factor) unrolled in the
       text (isl's ``unroll`` option) instead of only asking gcc to.
     """
+    global _memo
+    _memo = {}
+    try:
+        return _band_options(scop)
+    finally:
+        _memo = None
+
+
+def _band_options(scop: Scop):
+    """:func:`band_options`, with :data:`_memo` in force."""
     opts: dict[tuple, isl.UnionSet] = {}
     ctx = scop.context.get_ctx()
 
