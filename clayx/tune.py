@@ -5,22 +5,35 @@ Every candidate is a Clay script (the empty script is the original
 schedule), applied to a fresh session with every step legality-checked,
 regenerated as C with OpenMP pragmas, compiled (``$CC``/``$CFLAGS``, as
 :mod:`clayx.run`), run, verified against the original program's output
-and timed (the SCoP regions only, median of ``repeat`` runs).  The fastest
-verified candidate wins; the original program is always measured first and
-wins unless a candidate beats it by more than :data:`NOISE`, confirmed by
-a second, interleaved measurement at the end, so a tuned program is never
-slower than the original beyond noise.
+and timed (the SCoP regions only, median of ``repeat`` runs).  The original
+program is always measured first.
+
+**Never lose.**  After the search, the fastest verified candidate is timed
+again against the original, interleaved (original, candidate, original, …;
+:data:`CONFIRM_PAIRS` pairs at least), and replaces the original only when
+the median of the pairwise ratios is at least ``1 +`` :data:`NOISE` (5 %)
+*and* its slowest run is faster than the original's median run
+(:func:`confirm`); otherwise the next fastest is tried the same way
+(:data:`CONFIRM_TRIES` in all), and when none is kept the winner is the
+original program itself, at 1.00x: a gain that a second measurement does
+not reproduce is noise, and a tuned program is never slower than the
+original beyond it.
 
 The search is staged, each stage around the best candidate so far, and
 stops when the ``budget`` (seconds, wall clock) is spent:
 
-1. the original loops with their outermost parallel loops marked; the
-   ``cpu`` preset of :mod:`clayx.auto` with tiles of 32, untiled, and
-   with tiles of 64, the point loops of every tiled band (the loops of
-   every permutable band, untiled) ordered so the innermost one walks the
-   arrays with stride 1 (:func:`point_order`, seed 002's spatial
-   locality);
-2. the other presets (tiles of 32 and untiled, the same ordering);
+1. the likely winners: the original loops with their outermost parallel
+   loops marked (``schedule(static)``); the same with a temporary
+   privatized so an outer loop runs in parallel (:meth:`_Space.privatize`,
+   doitgen's ``sum``); the original loops distributed then permuted so the
+   innermost loop of every nest walks the arrays with stride 1
+   (:meth:`_Space.distribute`, :func:`best_orders`), and permuted only;
+   isl's ``nofuse`` preset untiled and the ``cpu`` preset with tiles of
+   32, the point loops of every tiled band (the loops of every permutable
+   band, untiled) ordered for stride 1 (:func:`point_order`, seed 002's
+   spatial locality);
+2. the other presets (tiles of 32, 64 and untiled, the same ordering),
+   and the original loops with only the SCoP's outermost loops parallel;
 3. the presets with isl's own loop order;
 4. the other tile sizes (8–128) and no tiling, around the best so far;
 5. the other intra-tile loop orders (each point loop innermost in turn);
@@ -52,18 +65,28 @@ from typing import Callable, Iterable, Mapping, Sequence
 
 import islpy as isl
 
+_dt = isl.dim_type
+
 from .errors import ClayxError, VerifyError
+from .model import dead_arrays, identifiers
 from .run import region_seconds, default_compiler, default_flags, instrument, program_text
 from .verify import run_timed, compare_outputs, compile_c
 
-__all__ = ["Candidate", "Trial", "TuneResult", "DEFAULT_BUDGET", "NOISE", "candidate_script",
-           "point_order", "tune"]
+__all__ = ["Candidate", "Confirmation", "Trial", "TuneResult", "DEFAULT_BUDGET", "NOISE",
+           "best_orders", "candidate_script", "confirm", "point_order", "tune"]
 
 #: Default budget (seconds): an interactive wait.
 DEFAULT_BUDGET = 60.0
 
-#: Relative margin a candidate must beat the original by to replace it.
-NOISE = 0.03
+#: Relative margin a candidate must beat the original by to replace it
+#: (the median of its interleaved time ratios; see :func:`confirm`).
+NOISE = 0.05
+
+#: Interleaved pairs (original, candidate) of the final confirmation.
+CONFIRM_PAIRS = 5
+
+#: Candidates confirmed at most, fastest first, until one is kept.
+CONFIRM_TRIES = 2
 
 #: Tile sizes tried after the default (32), in this order; 0: no tiling.
 TILE_SIZES = (16, 64, 128, 8, 0)
@@ -71,6 +94,13 @@ TILE_SIZES = (16, 64, 128, 8, 0)
 #: The "preset" of the original schedule with parallel marks (no isl
 #: scheduling): its outermost loops that carry no dependence run in parallel.
 ORIGINAL = "original"
+
+#: ``Candidate.order`` of the interchange-only candidate (original schedule).
+PERMUTE = (-2,)
+
+#: ``Candidate.order`` of the candidate that distributes the loops, then
+#: permutes them (:meth:`_Space.distribute`).
+DISTRIBUTE = (-3,)
 
 #: Presets tried, in this order.
 PRESETS = ("cpu", "nofuse", "maxfuse", "gpu", "feautrier")
@@ -92,13 +122,21 @@ class Candidate:
     the original schedule), ``tile`` size, tile ``wavefront`` on or off,
     ``order``: per tiled band (in the order of ``AutoSchedule.tiled``) the
     0-based index of the point loop put innermost (None: the stride-1
-    heuristic, -1: isl's order), ``marks`` on the innermost loops."""
+    heuristic, -1: isl's order), ``marks`` on the innermost loops.
+
+    With the preset :data:`ORIGINAL` (the original loops, parallel marks):
+    ``tile`` 0; ``order`` ``(-2,)`` for the interchange-only candidate
+    (:func:`best_orders`), ``wavefront`` False to mark only the SCoP's
+    outermost loops; ``private`` ``(array, depth)`` privatizes a temporary
+    (:meth:`_Space.privatize`) so that the loop at that depth runs in
+    parallel."""
 
     preset: str | None = None
     tile: int = 32
     wavefront: bool = True
     order: tuple | None = None
     marks: str = ""
+    private: tuple = ()
 
     @property
     def label(self) -> str:
@@ -108,6 +146,17 @@ class Candidate:
         parts = [self.preset, f"t{self.tile}" if self.tile else "untiled"]
         if self.preset == ORIGINAL:
             parts = ["original", "parallel"]
+            if self.private:
+                parts.append(f"private({self.private[0]}, {self.private[1]})")
+            if self.order == PERMUTE:
+                parts.insert(1, "permuted")
+            if self.order == DISTRIBUTE:
+                parts.insert(1, "distributed permuted")
+            if not self.wavefront:
+                parts.append("top")
+            if self.marks:
+                parts.append(self.marks)
+            return " ".join(parts)
         if self.order is not None:
             parts.append("isl-order" if all(o == -1 for o in self.order) else
                          "inner(" + ",".join(str(o) for o in self.order) + ")")
@@ -139,18 +188,73 @@ class Trial:
         return statistics.median(self.times) if self.times else float("inf")
 
 
+@dataclass(frozen=True)
+class Confirmation:
+    """The final measurement of one candidate against the original:
+    ``original`` and ``candidate`` region times of interleaved runs (A B A
+    B …), the median of the pairwise ratios (``ratio``, original over
+    candidate) and whether the candidate was ``kept`` (:func:`confirm`)."""
+
+    label: str
+    original: tuple
+    candidate: tuple
+    ratio: float
+    kept: bool
+
+    def line(self) -> str:
+        """One line for the table: the verdict and its numbers."""
+        ms = 1e3
+        verdict = "kept" if self.kept else "not kept (within noise)"
+        return (f"confirmation of {self.label}: {len(self.candidate)} interleaved pairs, "
+                f"median ratio {self.ratio:.2f}x, slowest run {max(self.candidate) * ms:.1f} ms "
+                f"vs the original's median {statistics.median(self.original) * ms:.1f} ms: "
+                f"{verdict}")
+
+
+def confirm(time_one: "Timer", orig: "Trial", exe0: Path, trial: "Trial", *,
+            pairs: int = CONFIRM_PAIRS, margin: float = NOISE) -> Confirmation:
+    """Time ``trial`` against the original, interleaved (A B A B …,
+    ``pairs`` pairs), and decide whether it replaces the original.
+
+    The rule (never lose beyond noise): the candidate is kept only when
+    both hold --
+
+    - the median of the pairwise ratios original/candidate is at least
+      ``1 + margin`` (5 %: the spread of the same program run twice on a
+      busy machine is of that order, and a smaller gain is not worth a
+      change nobody can measure);
+    - its *slowest* run is faster than the original's median: a gain that
+      disappears in one run of five is noise, not speed.
+
+    A run that fails (timeout, crash) keeps the original."""
+    a, b = [], []
+    try:
+        for _ in range(pairs):
+            a.append(time_one(exe0, orig.candidate)[1])
+            b.append(time_one(trial.exe, trial.candidate)[1])
+    except VerifyError:
+        return Confirmation(trial.candidate.label, tuple(a), tuple(b) or (float("inf"),),
+                            0.0, False)
+    ratio = statistics.median(x / max(y, 1e-12) for x, y in zip(a, b))
+    kept = ratio >= 1 + margin and max(b) < statistics.median(a)
+    return Confirmation(trial.candidate.label, tuple(a), tuple(b), ratio, kept)
+
+
 @dataclass
 class TuneResult:
     """What :func:`tune` found: every ``trials`` entry (the original first),
     the ``best`` (the original when nothing beat it), the ``confirmed``
-    speedup of the best from the final interleaved measurement, the
-    ``elapsed`` seconds and the ``threads`` used for timing."""
+    speedup of the best from the final interleaved measurement (1.0 when
+    the original won: it is the same program), the ``elapsed`` seconds, the
+    ``threads`` used for timing and the ``confirmations`` made
+    (:func:`confirm`)."""
 
     trials: list
     best: Trial
     confirmed: float
     elapsed: float
     threads: int | None = None
+    confirmations: list = field(default_factory=list)
 
     @property
     def original(self) -> Trial:
@@ -178,6 +282,11 @@ class TuneResult:
                                            if t.error else "no")
             rows.append(f"{star} {t.candidate.label:40s} {steps:5d} {ms} {sp}  {ver}")
         threads = f", {self.threads} thread(s)" if self.threads else ""
+        rows += [c.line() for c in self.confirmations]
+        if self.best is self.original:
+            rows.append("the original wins: no candidate beat it by more than the noise "
+                        f"({NOISE:.0%} and every run), so the tuned program is the original "
+                        "itself (1.00x)")
         rows.append(f"winner: {self.best.candidate.label} ({self.confirmed:.2f}x confirmed; "
                     f"{len(self.trials)} candidates in {self.elapsed:.0f} s{threads})")
         return "\n".join(rows)
@@ -246,6 +355,49 @@ def point_order(scop, prefix, n: int, first: int) -> int:
     return best
 
 
+def _iterator_at(rel, depth: int) -> bool:
+    """True when the loop at ``depth`` (1-based) of relation ``rel`` runs the
+    statement's original iterator number ``depth``: the date's α dimension
+    is that iterator, exactly."""
+    m = rel.map
+    if rel.depth < depth or m.dim(_dt.in_) < depth:
+        return False
+    return m.is_subset(m.equate(_dt.in_, depth - 1, _dt.out, 2 * depth - 1))
+
+
+def best_orders(scop) -> list[tuple[tuple, int, int]]:
+    """The best stride-1 order of every perfect loop nest of ``scop``'s
+    schedule: ``(prefix, n, inner)`` for each chain of ``n >= 2`` loops
+    each the only child of the one above (``prefix`` the β of the outermost,
+    at α depth ``len(prefix)``), ``inner`` the 0-based index of the loop to
+    put innermost (:func:`point_order`), when it is not the innermost
+    already.  Shared by the tuner's interchange-only candidate and usable
+    by any caller that wants the loop order that walks memory with stride 1
+    (legality is the caller's to check: apply the interchanges in a
+    session)."""
+    sched = scop.schedule
+    out = []
+
+    def walk(prefix: tuple) -> None:
+        for kid in sched.children(prefix):
+            if not sched.is_loop(kid):
+                continue
+            cur, n = kid, 1
+            while True:
+                ch = sched.children(cur)
+                if len(ch) == 1 and sched.is_loop(ch[0]):
+                    cur, n = ch[0], n + 1
+                else:
+                    break
+            if n >= 2:
+                inner = point_order(scop, kid, n, len(kid))
+                if inner != n - 1:
+                    out.append((tuple(kid), n, inner))
+            walk(cur)
+    walk(())
+    return out
+
+
 def _interchanges(prefix, n: int, inner: int, first: int) -> list[str]:
     """The interchange steps that move point loop ``inner`` (of the ``n``
     point loops of the band at ``prefix``, the first at α depth ``first``)
@@ -301,7 +453,12 @@ class _Space:
         if c.preset is None:
             return ""
         if c.preset == ORIGINAL:        # the original loops, the outermost parallel ones marked
-            text = self._parallel("")
+            text = self.privatize(*c.private) if c.private else ""
+            if c.order == DISTRIBUTE:
+                text += self.distribute(text)
+            if c.order in (PERMUTE, DISTRIBUTE):
+                text += self.permute(text)
+            text += self._parallel(text, top=not c.wavefront, copies=not c.private)
             return text + (self._marks(text, c.marks) if c.marks else "")
         from .whitebox import whitebox
         key = (c.preset, c.tile, c.wavefront)
@@ -322,18 +479,195 @@ class _Space:
             text += self._marks(text, c.marks)
         return text
 
-    def _parallel(self, text: str) -> str:
-        """``parallelize`` steps on the outermost loops (after ``text``) that
-        carry no dependence: each loop in program order, outer loops first,
-        unless a loop around it is parallel already; the session checks
-        each mark."""
+    def _session(self, text: str = ""):
+        """A fresh session on the SCoP with ``text`` applied."""
         from .session import Session
         s = Session(self.scop, others=self.session.others)
-        s.apply(text)
+        if text:
+            s.apply(text)
+        return s
+
+    def permute(self, text: str = "") -> str:
+        """Interchange steps (after ``text``) that put the best stride-1
+        loop innermost in every perfect loop nest (:func:`best_orders`),
+        each nest's steps kept when the session accepts them."""
+        s = self._session(text)
+        out = ""
+        for prefix, n, inner in best_orders(s.current):
+            steps = "".join(st + "\n" for st in _interchanges(prefix, n, inner, len(prefix)))
+            try:
+                s.apply(steps)
+            except ClayxError:
+                continue
+            out += steps
+        return out
+
+    def distribute(self, text: str = "") -> str:
+        """``split`` steps (after ``text``) that distribute every loop over
+        its children where the session accepts it, deepest loops first, so
+        that imperfect nests become perfect ones :meth:`permute` can
+        reorder (Pluto's wins on correlation, covariance, gramschmidt come
+        from this distribution and the permutation)::
+
+            for i: { S0; for j: { S1; for k: S2; S3 } }
+            ->  for i: S0;  for i: for j: S1;  for i: for j: for k: S2;  …"""
+        s = self._session(text)
+        out = ""
+        refused: set = set()        # (statements of the loop, those before the cut)
+        while True:
+            sched = s.current.schedule
+            for loop in sorted(sched.loops(), key=lambda b: (-len(b), b)):
+                kids = sched.children(loop)
+                inside = sched.statements_under(loop)
+                done = False
+                for k in reversed(kids[:-1]):
+                    key = (inside, tuple(st for kid in kids[:kids.index(k) + 1]
+                                         for st in sched.statements_under(kid)))
+                    if key in refused:
+                        continue
+                    step = f"split({list(k)}, {len(loop)});\n"
+                    try:
+                        s.apply(step)
+                    except ClayxError:
+                        refused.add(key)
+                        continue
+                    out += step
+                    done = True
+                    break
+                if done:
+                    break
+            else:
+                return out
+
+    def privatizations(self) -> list[tuple[str, int]]:
+        """The ``(array, depth)`` privatizations worth a candidate: those
+        :meth:`privatize` can write and the session accepts, after which the
+        loop at ``depth`` runs in parallel while it did not before (with
+        the original loops' parallel marks)."""
+        if not hasattr(self, "_privs"):
+            self._privs = []
+            before = self._parallel("")
+            for array, depth, loop in self._private_options():
+                if any(f"parallelize({list(loop[:k])});" in before
+                       for k in range(1, len(loop) + 1)):
+                    continue                    # that loop (or one around it) is parallel
+                try:
+                    text = self.privatize(array, depth)
+                    marks = self._parallel(text)
+                except ClayxError:
+                    continue
+                if f"parallelize({list(loop)});" in marks:
+                    self._privs.append((array, depth))
+        return self._privs
+
+    def _private_options(self) -> list[tuple[str, int, tuple]]:
+        """``(array, depth, loop β)``: an array written by statements that
+        all lie in the loop at ``depth`` and in the loops below it down to
+        the deepest loop they share, whose subscripts use none of those
+        loops' iterators (each loop an original iterator), deepest first."""
+        scop = self.scop
+        out = []
+        for arr in scop.arrays:
+            rels = [r for r in scop.schedule.relations
+                    if any(a.array == arr.name for a in scop.statement(r.stmt).accesses)]
+            if not rels or len({r.stmt for r in rels}) != len(rels) or not any(
+                    a.array == arr.name and a.is_write for r in rels
+                    for a in scop.statement(r.stmt).accesses):
+                continue                        # not written, or a statement split (iss)
+            common = 0
+            while all(len(r.beta) > common + 1 and r.beta[common] == rels[0].beta[common]
+                      for r in rels):
+                common += 1
+
+            def free(d: int) -> bool:
+                return all(_iterator_at(r, d) and not any(
+                    a.array == arr.name and a.relation.gist_domain(
+                        scop.statement(r.stmt).domain).involves_dims(_dt.in_, d - 1, 1)
+                    for a in scop.statement(r.stmt).accesses) for r in rels)
+            d = common
+            while d >= 1 and free(d):
+                out.append((arr.name, d, rels[0].beta[:d]))
+                d -= 1
+        return out
+
+    def privatize(self, array: str, depth: int) -> str:
+        """The layout steps that give ``array`` a private copy per iteration
+        of the loops from ``depth`` down to the deepest loop its statements
+        share (``add_array``, ``replace_array``, one ``dimprivatize`` per
+        loop and reference, ``dimreorder`` to put the new subscripts first);
+        when ``array`` is live after the SCoP, a copy back
+        (``datacopy`` after its last statement, then ``split`` out of the
+        loop at ``depth``) leaves its final values::
+
+            for r: for q: { for p: { sum[p] = 0; for s: sum[p] += … }
+                            for p: A[r][q][p] = sum[p]; }
+            ->  (depth 1)
+            for r: for q: { for p: { sum_priv[r][q][p] = 0; … }
+                            for p: A[r][q][p] = sum_priv[r][q][p]; }
+            for r: for q: for p: sum[p] = sum_priv[r][q][p];
+
+        :class:`~clayx.errors.ClayxError` when it does not apply."""
+        from .errors import DirectiveError
+        scop = self.scop
+        rels = sorted((r for r in scop.schedule.relations
+                       if any(a.array == array for a in scop.statement(r.stmt).accesses)),
+                      key=lambda r: r.beta)
+        opts = [o for o in self._private_options() if o[0] == array]
+        if not rels or all(o[1] != depth for o in opts):
+            raise DirectiveError(f"{array} cannot be privatized at depth {depth}")
+        common = max(o[1] for o in opts)
+        depths = list(range(depth, common + 1))
+        taken = identifiers(scop.source or "") | {a.name for a in scop.arrays}
+        name = f"{array}_priv"
+        while name in taken:
+            name += "_"
+        last = rels[-1].beta
+        lines = [f'priv = add_array("{name}");',
+                 f'replace_array(get_array_id("{array}"), priv);']
+        refs = []
+        for r in rels:
+            st = scop.statement(r.stmt)
+            seen = set()
+            for k, a in enumerate(st.accesses):
+                if a.array == array and a.text not in seen:
+                    seen.add(a.text)
+                    refs.append((r.beta, k + 1, a.relation.dim(_dt.out)))
+        live = array not in dead_arrays(scop)
+        if live:
+            lines.append(f'datacopy(get_array_id("{array}"), priv, {list(last)}, false, '
+                         f'{list(last)});')
+            n_last = next(n for b, _k, n in refs if b == last)
+            refs.append((last[:-1] + (last[-1] + 1,), 1, n_last))
+        m = len(depths)
+        for beta, k, n in refs:
+            lines += [f"dimprivatize({list(beta)}, {k}, {d});" for d in depths]
+            if n:
+                order = [m + j for j in range(n)] + list(range(m))
+                lines.append(f"dimreorder({list(beta)}, {k}, {order});")
+        if live:
+            lines.append(f"split({list(last)}, {depth});")
+        text = "".join(ln + "\n" for ln in lines)
+        self._session(text)                 # refused here when it does not hold
+        return text
+
+    def _parallel(self, text: str, top: bool = False, copies: bool = True) -> str:
+        """``parallelize`` steps on the outermost loops (after ``text``) that
+        carry no dependence: each loop in program order, outer loops first,
+        unless a loop around it is parallel already (``top``: the SCoP's
+        outermost loops only; ``copies`` False: not the loops that run only
+        ``datacopy`` statements, as the copy back of a privatized array,
+        whose little work a parallel region would not pay for); the session
+        checks each mark."""
+        from .model import layout_info
+        s = self._session(text)
+        sched = s.current.schedule
+        copy = layout_info(s.current).copies
         marked: list = []
         out = ""
-        for loop in sorted(s.current.schedule.loops(), key=lambda b: (len(b), b)):
-            if any(tuple(loop[:len(m)]) == m for m in marked):
+        for loop in sorted(sched.loops(), key=lambda b: (len(b), b)):
+            if any(tuple(loop[:len(m)]) == m for m in marked) or (top and len(loop) > 1):
+                continue
+            if not copies and set(sched.statements_under(loop)) <= copy:
                 continue
             step = "parallelize([" + ", ".join(str(b) for b in loop) + "]);\n"
             try:
@@ -378,8 +712,21 @@ def _stages(space: _Space) -> Iterable[list[Candidate]]:
     """The candidates of each stage, around the fastest automatic candidate
     when the stage starts (a generator: it reads ``space.best_auto``
     between stages)."""
-    yield [Candidate(ORIGINAL, 0), Candidate("cpu"), Candidate("cpu", 0), Candidate("cpu", 64)]
-    yield [Candidate(p, t) for p in PRESETS[1:] for t in (32, 0)]
+    # the likely winners first (the budget may end after them): the original
+    # loops in parallel, with a temporary privatized, distributed and
+    # permuted for stride 1; isl's distribution untiled, the cpu preset tiled
+    try:
+        privs = space.privatizations()
+    except ClayxError:
+        privs = []
+    yield [Candidate(ORIGINAL, 0), *(Candidate(ORIGINAL, 0, private=pr) for pr in privs),
+           Candidate(ORIGINAL, 0, order=DISTRIBUTE), Candidate(ORIGINAL, 0, order=PERMUTE),
+           Candidate("nofuse", 0), Candidate("cpu")]
+    # the other presets, a few at a time (each stage is compiled, then timed)
+    yield [Candidate("cpu", 0), Candidate("gpu"), Candidate("nofuse")]
+    yield [Candidate("maxfuse", 0), Candidate("cpu", 64), Candidate("maxfuse")]
+    yield [Candidate("gpu", 0), Candidate("feautrier"), Candidate("feautrier", 0),
+           Candidate(ORIGINAL, 0, False)]
     base = space.best_auto or Candidate("cpu")
     yield [Candidate(base.preset, base.tile, order=(-1,) * 8),
            *(Candidate(p, order=(-1,) * 8) for p in PRESETS)]
@@ -387,7 +734,7 @@ def _stages(space: _Space) -> Iterable[list[Candidate]]:
     if base is None:
         return
     if base.preset != ORIGINAL:
-        yield [Candidate(base.preset, t, base.wavefront, base.order, base.marks)
+        yield [Candidate(base.preset, t, base.wavefront, base.order, base.marks, base.private)
                for t in (32, *TILE_SIZES) if t != base.tile]
     base = space.best_auto
     try:
@@ -407,7 +754,8 @@ def _stages(space: _Space) -> Iterable[list[Candidate]]:
     if base.wavefront and base.tile and base.preset != ORIGINAL:
         yield [Candidate(base.preset, base.tile, False, base.order)]
     base = space.best_auto
-    yield [Candidate(base.preset, base.tile, base.wavefront, base.order, m) for m in MARKS]
+    yield [Candidate(base.preset, base.tile, base.wavefront, base.order, m, base.private)
+           for m in MARKS]
 
 
 # ---------------------------------------------------------------------------
@@ -605,18 +953,20 @@ def tune(session, *, budget: float = DEFAULT_BUDGET, threads: int | None = None,
                 break
             run_stage(stage)
 
-    # confirm the winner against the original, interleaved
-    confirmed = 1.0
-    if best is not orig:
-        a, b = [], []
-        for _ in range(repeat):
-            a.append(time_one(exe0, orig.candidate)[1])
-            b.append(time_one(best.exe, best.candidate)[1])
-        confirmed = statistics.median(a) / max(statistics.median(b), 1e-12)
-        if confirmed < 1 + NOISE:
-            best = orig
-            confirmed = 1.0
-    return TuneResult(trials, best, confirmed, clock() - start, threads)
+    # never lose: confirm the winner against the original, interleaved
+    confirmations: list[Confirmation] = []
+    contenders = sorted((t for t in trials[1:] if t.verified and t.exe is not None
+                         and t.median * (1 + NOISE) < orig.median),
+                        key=lambda t: t.median)[:CONFIRM_TRIES]
+    best = orig
+    for trial in contenders:
+        conf = confirm(time_one, orig, exe0, trial, pairs=max(CONFIRM_PAIRS, repeat))
+        confirmations.append(conf)
+        if conf.kept:
+            best = trial
+            break
+    confirmed = confirmations[-1].ratio if best is not orig else 1.0
+    return TuneResult(trials, best, confirmed, clock() - start, threads, confirmations)
 
 
 

@@ -18,7 +18,13 @@ For each kernel:
    ``OMP_NUM_THREADS=--threads`` (and ``OMP_WAIT_POLICY=passive`` unless
    set: on a shared machine spinning threads measure the other work), every
    output compared with the original's; the median region time of each and
-   the speedups over the original.
+   the speedups over the original.  Where the tuner's winner is the
+   original (no candidate was confirmed faster beyond the noise, see
+   :func:`clayx.tune.confirm`), the tuned program is the original itself:
+   it is not measured again and ``tune`` is 1.00x (the table's footer says
+   so); ``--quiet-check`` runs the original a second time as a third,
+   interleaved program and reports original/original per kernel, the
+   noise a reader needs to judge the other ratios.
 
 The table and the JSON (``--json``, default ``bench_codegen.json``) give,
 per kernel, the sizes, the medians, the speedups, the tuner's winner and
@@ -35,6 +41,12 @@ tuned program is the original itself, and its 0.63–1.24x is the noise.
 
     python scripts/bench_codegen.py [--only gemm,lu] [--budget 30] [--threads 2]
         [--repeat 5] [--json bench_codegen.json] [--force] [--report-only]
+        [--quiet-check] [--sizes-from docs/bench_codegen.json]
+
+Time: with ``--budget 15`` a kernel takes about 25–30 s (calibration a few
+seconds, the tuner's budget plus its original runs and confirmation, five
+rounds of the final programs), all 31 about 13–15 minutes on a quiet
+machine; ``--sizes-from`` skips the calibration.
 """
 
 from __future__ import annotations
@@ -132,7 +144,11 @@ def bench(name: str, args) -> dict:
     """Measure one kernel (see the module docstring)."""
     work = Path(tempfile.mkdtemp(prefix=f"bench-{name}-"))
     t0 = time.time()
-    sizes, t_cal = calibrate(name, work, args.min_time, args.threads)
+    known = args.known_sizes.get(name)
+    if known:
+        sizes, t_cal = dict(known), None
+    else:
+        sizes, t_cal = calibrate(name, work, args.min_time, args.threads)
     s = clayx.load(EXAMPLES / f"{name}.c")
     row: dict = {"kernel": name, "sizes": sizes, "calibration_s": t_cal}
     try:
@@ -149,15 +165,21 @@ def bench(name: str, args) -> dict:
     row["tune_script"] = r.best.script
     row["tune_candidates"] = len(r.trials)
     row["tune_table"] = r.table()
-    progs = {"original": original(name, work, sizes)}
+    row["tune_confirmations"] = [c.line() for c in r.confirmations]
+    base = original(name, work, sizes)
+    progs = {"original": base}
     if auto_script is not None:
         try:
             progs["auto"] = generated(name, work, "auto", auto_script, sizes)
         except clayx.ClayxError as e:
             row["auto_error"] = str(e)
-    # the original's winner is the original program itself, as the tuner measured it
-    progs["tune"] = (generated(name, work, "tuned", r.best.script, sizes) if r.best.script
-                     else original(name, work, sizes))
+    # when the tuner's winner is the original, the tuned program *is* the
+    # original: it is not measured a second time, its speedup is 1.00x
+    row["tune_is_original"] = not r.best.script
+    if r.best.script:
+        progs["tune"] = generated(name, work, "tuned", r.best.script, sizes)
+    if args.quiet_check:
+        progs["noise"] = base         # the same program again: its ratio is the noise
     times: dict[str, list] = {k: [] for k in progs}
     expected = None
     for rep in range(args.repeat):
@@ -173,7 +195,7 @@ def bench(name: str, args) -> dict:
     med = {k: statistics.median(v) for k, v in times.items()}
     row["times"] = times
     row["median"] = med
-    row["speedup"] = {k: med["original"] / med[k] for k in med if k != "original"}
+    row["speedup"] = _speedups(row, statistics.median)
     row["wall_s"] = time.time() - t0
     return row
 
@@ -184,12 +206,18 @@ def geomean(xs) -> float:
 
 
 def _speedups(r: dict, how) -> dict:
-    """Speedups over the original by ``how`` (median or min) of the runs."""
+    """Speedups over the original by ``how`` (median or min) of the runs;
+    ``tune`` is 1.0 where the tuner's winner is the original (the same
+    program, measured once); ``noise`` (``--quiet-check``) is the original
+    over itself."""
     times = r.get("times", {})
     if "original" not in times:
         return {}
     base = how(times["original"])
-    return {k: base / how(v) for k, v in times.items() if k != "original" and how(v) > 0}
+    out = {k: base / how(v) for k, v in times.items() if k != "original" and v and how(v) > 0}
+    if r.get("tune_is_original") or r.get("tune_winner") == "original":
+        out["tune"] = 1.0
+    return out
 
 
 def report(rows: dict, threads: int) -> str:
@@ -197,8 +225,10 @@ def report(rows: dict, threads: int) -> str:
     and --tune (median of the runs; in parentheses by the fastest run, less
     sensitive to other work on the machine), the tuner's winner; then
     geomeans and worst kernels."""
+    noise = any("noise" in r.get("times", {}) for r in rows.values())
     out = [f"{'kernel':16s} {'orig ms':>8s} {'auto':>6s} {'(min)':>7s} {'tune':>6s} "
-           f"{'(min)':>7s}  tuner's winner", "-" * 86]
+           f"{'(min)':>7s} " + (f"{'noise':>6s} " if noise else "") + " tuner's winner",
+           "-" * (86 + 7 * noise)]
     for name in sorted(rows):
         r = rows[name]
         med, fast = _speedups(r, statistics.median), _speedups(r, min)
@@ -208,9 +238,10 @@ def report(rows: dict, threads: int) -> str:
         orig = r.get("times", {}).get("original")
         orig = f"{statistics.median(orig) * 1e3:8.1f}" if orig else f"{'-':>8s}"
         out.append(f"{name:16s} {orig} {cell(med, 'auto', 6)} ({cell(fast, 'auto', 5)}) "
-                   f"{cell(med, 'tune', 6)} ({cell(fast, 'tune', 5)})  "
-                   f"{r.get('tune_winner', r.get('error', ''))[:36]}")
-    out.append("-" * 86)
+                   f"{cell(med, 'tune', 6)} ({cell(fast, 'tune', 5)}) "
+                   + (f"{cell(med, 'noise', 6)} " if noise else "") +
+                   f" {r.get('tune_winner', r.get('error', ''))[:36]}")
+    out.append("-" * (86 + 7 * noise))
     for how, label in ((statistics.median, "median"), (min, "fastest run")):
         for col in ("auto", "tune"):
             vals = {n: _speedups(r, how)[col] for n, r in rows.items()
@@ -221,9 +252,19 @@ def report(rows: dict, threads: int) -> str:
                            f"{len(vals)} kernels; worst {worst} {vals[worst]:.2f}x; "
                            f"below 0.95x: {sum(v < 0.95 for v in vals.values())}; "
                            f"below 1.2x: {sum(v < 1.2 for v in vals.values())}")
+    if noise:
+        vals = {n: _speedups(r, statistics.median)["noise"] for n, r in rows.items()
+                if "noise" in _speedups(r, statistics.median)}
+        if vals:
+            far = max(vals, key=lambda n: abs(math.log(vals[n])))
+            out.append(f"noise (the original against itself, median): geomean "
+                       f"{geomean(vals.values()):.2f}x; farthest from 1 {far} {vals[far]:.2f}x")
     out.append(f"(sequential original, gcc -O3; {threads} threads for the generated code; "
-               "runs interleaved; a kernel whose winner is the original runs the same "
-               "program twice: its deviation from 1.00x is the noise)")
+               "runs interleaved, median of the runs; where the tuner's winner is the "
+               "original (no candidate confirmed faster beyond the noise), the tuned program "
+               "is the original itself: tune is 1.00x, not measured twice"
+               + ("; noise: the original run again as a third program, original/original"
+                  if noise else "") + ")")
     return "\n".join(out)
 
 
@@ -238,12 +279,21 @@ def main(argv=None) -> int:
     ap.add_argument("--json", default="bench_codegen.json")
     ap.add_argument("--force", action="store_true", help="measure kernels already in --json")
     ap.add_argument("--report-only", action="store_true", help="print the table of --json")
+    ap.add_argument("--quiet-check", action="store_true",
+                    help="also run the original again, interleaved, and report original/original "
+                         "(the noise of the machine) per kernel")
+    ap.add_argument("--sizes-from", metavar="JSON",
+                    help="take each kernel's sizes from this earlier result (no calibration)")
     args = ap.parse_args(argv)
     # threads that wait sleep instead of spinning: on a machine shared with
     # other work, spinning OpenMP threads wait for a core taken by someone
     # else (measured here under a load of 4 on 2 cores: atax's parallel
     # original 0.3-0.6 s spinning, 0.095 s sleeping)
     os.environ.setdefault("OMP_WAIT_POLICY", "passive")
+    args.known_sizes = {}
+    if args.sizes_from:
+        earlier = json.loads(Path(args.sizes_from).read_text())
+        args.known_sizes = {n: r["sizes"] for n, r in earlier.items() if r.get("sizes")}
     path = Path(args.json)
     rows = json.loads(path.read_text()) if path.exists() else {}
     names = args.only.split(",") if args.only else kernels()

@@ -26,7 +26,8 @@ import clayx
 from clayx.errors import VerifyError
 from clayx.run import program_text
 from clayx.session import Session
-from clayx.tune import PRESETS, Candidate, _Space, candidate_script, point_order, tune
+from clayx.tune import (CONFIRM_PAIRS, DISTRIBUTE, ORIGINAL, PRESETS, Candidate, Trial, _Space,
+                        best_orders, candidate_script, confirm, point_order, tune)
 from clayx.verify import compare_outputs, compile_c, run
 from clayx_repl.cli import run as cli
 
@@ -37,9 +38,10 @@ OUT = "begin dump: C\n1 2 3\nend   dump: C\n"
 
 
 class FakeTimer:
-    """Region times by candidate label (``default`` for the others), the
-    original's output unless a label is in ``wrong``; each call advances
-    the fake clock by one second."""
+    """Region times by candidate label (``default`` for the others): a
+    number, or a list of the times of its successive runs (the last one
+    repeated); the original's output unless a label is in ``wrong``; each
+    call advances the fake clock by one second."""
 
     def __init__(self, times: dict, default: float = 2.0, wrong=()):
         self.times, self.default, self.wrong = times, default, set(wrong)
@@ -51,7 +53,10 @@ class FakeTimer:
         label = candidate.label
         self.calls.append(label)
         out = OUT.replace("3", "4") if label in self.wrong else OUT
-        return out, self.times.get(label, self.default)
+        t = self.times.get(label, self.default)
+        if isinstance(t, list):
+            t = t.pop(0) if len(t) > 1 else t[0]
+        return out, t
 
     def clock(self) -> float:
         return self.now
@@ -101,6 +106,58 @@ def test_original_kept_when_the_gain_is_noise(tmp_path):
 
 
 @needs_gcc
+def test_a_gain_not_confirmed_interleaved_keeps_the_original(tmp_path):
+    """cpu t32 seemed twice as fast in the search (3 runs) but runs as fast
+    as the original in the final interleaved pairs: the original wins, the
+    tuned program is the original itself (1.00x)."""
+    timer = FakeTimer({"original": 1.0, "cpu t32": [0.5, 0.5, 0.5, 0.98]})
+    r = _tune(tmp_path, timer, candidates=[Candidate("cpu")], budget=1000)
+    assert r.best is r.original and r.confirmed == 1.0
+    [c] = r.confirmations
+    assert not c.kept and len(c.candidate) == CONFIRM_PAIRS
+    assert c.ratio == pytest.approx(1 / 0.98)
+    assert "not kept (within noise)" in r.table() and "(1.00x)" in r.table()
+    # interleaved: original, candidate, original, candidate …
+    assert timer.calls[-2 * CONFIRM_PAIRS:] == ["original", "cpu t32"] * CONFIRM_PAIRS
+
+
+@needs_gcc
+def test_a_candidate_with_a_slow_run_is_not_kept(tmp_path):
+    """A 20 % faster median is not enough when one of the candidate's runs
+    is slower than the original's median: the gain is not robust."""
+    timer = FakeTimer({"original": 1.0,
+                       "cpu t32": [0.8, 0.8, 0.8, 0.8, 1.3, 0.8, 0.8, 0.8]})
+    r = _tune(tmp_path, timer, candidates=[Candidate("cpu")], budget=1000)
+    assert r.best is r.original
+    assert r.confirmations[0].ratio == pytest.approx(1.25)
+    assert not r.confirmations[0].kept
+
+
+@needs_gcc
+def test_the_next_fastest_is_confirmed_when_the_fastest_is_not(tmp_path):
+    timer = FakeTimer({"original": 1.0, "cpu t16": [0.3, 0.3, 0.3, 1.0],
+                       "cpu t32": 0.6})
+    r = _tune(tmp_path, timer, candidates=FIXED, budget=1000)
+    assert [c.label for c in r.confirmations] == ["cpu t16", "cpu t32"]
+    assert r.best.candidate == Candidate("cpu") and r.confirmed == pytest.approx(1 / 0.6)
+
+
+def test_confirm_rule_margin_and_slowest_run():
+    """:func:`confirm` alone, on injected times: a 4 % gain is within the
+    margin, 10 % with every run faster than the original's median is kept."""
+    def timer_of(orig, cand):
+        seq = {"o": list(orig), "c": list(cand)}
+        return lambda exe, c: ("", seq["o" if exe == "o" else "c"].pop(0))
+    o = Trial(Candidate())
+    c = Trial(Candidate("cpu"), exe="c")
+    assert not confirm(timer_of([1.0] * 5, [1 / 1.04] * 5), o, "o", c).kept
+    assert confirm(timer_of([1.0] * 5, [0.9] * 5), o, "o", c).kept
+    assert not confirm(timer_of([1.0] * 5, [0.9] * 4 + [1.01]), o, "o", c).kept
+    assert confirm(timer_of([1.0] * 7, [0.9] * 7), o, "o", c, pairs=7).ratio == \
+        pytest.approx(1 / 0.9)
+
+
+@needs_gcc
 def test_wrong_output_is_excluded(tmp_path):
     timer = FakeTimer({"original": 1.0, "cpu t32": 0.01, "cpu t16": 0.5},
                       wrong={"cpu t32"})
@@ -120,7 +177,8 @@ def test_budget_is_respected(tmp_path):
     r = _tune(tmp_path, timer, budget=8, repeat=2)
     timed = [t for t in r.trials[1:] if t.times]
     assert 1 <= len(timed) <= 4
-    searched = len(timer.calls) - 2 - (2 * 2 if r.best is not r.original else 0)
+    confirming = sum(2 * len(c.candidate) for c in r.confirmations)
+    searched = len(timer.calls) - 2 - confirming
     assert searched <= 8 + 2                   # at most one candidate's runs over
     # the staged search goes on without a budget: more candidates
     timer2 = FakeTimer({"original": 1.0}, default=0.9)
@@ -260,6 +318,55 @@ def test_tile_sizes_orders_and_marks_run_equal(tmp_path, name):
                            Candidate("cpu", 0, marks="vectorize+unroll4"),
                            Candidate("cpu", 16, wavefront=False, marks="unroll4")]):
         _run_equal(tmp_path / str(k), name, candidate_script(s, c), DIFF[name])
+
+
+def test_doitgen_privatization_candidates():
+    """doitgen's ``sum[p]`` serializes its r and q loops: privatized per q
+    (or per r and q), with the copy back of its final values split off,
+    the loop at that depth is marked parallel."""
+    s = clayx.load(EXAMPLES / "doitgen.c")
+    assert _Space(s).privatizations() == [("sum", 2), ("sum", 1)]
+    script = candidate_script(s, Candidate(ORIGINAL, 0, private=("sum", 1)))
+    assert 'priv = add_array("sum_priv");' in script
+    assert "datacopy(" in script and "split([0, 0, 1, 0], 1);" in script
+    assert script.endswith("parallelize([0]);\n")       # not the copy back's loops
+    assert Candidate(ORIGINAL, 0, private=("sum", 1)).label == \
+        "original parallel private(sum, 1)"
+    # nothing to privatize in gemm
+    assert _Space(clayx.load(EXAMPLES / "gemm.c")).privatizations() == []
+
+
+@needs_gcc
+@pytest.mark.parametrize("depth", [1, 2])
+def test_privatized_doitgen_runs_equal_on_1_and_4_threads(tmp_path, depth):
+    s = clayx.load(EXAMPLES / "doitgen.c")
+    script = candidate_script(s, Candidate(ORIGINAL, 0, private=("sum", depth)))
+    s2 = Session(s.original, others=s.others)
+    s2.apply(script)
+    code = s2.code("omp")
+    assert "sum_priv" in code and "#pragma omp parallel for schedule(static)" in code
+    _run_equal(tmp_path, "doitgen", script, {"NR": 7, "NQ": 9, "NP": 11})
+
+
+def test_best_orders_of_perfect_nests():
+    """gemm's product nest (i, k, j) is stride 1 already; a (j, i) nest over
+    ``A[i][j]`` wants i outside."""
+    s = clayx.load(EXAMPLES / "gemm.c")
+    assert best_orders(s.original) == []
+    s = clayx.load(EXAMPLES / "mvt.c")
+    assert [(p, n, i) for p, n, i in best_orders(s.original)] == [((1,), 2, 0)]
+
+
+@needs_gcc
+@pytest.mark.parametrize("name", ["correlation", "covariance", "gramschmidt"])
+def test_distributed_permuted_candidate_runs_equal(tmp_path, name):
+    """Pluto's wins on these come from distributing the loops and
+    permuting them for stride 1: the candidate does that, legality checked,
+    and runs equal on 1 and 4 threads."""
+    s = clayx.load(EXAMPLES / f"{name}.c")
+    script = candidate_script(s, Candidate(ORIGINAL, 0, order=DISTRIBUTE))
+    assert "split(" in script and "interchange(" in script and "parallelize(" in script
+    _run_equal(tmp_path, name, script, {})
 
 
 @needs_gcc
