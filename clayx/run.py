@@ -37,7 +37,7 @@ from typing import Mapping, Sequence
 from .errors import MismatchError, VerifyError
 from .verify import compare_outputs, compile_c, run
 
-__all__ = ["RunResult", "instrument", "measure", "measure_session", "program_text",
+__all__ = ["RunResult", "instrument", "has_main", "measure", "measure_session", "program_text",
            "default_compiler",
            "default_flags"]
 
@@ -195,7 +195,7 @@ def measure(original: str | os.PathLike, transformed_text: str,
     except OSError as e:
         raise VerifyError(f"cannot read {src}: {e}") from None
     for name, body in (("the original", text), ("the transformed program", transformed_text)):
-        if not _MAIN.search(_strip_comments(body)):
+        if not has_main(body):
             raise VerifyError(f"{name} ({src.name}) has no main function: --run needs a "
                               "program that runs its SCoP (wrap the kernel in a main that "
                               "initialises and prints its arrays)")
@@ -240,6 +240,12 @@ def measure(original: str | os.PathLike, transformed_text: str,
 def _strip_comments(text: str) -> str:
     """C text without comments (for the ``main`` test)."""
     return re.sub(r"/\*.*?\*/|//[^\n]*", " ", text, flags=re.S)
+
+
+def has_main(text: str) -> bool:
+    """True when the C ``text`` defines (or at least names, outside
+    comments) a ``main`` function: a program that can run."""
+    return bool(_MAIN.search(_strip_comments(text)))
 
 
 def measure_session(session, *, target: str = "omp", unchecked: bool = False,

@@ -59,7 +59,7 @@ import statistics
 import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Iterable, Mapping, Sequence
 
@@ -69,7 +69,8 @@ _dt = isl.dim_type
 
 from .errors import ClayxError, VerifyError
 from .model import dead_arrays, identifiers
-from .run import region_seconds, default_compiler, default_flags, instrument, program_text
+from .run import (default_compiler, default_flags, has_main, instrument, program_text,
+                  region_seconds)
 from .verify import run_timed, compare_outputs, compile_c
 
 __all__ = ["Candidate", "Confirmation", "Trial", "TuneResult", "DEFAULT_BUDGET", "NOISE",
@@ -107,7 +108,12 @@ PRESETS = ("cpu", "nofuse", "maxfuse", "gpu", "feautrier")
 
 #: A candidate whose first run takes this many times the best median so far
 #: is not run again (it cannot win; the budget goes to other candidates).
-SLOW = 1.5
+SLOW = 1.2
+
+#: A run of a candidate is stopped after this many times the original
+#: program's whole run (at least 5 s): it cannot win, and the budget is
+#: better spent on other candidates.
+KILL = 3.0
 
 #: Marks tried on the innermost loops of the best candidate.
 MARKS = ("vectorize", "unroll4", "vectorize+unroll4")
@@ -126,8 +132,11 @@ class Candidate:
 
     With the preset :data:`ORIGINAL` (the original loops, parallel marks):
     ``tile`` 0; ``order`` ``(-2,)`` for the interchange-only candidate
-    (:func:`best_orders`), ``wavefront`` False to mark only the SCoP's
-    outermost loops; ``private`` ``(array, depth)`` privatizes a temporary
+    (:func:`best_orders`), ``(-3,)`` for the distributed and permuted one
+    (:meth:`_Space.distribute`); ``wavefront`` False to mark only the
+    SCoP's outermost loops, ``parallel`` False for no parallel mark at all
+    (sequential code: a permutation's gain in locality does not depend on
+    the cores free); ``private`` ``(array, depth)`` privatizes a temporary
     (:meth:`_Space.privatize`) so that the loop at that depth runs in
     parallel."""
 
@@ -137,6 +146,7 @@ class Candidate:
     order: tuple | None = None
     marks: str = ""
     private: tuple = ()
+    parallel: bool = True
 
     @property
     def label(self) -> str:
@@ -145,7 +155,7 @@ class Candidate:
             return "original"
         parts = [self.preset, f"t{self.tile}" if self.tile else "untiled"]
         if self.preset == ORIGINAL:
-            parts = ["original", "parallel"]
+            parts = ["original", "parallel"] if self.parallel else ["original"]
             if self.private:
                 parts.append(f"private({self.private[0]}, {self.private[1]})")
             if self.order == PERMUTE:
@@ -246,8 +256,10 @@ class TuneResult:
     the ``best`` (the original when nothing beat it), the ``confirmed``
     speedup of the best from the final interleaved measurement (1.0 when
     the original won: it is the same program), the ``elapsed`` seconds, the
-    ``threads`` used for timing and the ``confirmations`` made
-    (:func:`confirm`)."""
+    ``threads`` used for timing, the ``confirmations`` made
+    (:func:`confirm`) and where the search started (``start``:
+    ``original``, or ``current`` for a session's current state, whose code
+    is then the program to beat, labelled ``current`` in the table)."""
 
     trials: list
     best: Trial
@@ -255,6 +267,7 @@ class TuneResult:
     elapsed: float
     threads: int | None = None
     confirmations: list = field(default_factory=list)
+    start: str = "original"
 
     @property
     def original(self) -> Trial:
@@ -280,14 +293,17 @@ class TuneResult:
             sp = f"{self.speedup(t):7.2f}x" if t.times else f"{'-':>8s}"
             ver = "yes" if t.verified else ("no: " + t.error.splitlines()[0][:70]
                                            if t.error else "no")
-            rows.append(f"{star} {t.candidate.label:40s} {steps:5d} {ms} {sp}  {ver}")
+            label = self.start if t is self.original else t.candidate.label
+            rows.append(f"{star} {label:40s} {steps:5d} {ms} {sp}  {ver}")
         threads = f", {self.threads} thread(s)" if self.threads else ""
         rows += [c.line() for c in self.confirmations]
         if self.best is self.original:
-            rows.append("the original wins: no candidate beat it by more than the noise "
-                        f"({NOISE:.0%} and every run), so the tuned program is the original "
+            what = "original" if self.start == "original" else "current state"
+            rows.append(f"the {what} wins: no candidate beat it by more than the noise "
+                        f"({NOISE:.0%} and every run), so the tuned program is the {what} "
                         "itself (1.00x)")
-        rows.append(f"winner: {self.best.candidate.label} ({self.confirmed:.2f}x confirmed; "
+        winner = self.start if self.best is self.original else self.best.candidate.label
+        rows.append(f"winner: {winner} ({self.confirmed:.2f}x confirmed; "
                     f"{len(self.trials)} candidates in {self.elapsed:.0f} s{threads})")
         return "\n".join(rows)
 
@@ -458,7 +474,8 @@ class _Space:
                 text += self.distribute(text)
             if c.order in (PERMUTE, DISTRIBUTE):
                 text += self.permute(text)
-            text += self._parallel(text, top=not c.wavefront, copies=not c.private)
+            if c.parallel:
+                text += self._parallel(text, top=not c.wavefront, copies=not c.private)
             return text + (self._marks(text, c.marks) if c.marks else "")
         from .whitebox import whitebox
         key = (c.preset, c.tile, c.wavefront)
@@ -699,7 +716,6 @@ class _Space:
 
 
 def _with(scop, sched):
-    from dataclasses import replace
     return replace(scop, schedule=sched)
 
 
@@ -720,8 +736,10 @@ def _stages(space: _Space) -> Iterable[list[Candidate]]:
     except ClayxError:
         privs = []
     yield [Candidate(ORIGINAL, 0), *(Candidate(ORIGINAL, 0, private=pr) for pr in privs),
+           Candidate(ORIGINAL, 0, order=DISTRIBUTE, parallel=False),
            Candidate(ORIGINAL, 0, order=DISTRIBUTE), Candidate(ORIGINAL, 0, order=PERMUTE),
-           Candidate("nofuse", 0), Candidate("cpu")]
+           Candidate(ORIGINAL, 0, order=PERMUTE, parallel=False)]
+    yield [Candidate("nofuse", 0), Candidate("cpu")]
     # the other presets, a few at a time (each stage is compiled, then timed)
     yield [Candidate("cpu", 0), Candidate("gpu"), Candidate("nofuse")]
     yield [Candidate("maxfuse", 0), Candidate("cpu", 64), Candidate("maxfuse")]
@@ -754,17 +772,21 @@ def _stages(space: _Space) -> Iterable[list[Candidate]]:
     if base.wavefront and base.tile and base.preset != ORIGINAL:
         yield [Candidate(base.preset, base.tile, False, base.order)]
     base = space.best_auto
-    yield [Candidate(base.preset, base.tile, base.wavefront, base.order, m, base.private)
-           for m in MARKS]
+    yield [replace(base, marks=m) for m in MARKS]
 
 
 # ---------------------------------------------------------------------------
 # Measuring
 # ---------------------------------------------------------------------------
 
-def _default_timer(env: Mapping[str, str], timeout: Callable[[], float]) -> Timer:
+def _default_timer(env: Mapping[str, str], walls: list) -> Timer:
+    """Runs the program; the first runs (the original's) set ``walls``, the
+    whole-process times that bound every later run (:data:`KILL`)."""
     def timer(exe: Path, candidate: Candidate) -> tuple[str, float]:
-        out, _ = run_timed(exe, timeout(), env)
+        limit = 600.0 if not walls else max(5.0, KILL * statistics.median(walls))
+        out, wall = run_timed(exe, limit, env)
+        if candidate.preset is None:
+            walls.append(wall)
         return region_seconds(out, exe.name)
     return timer
 
@@ -775,7 +797,7 @@ def tune(session, *, budget: float = DEFAULT_BUDGET, threads: int | None = None,
          timer: Timer | None = None, clock: Callable[[], float] = time.monotonic,
          progress: Callable[[str, Trial | None, float], None] | None = None,
          workdir: str | os.PathLike | None = None,
-         candidates: Sequence[Candidate] | None = None) -> TuneResult:
+         candidates: Sequence[Candidate] | None = None, current: bool = False) -> TuneResult:
     """Tune ``session``'s SCoP (see the module docstring); returns a
     :class:`TuneResult`.
 
@@ -799,7 +821,17 @@ def tune(session, *, budget: float = DEFAULT_BUDGET, threads: int | None = None,
             return tune(session, budget=budget, threads=threads, repeat=repeat,
                         defines=defines, compiler=compiler, flags=flags, jobs=jobs,
                         timer=timer, clock=clock, progress=progress, workdir=d,
-                        candidates=candidates)
+                        candidates=candidates, current=current)
+    if current and session.entries:
+        # from the current state: the candidates' scripts continue it, and the
+        # program to beat is its code (a legal state prints the original's output)
+        if session.has_unchecked:
+            raise VerifyError("the session holds a step applied without the legality "
+                              "check: tuning from it would time a program nobody checked")
+        session = Session(session.current, others=session.others)
+        base_text, _, base_regions = program_text(session, target="omp")
+    else:
+        base_text, base_regions = None, None
     scop = session.original
     if scop.source is None or scop.path is None:
         raise VerifyError("--tune needs a C program; this SCoP was read from OpenScop")
@@ -817,13 +849,9 @@ def tune(session, *, budget: float = DEFAULT_BUDGET, threads: int | None = None,
         env["OMP_NUM_THREADS"] = str(threads)
     start = clock()
     trials: list[Trial] = []
-    base_time: list[float] = []
 
-    def run_timeout() -> float:
-        # a candidate far slower than the original is not worth waiting for
-        return 600.0 if not base_time else max(10.0, 20 * base_time[0])
-
-    time_one = timer or _default_timer(env, run_timeout)
+    # a candidate far slower than the original is not worth waiting for
+    time_one = timer or _default_timer(env, [])
     regions = [sc.region for sc in sorted((scop, *session.others), key=lambda s: s.region[0])]
 
     def build(k: int, trial: Trial, text: str, regs) -> Path | None:
@@ -863,15 +891,20 @@ def tune(session, *, budget: float = DEFAULT_BUDGET, threads: int | None = None,
         return first
 
     # the original program, as written
-    orig = Trial(Candidate(), script="", code=scop.source)
+    if base_text is None:
+        base_text, base_regions = scop.source, regions
+    if not has_main(base_text):
+        raise VerifyError(f"{src.name} has no main function: tuning runs the program, so it "
+                          "needs a main that runs its SCoP (and prints its arrays, for the "
+                          "check that every candidate computes the same)")
+    orig = Trial(Candidate(), script="", code=base_text)
     best = orig
-    exe0 = build(0, orig, scop.source, regions)
+    exe0 = build(0, orig, base_text, base_regions)
     if exe0 is None:
         raise VerifyError(f"the original program does not compile: {orig.error}")
     expected = measure(orig, exe0, None)
     if expected is None:
         raise VerifyError(f"the original program does not run: {orig.error}")
-    base_time.append(orig.median)
     trials.append(orig)
 
     space = _Space(session)
@@ -966,7 +999,8 @@ def tune(session, *, budget: float = DEFAULT_BUDGET, threads: int | None = None,
             best = trial
             break
     confirmed = confirmations[-1].ratio if best is not orig else 1.0
-    return TuneResult(trials, best, confirmed, clock() - start, threads, confirmations)
+    return TuneResult(trials, best, confirmed, clock() - start, threads, confirmations,
+                      "current" if current and base_regions is not regions else "original")
 
 
 

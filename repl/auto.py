@@ -36,7 +36,7 @@ from clayx.view import loop_label
 from . import render
 from .commands import CommandError, command, load_script
 
-__all__ = ["Pending", "isl_options", "pending"]
+__all__ = ["Pending", "isl_options", "keep", "pending"]
 
 USAGE = ":auto [PRESET] [tile=N] [NAME=V …] | :auto accept [K] | :auto show | :auto drop"
 
@@ -126,7 +126,7 @@ def _auto(repl, args: list[str]) -> bool:
               "it…")
     t0 = time.perf_counter()
     result = s.auto_result(preset, tile, **opts)
-    _keep(repl, Pending(result, f":auto {what}", s.current), time.perf_counter() - t0)
+    keep(repl, Pending(result, f":auto {what}", s.current), time.perf_counter() - t0)
     return True
 
 
@@ -148,7 +148,7 @@ def _whitebox(repl, args: list[str]) -> bool:
     repl.note(f"whiteboxing {args[0]}…")
     t0 = time.perf_counter()
     result = s.whitebox(path)
-    _keep(repl, Pending(result, f":whitebox {args[0]}", s.current), time.perf_counter() - t0)
+    keep(repl, Pending(result, f":whitebox {args[0]}", s.current), time.perf_counter() - t0)
     return True
 
 
@@ -205,7 +205,9 @@ def _accept(repl, args: list[str]) -> bool:
     return True
 
 
-def _keep(repl, p: Pending, seconds: float) -> None:
+def keep(repl, p: Pending, seconds: float) -> None:
+    """Make ``p`` the pending script of the prompt and show it (``:auto``,
+    ``:whitebox`` and ``:tune`` end so; ``seconds`` it took)."""
     repl.auto_pending = p
     t = p.result.timings
     parts = [f"{k} {1000 * t[k]:.0f} ms" for k in ("read", "recover", "simplify", "replay")

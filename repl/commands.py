@@ -1,7 +1,7 @@
 """The prompt's commands: ``:help``, ``:code``, ``:diff``, ``:schedule``,
 ``:tree``, ``:deps``, ``:undo``, ``:redo``, ``:history``, ``:save``,
 ``:load``, ``:emit``, ``:verify``, ``:reset``, ``:quit``; ``:auto``,
-``:whitebox`` and ``:edit`` are in :mod:`.auto`.
+``:whitebox`` and ``:edit`` are in :mod:`.auto`, ``:tune`` in :mod:`.tune`.
 
 Each is a function ``(repl, args) -> bool`` (False ends the prompt)
 registered with :func:`command`, which also records its usage line, its
@@ -543,3 +543,4 @@ def is_command(text: str) -> bool:
 # the automatic-scheduling commands (:auto, :whitebox, :edit) live in .auto,
 # registered when it is imported
 __import__(f"{__package__}.auto")
+__import__(f"{__package__}.tune")       # :tune

@@ -386,3 +386,89 @@ def test_examples_sizes_are_macros():
     macro would silently test the default size)."""
     text = (EXAMPLES / "gemm.c").read_text()
     assert all(f"#ifndef {m}" in text for m in DIFF["gemm"])
+
+
+# -- :tune at the prompt ---------------------------------------------------------------
+
+def _fake_tune(monkeypatch, tmp_path, times, candidates):
+    """Replace :func:`clayx.tune.tune` by the real one with a fake timer and
+    a fixed candidate list (programs still compiled); returns the calls'
+    keyword arguments."""
+    import clayx.tune as tune_mod
+    real = tune_mod.tune
+    calls = []
+
+    def fake(session, **kw):
+        calls.append(kw)
+        timer = FakeTimer(dict(times))
+        return real(session, timer=timer, clock=timer.clock,
+                    workdir=tmp_path / f"w{len(calls)}", candidates=candidates,
+                    **{k: v for k, v in kw.items() if k not in ("workdir", "candidates")})
+    monkeypatch.setattr(tune_mod, "tune", fake)
+    return calls
+
+
+@needs_gcc
+def test_repl_tune_shows_the_table_and_accepts_the_winner(tmp_path, monkeypatch):
+    from test_repl import drive, lines
+    calls = _fake_tune(monkeypatch, tmp_path, {"original": 1.0, "cpu t32": 0.5},
+                       [Candidate("cpu")])
+    out, repl = drive(EXAMPLES / "gemm.c", lines(":tune 7 threads=2 -D NI=40", ":tune accept"),
+                      width=170)
+    assert calls[0]["budget"] == 7 and calls[0]["threads"] == 2
+    assert calls[0]["defines"] == {"NI": "40"} and calls[0]["current"] is True
+    assert "tuning from the original for 7 s" in out
+    assert "* cpu t32" in out and "winner: cpu t32 (2.00x confirmed" in out
+    assert ":tune 7s: cpu t32:" in out and "measured 2.00x the current code" in out
+    assert "code it produces (omp)" in out
+    assert "applied" in out and "from :tune 7s: cpu t32" in out
+    s = repl.session
+    assert s.entries and "tile" in str(s.script)
+    expected = Session(s.original, others=s.others)
+    expected.apply(candidate_script(s, Candidate("cpu")))
+    assert s.current.schedule.union_map().is_equal(expected.current.schedule.union_map())
+
+
+@needs_gcc
+def test_repl_tune_starts_from_the_current_state(tmp_path, monkeypatch):
+    """After a step, the program to beat is the current code (row
+    ``current``) and the winner's script continues the applied steps."""
+    _fake_tune(monkeypatch, tmp_path, {"original": 1.0, "cpu t32": 0.5}, [Candidate("cpu")])
+    out, repl = drive_repl(EXAMPLES / "gemm.c", lines("reverse([0], 1);", ":tune 30",
+                                                      ":tune accept"))
+    assert "tuning from the current state for 30 s" in out
+    assert "  current " in out
+    steps = [str(e.step) for e in repl.session.entries]
+    assert steps[0] == "reverse([0], 1);" and len(steps) > 1
+
+
+@needs_gcc
+def test_repl_tune_keeps_the_current_code_when_nothing_wins(tmp_path, monkeypatch):
+    _fake_tune(monkeypatch, tmp_path, {"original": 1.0, "cpu t32": 0.99}, [Candidate("cpu")])
+    out, repl = drive_repl(EXAMPLES / "gemm.c", lines(":tune 30", ":tune accept"))
+    assert "winner: original (1.00x" in out
+    assert "nothing to accept: the current code is the fastest" in out
+    assert "no pending script" in out and not repl.session.entries
+
+
+@needs_gcc
+def test_repl_tune_refuses_a_file_without_main_and_bad_words(tmp_path):
+    src = tmp_path / "gemm.c"
+    src.write_text((EXAMPLES / "gemm.c").read_text().replace("int main(", "int not_main("))
+    out, repl = drive_repl(src, lines(":tune 2", ":tune x y", ":tune -5", ":tune threads=0"))
+    assert "gemm.c has no main function: tuning runs the program" in out
+    assert "unexpected 'x'" in out
+    assert "the budget is a positive number of seconds, not -5" in out
+    assert "'threads=0': threads is a positive whole number" in out
+    assert "Traceback" not in out and not repl.session.entries
+
+
+def drive_repl(path, keys):
+    """:func:`test_repl.drive` (imported late: it is a test module)."""
+    from test_repl import drive
+    return drive(path, keys, width=150)
+
+
+def lines(*typed: str) -> str:
+    """Each input followed by Enter (as test_repl's)."""
+    return "".join(t + "\r" for t in typed)
