@@ -215,7 +215,7 @@ class Confirmation:
         """One line for the table: the verdict and its numbers."""
         ms = 1e3
         verdict = "kept" if self.kept else "not kept (within noise)"
-        return (f"confirmation of {self.label}: {len(self.candidate)} interleaved pairs, "
+        return (f"confirmation of {self.label}: {len(self.candidate)} interleaved pair(s), "
                 f"median ratio {self.ratio:.2f}x, slowest run {max(self.candidate) * ms:.1f} ms "
                 f"vs the original's median {statistics.median(self.original) * ms:.1f} ms: "
                 f"{verdict}")
@@ -236,17 +236,21 @@ def confirm(time_one: "Timer", orig: "Trial", exe0: Path, trial: "Trial", *,
     - its *slowest* run is faster than the original's median: a gain that
       disappears in one run of five is noise, not speed.
 
-    A run that fails (timeout, crash) keeps the original."""
+    The pairs stop as soon as more than half of them are below ``1 +
+    margin`` (their median can no longer reach it).  A run that fails
+    (timeout, crash) keeps the original."""
     a, b = [], []
     try:
         for _ in range(pairs):
             a.append(time_one(exe0, orig.candidate)[1])
             b.append(time_one(trial.exe, trial.candidate)[1])
+            if sum(x < (1 + margin) * y for x, y in zip(a, b)) > pairs // 2:
+                break                   # the median ratio is below the margin already
     except VerifyError:
         return Confirmation(trial.candidate.label, tuple(a), tuple(b) or (float("inf"),),
                             0.0, False)
     ratio = statistics.median(x / max(y, 1e-12) for x, y in zip(a, b))
-    kept = ratio >= 1 + margin and max(b) < statistics.median(a)
+    kept = len(b) == pairs and ratio >= 1 + margin and max(b) < statistics.median(a)
     return Confirmation(trial.candidate.label, tuple(a), tuple(b), ratio, kept)
 
 

@@ -12,19 +12,21 @@ For each kernel:
    ``cpu``, tiles of 32, isl's loop order, parallel marks), whiteboxed into a
    Clay script and regenerated with OpenMP pragmas;
 3. ``--tune``: :func:`clayx.tune.tune` with ``--budget`` seconds and
-   ``--threads`` threads (its winner's script);
-4. the three programs compiled with ``gcc -O3 -fopenmp`` (``$CC``,
+   ``--threads`` threads (its winner's script); its final confirmation
+   (:func:`clayx.tune.confirm`: the original and the winner interleaved,
+   ``max(5, repeat)`` pairs, a fresh measurement made after the choice) is
+   the ``tune`` column: the ratio of the medians of those pairs.  Where the
+   tuner's winner is the original (no candidate was confirmed faster
+   beyond the noise), the tuned program is the original itself: it is not
+   measured again and ``tune`` is 1.00x (the table's footer says so);
+4. the original and ``--auto`` compiled with ``gcc -O3 -fopenmp`` (``$CC``,
    ``$CFLAGS``), run interleaved ``--repeat`` times with
    ``OMP_NUM_THREADS=--threads`` (and ``OMP_WAIT_POLICY=passive`` unless
    set: on a shared machine spinning threads measure the other work), every
    output compared with the original's; the median region time of each and
-   the speedups over the original.  Where the tuner's winner is the
-   original (no candidate was confirmed faster beyond the noise, see
-   :func:`clayx.tune.confirm`), the tuned program is the original itself:
-   it is not measured again and ``tune`` is 1.00x (the table's footer says
-   so); ``--quiet-check`` runs the original a second time as a third,
-   interleaved program and reports original/original per kernel, the
-   noise a reader needs to judge the other ratios.
+   the speedup.  ``--quiet-check`` runs the original a second time as a
+   third, interleaved program and reports original/original per kernel,
+   the noise a reader needs to judge the other ratios.
 
 The table and the JSON (``--json``, default ``bench_codegen.json``) give,
 per kernel, the sizes, the medians, the speedups, the tuner's winner and
@@ -128,15 +130,21 @@ def generated(name: str, work: Path, tag: str, script: str, defines: dict) -> Pr
 def calibrate(name: str, work: Path, min_time: float, threads: int) -> tuple[dict, float]:
     """Sizes at which the original's region runs at least ``min_time``."""
     base = default_sizes(name)
-    factor = 1.0
+    factor, last, growth = 1.0, None, 3.0
     for _ in range(12):
         sizes = _scaled(base, factor)
         t = original(name, work, sizes).run(threads)[1]
         if t >= min_time:
             return sizes, t
-        # region time grows like size^2..3: aim a little past the target
-        step = (1.3 * min_time / max(t, 1e-6)) ** (1 / 2.5)
-        factor *= min(8.0, max(1.4, step))
+        # region time grows like size^growth (2 to 4: measured from the last
+        # two sizes): aim a little past the target, not far past it (a
+        # program's output grows with its arrays, and printing a large one
+        # costs more than the kernel: doitgen at 8x its size prints 126 MB)
+        if last is not None and t > 2 * last[1] and factor > last[0]:
+            growth = min(4.0, max(1.0, math.log(t / last[1]) / math.log(factor / last[0])))
+        last = (factor, t)
+        step = (1.3 * min_time / max(t, 1e-6)) ** (1 / growth)
+        factor *= min(4.0, max(1.25, step))
     return sizes, t
 
 
@@ -159,7 +167,7 @@ def bench(name: str, args) -> dict:
         row["auto_error"] = str(e)
     t1 = time.time()
     r = tune(s, budget=args.budget, threads=args.threads, defines=sizes,
-             workdir=work / "tune")
+             workdir=work / "tune", repeat=3)
     row["tune_seconds"] = time.time() - t1
     row["tune_winner"] = r.best.candidate.label
     row["tune_script"] = r.best.script
@@ -174,10 +182,10 @@ def bench(name: str, args) -> dict:
         except clayx.ClayxError as e:
             row["auto_error"] = str(e)
     # when the tuner's winner is the original, the tuned program *is* the
-    # original: it is not measured a second time, its speedup is 1.00x
+    # original: it is not measured a second time, its speedup is 1.00x;
+    # otherwise the tuner's final confirmation is the measure: original and
+    # winner interleaved, a fresh measurement made after the choice
     row["tune_is_original"] = not r.best.script
-    if r.best.script:
-        progs["tune"] = generated(name, work, "tuned", r.best.script, sizes)
     if args.quiet_check:
         progs["noise"] = base         # the same program again: its ratio is the noise
     times: dict[str, list] = {k: [] for k in progs}
@@ -192,6 +200,10 @@ def bench(name: str, args) -> dict:
             else:
                 compare_outputs(expected, out)
             times[k].append(sec)
+    if r.best.script:
+        conf = r.confirmations[-1]
+        times["tune"] = list(conf.candidate)
+        row["tune_base"] = list(conf.original)
     med = {k: statistics.median(v) for k, v in times.items()}
     row["times"] = times
     row["median"] = med
@@ -215,6 +227,8 @@ def _speedups(r: dict, how) -> dict:
         return {}
     base = how(times["original"])
     out = {k: base / how(v) for k, v in times.items() if k != "original" and v and how(v) > 0}
+    if r.get("tune_base") and times.get("tune"):
+        out["tune"] = how(r["tune_base"]) / how(times["tune"])
     if r.get("tune_is_original") or r.get("tune_winner") == "original":
         out["tune"] = 1.0
     return out
@@ -260,9 +274,11 @@ def report(rows: dict, threads: int) -> str:
             out.append(f"noise (the original against itself, median): geomean "
                        f"{geomean(vals.values()):.2f}x; farthest from 1 {far} {vals[far]:.2f}x")
     out.append(f"(sequential original, gcc -O3; {threads} threads for the generated code; "
-               "runs interleaved, median of the runs; where the tuner's winner is the "
-               "original (no candidate confirmed faster beyond the noise), the tuned program "
-               "is the original itself: tune is 1.00x, not measured twice"
+               "runs interleaved, median of the runs; tune: the tuner's final confirmation, "
+               "original and winner interleaved (5 pairs), measured after the choice; where "
+               "the tuner's winner is the original (no candidate confirmed faster beyond the "
+               "noise), the tuned program is the original itself: tune is 1.00x, not "
+               "measured twice"
                + ("; noise: the original run again as a third program, original/original"
                   if noise else "") + ")")
     return "\n".join(out)

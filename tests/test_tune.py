@@ -114,11 +114,13 @@ def test_a_gain_not_confirmed_interleaved_keeps_the_original(tmp_path):
     r = _tune(tmp_path, timer, candidates=[Candidate("cpu")], budget=1000)
     assert r.best is r.original and r.confirmed == 1.0
     [c] = r.confirmations
-    assert not c.kept and len(c.candidate) == CONFIRM_PAIRS
+    # interleaved: original, candidate, original, candidate …, stopped when
+    # more than half the pairs are below the margin (3 of 5)
+    stop = CONFIRM_PAIRS // 2 + 1
+    assert not c.kept and len(c.candidate) == stop
     assert c.ratio == pytest.approx(1 / 0.98)
     assert "not kept (within noise)" in r.table() and "(1.00x)" in r.table()
-    # interleaved: original, candidate, original, candidate …
-    assert timer.calls[-2 * CONFIRM_PAIRS:] == ["original", "cpu t32"] * CONFIRM_PAIRS
+    assert timer.calls[-2 * stop:] == ["original", "cpu t32"] * stop
 
 
 @needs_gcc
@@ -155,6 +157,12 @@ def test_confirm_rule_margin_and_slowest_run():
     assert not confirm(timer_of([1.0] * 5, [0.9] * 4 + [1.01]), o, "o", c).kept
     assert confirm(timer_of([1.0] * 7, [0.9] * 7), o, "o", c, pairs=7).ratio == \
         pytest.approx(1 / 0.9)
+    # two pairs of five within the margin: all five run, the median decides
+    seq = confirm(timer_of([1.0] * 5, [1.0, 0.9, 1.0, 0.9, 0.9]), o, "o", c)
+    assert len(seq.candidate) == 5 and not seq.kept       # a run as slow as the original
+    # three within the margin: stopped after the third
+    assert len(confirm(timer_of([1.0] * 5, [1.0, 0.99, 1.0, 0.9, 0.9]), o, "o", c)
+               .candidate) == 3
 
 
 @needs_gcc
