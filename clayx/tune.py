@@ -111,7 +111,7 @@ PRESETS = ("cpu", "nofuse", "maxfuse", "gpu", "feautrier")
 SLOW = 1.2
 
 #: A run of a candidate is stopped after this many times the original
-#: program's whole run (at least 5 s): it cannot win, and the budget is
+#: program's whole run (at least 2 s): it cannot win, and the budget is
 #: better spent on other candidates.
 KILL = 3.0
 
@@ -733,16 +733,19 @@ def _stages(space: _Space) -> Iterable[list[Candidate]]:
     when the stage starts (a generator: it reads ``space.best_auto``
     between stages)."""
     # the likely winners first (the budget may end after them): the original
-    # loops in parallel, with a temporary privatized, distributed and
-    # permuted for stride 1; isl's distribution untiled, the cpu preset tiled
+    # loops in parallel; distributed and permuted for stride 1, sequential,
+    # parallel, with a temporary privatized; permuted only; privatized only;
+    # then isl's distribution untiled, the cpu preset tiled
     try:
         privs = space.privatizations()
     except ClayxError:
         privs = []
-    yield [Candidate(ORIGINAL, 0), *(Candidate(ORIGINAL, 0, private=pr) for pr in privs),
-           Candidate(ORIGINAL, 0, order=DISTRIBUTE, parallel=False),
-           Candidate(ORIGINAL, 0, order=DISTRIBUTE), Candidate(ORIGINAL, 0, order=PERMUTE),
-           Candidate(ORIGINAL, 0, order=PERMUTE, parallel=False)]
+    yield [Candidate(ORIGINAL, 0), Candidate(ORIGINAL, 0, order=DISTRIBUTE, parallel=False),
+           Candidate(ORIGINAL, 0, order=DISTRIBUTE),
+           *(Candidate(ORIGINAL, 0, order=DISTRIBUTE, private=pr) for pr in privs),
+           Candidate(ORIGINAL, 0, order=PERMUTE), Candidate(ORIGINAL, 0, order=PERMUTE,
+                                                            parallel=False),
+           *(Candidate(ORIGINAL, 0, private=pr) for pr in privs)]
     yield [Candidate("nofuse", 0), Candidate("cpu")]
     # the other presets, a few at a time (each stage is compiled, then timed)
     yield [Candidate("cpu", 0), Candidate("gpu"), Candidate("nofuse")]
@@ -787,7 +790,7 @@ def _default_timer(env: Mapping[str, str], walls: list) -> Timer:
     """Runs the program; the first runs (the original's) set ``walls``, the
     whole-process times that bound every later run (:data:`KILL`)."""
     def timer(exe: Path, candidate: Candidate) -> tuple[str, float]:
-        limit = 600.0 if not walls else max(5.0, KILL * statistics.median(walls))
+        limit = 600.0 if not walls else max(2.0, KILL * statistics.median(walls))
         out, wall = run_timed(exe, limit, env)
         if candidate.preset is None:
             walls.append(wall)

@@ -3,12 +3,18 @@
 - with a fake timer (programs compiled for real, their runs replaced): the
   fastest verified candidate wins, deterministically; the original is kept
   when nothing beats it (also when a candidate only seemed faster and the
-  final interleaved measurement does not confirm it); the budget is
-  respected; a candidate that prints another output is excluded;
+  final interleaved measurement does not confirm it, or one of its
+  confirmation runs is slower than the original's median; then the next
+  fastest is confirmed); the budget is respected; a candidate that prints
+  another output is excluded;
 - the stride-1 heuristic orders gemm's point loops i, k, j;
+- privatization (doitgen's ``sum``), distribution and permutation
+  candidates;
 - the winner's script replays, and the command writes it (or the code);
-- differential: every preset and a tuned result, compiled with OpenMP, run
-  equal to the original on 1 and 4 threads (several examples, slow).
+  ``:tune`` at the prompt (table, accept, from the current state, errors);
+- differential: every preset, the new candidates and a tuned result,
+  compiled with OpenMP, run equal to the original on 1 and 4 threads
+  (several examples, some slow).
 """
 
 from __future__ import annotations
@@ -26,8 +32,8 @@ import clayx
 from clayx.errors import VerifyError
 from clayx.run import program_text
 from clayx.session import Session
-from clayx.tune import (CONFIRM_PAIRS, DISTRIBUTE, ORIGINAL, PRESETS, Candidate, Trial, _Space,
-                        best_orders, candidate_script, confirm, point_order, tune)
+from clayx.tune import (CONFIRM_PAIRS, DISTRIBUTE, ORIGINAL, PERMUTE, PRESETS, Candidate, Trial,
+                        _Space, best_orders, candidate_script, confirm, point_order, tune)
 from clayx.verify import compare_outputs, compile_c, run
 from clayx_repl.cli import run as cli
 
@@ -375,6 +381,20 @@ def test_distributed_permuted_candidate_runs_equal(tmp_path, name):
     script = candidate_script(s, Candidate(ORIGINAL, 0, order=DISTRIBUTE))
     assert "split(" in script and "interchange(" in script and "parallelize(" in script
     _run_equal(tmp_path, name, script, {})
+
+
+@needs_gcc
+@pytest.mark.parametrize("parallel", [True, False])
+def test_permuted_candidate_runs_equal(tmp_path, parallel):
+    """mvt's second nest reads ``A[j][i]`` with j inside: permuted, i is
+    inside (stride 1), in parallel or not."""
+    s = clayx.load(EXAMPLES / "mvt.c")
+    c = Candidate(ORIGINAL, 0, order=PERMUTE, parallel=parallel)
+    script = candidate_script(s, c)
+    assert "interchange([1], 1, 2);" in script
+    assert ("parallelize(" in script) == parallel
+    assert c.label == ("original permuted parallel" if parallel else "original permuted")
+    _run_equal(tmp_path, "mvt", script, {"N": 37})
 
 
 @needs_gcc
