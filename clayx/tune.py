@@ -115,6 +115,10 @@ SLOW = 1.2
 #: better spent on other candidates.
 KILL = 3.0
 
+#: Privatizations tried at most (each one's check recomputes the
+#: dependences of the new program: about 0.2 s on deriche).
+MAX_PRIVATE = 4
+
 #: Marks tried on the innermost loops of the best candidate.
 MARKS = ("vectorize", "unroll4", "vectorize+unroll4")
 
@@ -568,17 +572,15 @@ class _Space:
         if not hasattr(self, "_privs"):
             self._privs = []
             before = self._parallel("")
-            for array, depth, loop in self._private_options():
+            for array, depth, loop in self._private_options()[:MAX_PRIVATE]:
                 if any(f"parallelize({list(loop[:k])});" in before
                        for k in range(1, len(loop) + 1)):
                     continue                    # that loop (or one around it) is parallel
                 try:
-                    text = self.privatize(array, depth)
-                    marks = self._parallel(text)
+                    self._session(self.privatize(array, depth) + f"parallelize({list(loop)});")
                 except ClayxError:
                     continue
-                if f"parallelize({list(loop)});" in marks:
-                    self._privs.append((array, depth))
+                self._privs.append((array, depth))
         return self._privs
 
     def _private_options(self) -> list[tuple[str, int, tuple]]:
@@ -627,7 +629,9 @@ class _Space:
                             for p: A[r][q][p] = sum_priv[r][q][p]; }
             for r: for q: for p: sum[p] = sum_priv[r][q][p];
 
-        :class:`~clayx.errors.ClayxError` when it does not apply."""
+        :class:`~clayx.errors.ClayxError` when ``(array, depth)`` is not one
+        of the options; the steps are checked where they are applied (the
+        layout steps' equivalence check, then the schedule's legality)."""
         from .errors import DirectiveError
         scop = self.scop
         rels = sorted((r for r in scop.schedule.relations
@@ -667,9 +671,7 @@ class _Space:
                 lines.append(f"dimreorder({list(beta)}, {k}, {order});")
         if live:
             lines.append(f"split({list(last)}, {depth});")
-        text = "".join(ln + "\n" for ln in lines)
-        self._session(text)                 # refused here when it does not hold
-        return text
+        return "".join(ln + "\n" for ln in lines)
 
     def _parallel(self, text: str, top: bool = False, copies: bool = True) -> str:
         """``parallelize`` steps on the outermost loops (after ``text``) that
@@ -818,10 +820,14 @@ def tune(session, *, budget: float = DEFAULT_BUDGET, threads: int | None = None,
     (``trial`` None) and after it; ``candidates`` replaces the staged
     search by a fixed list (the original is always measured first);
     ``workdir``: where the programs are built (default: a temporary folder
-    removed at the end, so the trials' ``exe`` paths are gone then).
+    removed at the end, so the trials' ``exe`` paths are gone then);
+    ``current``: tune from the session's current state (the candidates'
+    scripts continue its steps, the program to beat is its code; the
+    prompt's ``:tune``) instead of the original program.
 
     :class:`~clayx.errors.VerifyError` when the original itself cannot be
-    compiled or run (no ``main``, an OpenScop input)."""
+    compiled or run (no ``main``, an OpenScop input), or when tuning from a
+    current state that holds an unchecked step."""
     from .session import Session
     if workdir is None:                 # a temporary folder, removed at the end
         with tempfile.TemporaryDirectory(prefix="clayx-tune-") as d:

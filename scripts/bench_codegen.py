@@ -12,21 +12,21 @@ For each kernel:
    ``cpu``, tiles of 32, isl's loop order, parallel marks), whiteboxed into a
    Clay script and regenerated with OpenMP pragmas;
 3. ``--tune``: :func:`clayx.tune.tune` with ``--budget`` seconds and
-   ``--threads`` threads (its winner's script); its final confirmation
-   (:func:`clayx.tune.confirm`: the original and the winner interleaved,
-   ``max(5, repeat)`` pairs, a fresh measurement made after the choice) is
-   the ``tune`` column: the ratio of the medians of those pairs.  Where the
-   tuner's winner is the original (no candidate was confirmed faster
-   beyond the noise), the tuned program is the original itself: it is not
-   measured again and ``tune`` is 1.00x (the table's footer says so);
-4. the original and ``--auto`` compiled with ``gcc -O3 -fopenmp`` (``$CC``,
-   ``$CFLAGS``), run interleaved ``--repeat`` times with
-   ``OMP_NUM_THREADS=--threads`` (and ``OMP_WAIT_POLICY=passive`` unless
-   set: on a shared machine spinning threads measure the other work), every
-   output compared with the original's; the median region time of each and
-   the speedup.  ``--quiet-check`` runs the original a second time as a
-   third, interleaved program and reports original/original per kernel,
-   the noise a reader needs to judge the other ratios.
+   ``--threads`` threads (its winner's script, kept only when its final
+   interleaved confirmation beats the original beyond the noise, see
+   :func:`clayx.tune.confirm`);
+4. the original, ``--auto`` and the tuned program compiled with ``gcc -O3
+   -fopenmp`` (``$CC``, ``$CFLAGS``), run interleaved ``--repeat`` times
+   with ``OMP_NUM_THREADS=--threads`` (and ``OMP_WAIT_POLICY=passive``
+   unless set: on a shared machine spinning threads measure the other
+   work), every output compared with the original's; the median region
+   time of each and the speedups over the original (a measurement apart
+   from the one that chose the winner).  Where the tuner's winner is the
+   original, the tuned program is the original itself: it is not measured
+   again and ``tune`` is 1.00x (the table's footer says so).
+   ``--quiet-check`` runs the original a second time as a further
+   interleaved program and reports original/original per kernel, the
+   noise a reader needs to judge the other ratios.
 
 The table and the JSON (``--json``, default ``bench_codegen.json``) give,
 per kernel, the sizes, the medians, the speedups, the tuner's winner and
@@ -183,9 +183,12 @@ def bench(name: str, args) -> dict:
             row["auto_error"] = str(e)
     # when the tuner's winner is the original, the tuned program *is* the
     # original: it is not measured a second time, its speedup is 1.00x;
-    # otherwise the tuner's final confirmation is the measure: original and
-    # winner interleaved, a fresh measurement made after the choice
+    # otherwise it is measured here again (the tuner's confirmation decided
+    # the choice: reporting it would carry the winner's curse)
     row["tune_is_original"] = not r.best.script
+    row["tune_confirmed"] = r.confirmed
+    if r.best.script:
+        progs["tune"] = generated(name, work, "tuned", r.best.script, sizes)
     if args.quiet_check:
         progs["noise"] = base         # the same program again: its ratio is the noise
     times: dict[str, list] = {k: [] for k in progs}
@@ -200,10 +203,6 @@ def bench(name: str, args) -> dict:
             else:
                 compare_outputs(expected, out)
             times[k].append(sec)
-    if r.best.script:
-        conf = r.confirmations[-1]
-        times["tune"] = list(conf.candidate)
-        row["tune_base"] = list(conf.original)
     med = {k: statistics.median(v) for k, v in times.items()}
     row["times"] = times
     row["median"] = med
@@ -227,8 +226,6 @@ def _speedups(r: dict, how) -> dict:
         return {}
     base = how(times["original"])
     out = {k: base / how(v) for k, v in times.items() if k != "original" and v and how(v) > 0}
-    if r.get("tune_base") and times.get("tune"):
-        out["tune"] = how(r["tune_base"]) / how(times["tune"])
     if r.get("tune_is_original") or r.get("tune_winner") == "original":
         out["tune"] = 1.0
     return out
@@ -274,11 +271,9 @@ def report(rows: dict, threads: int) -> str:
             out.append(f"noise (the original against itself, median): geomean "
                        f"{geomean(vals.values()):.2f}x; farthest from 1 {far} {vals[far]:.2f}x")
     out.append(f"(sequential original, gcc -O3; {threads} threads for the generated code; "
-               "runs interleaved, median of the runs; tune: the tuner's final confirmation, "
-               "original and winner interleaved (5 pairs), measured after the choice; where "
-               "the tuner's winner is the original (no candidate confirmed faster beyond the "
-               "noise), the tuned program is the original itself: tune is 1.00x, not "
-               "measured twice"
+               "runs interleaved, median of the runs; where the tuner's winner is the "
+               "original (no candidate confirmed faster beyond the noise), the tuned program "
+               "is the original itself: tune is 1.00x, not measured twice"
                + ("; noise: the original run again as a third program, original/original"
                   if noise else "") + ")")
     return "\n".join(out)
