@@ -74,7 +74,7 @@ from .run import (default_compiler, default_flags, has_main, instrument, program
 from .verify import run_timed, compare_outputs, compile_c
 
 __all__ = ["Candidate", "Confirmation", "Trial", "TuneResult", "DEFAULT_BUDGET", "NOISE",
-           "best_orders", "candidate_script", "confirm", "point_order", "tune"]
+           "best_orders", "candidate_script", "confirm", "point_order", "progress_bar", "tune"]
 
 #: Default budget (seconds): an interactive wait.
 DEFAULT_BUDGET = 60.0
@@ -1023,17 +1023,14 @@ def tune(session, *, budget: float = DEFAULT_BUDGET, threads: int | None = None,
 # The command line
 # ---------------------------------------------------------------------------
 
-def _bar(stream, budget: float):
-    """A rich progress bar on ``stream`` over the budget's seconds, and the
-    ``progress`` callback that moves it (None, None when ``stream`` is not a
-    terminal)."""
-    if not (hasattr(stream, "isatty") and stream.isatty()):
-        return None, None
-    from rich.console import Console
+def progress_bar(console, budget: float):
+    """A transient rich progress bar over the budget's seconds on the rich
+    ``console``, and the ``progress`` callback of :func:`tune` that moves
+    it (the candidate being measured, the best time so far)."""
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
     bar = Progress(TextColumn("tuning {task.description:<36}"), BarColumn(),
                    TextColumn("{task.fields[best]}"), TimeElapsedColumn(),
-                   console=Console(file=stream), transient=True)
+                   console=console, transient=True)
     task = bar.add_task("", total=max(budget, 1e-9), best="")
     state = {"best": None}
 
@@ -1044,6 +1041,15 @@ def _bar(stream, budget: float):
         best = "" if state["best"] is None else f"best {state['best'] * 1e3:.1f} ms"
         bar.update(task, completed=min(elapsed, budget), description=label[:36], best=best)
     return bar, progress
+
+
+def _bar(stream, budget: float):
+    """:func:`progress_bar` on ``stream`` (None, None when it is not a
+    terminal)."""
+    if not (hasattr(stream, "isatty") and stream.isatty()):
+        return None, None
+    from rich.console import Console
+    return progress_bar(Console(file=stream), budget)
 
 
 def tune_command(session, *, emit: str | None = None, stderr=None, **kwargs) -> str:

@@ -78,24 +78,6 @@ def _options(args: list[str]) -> tuple[float, int | None, dict]:
     return (DEFAULT_BUDGET if budget is None else budget), threads, defines
 
 
-def _bar(repl, budget: float):
-    """A transient rich progress bar over the budget on the prompt's
-    console, and the tuner's ``progress`` callback that moves it."""
-    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
-    bar = Progress(TextColumn("tuning {task.description:<36}"), BarColumn(),
-                   TextColumn("{task.fields[best]}"), TimeElapsedColumn(),
-                   console=repl.console, transient=True)
-    task = bar.add_task("", total=max(budget, 1e-9), best="")
-    best = [None]
-
-    def progress(label, trial, elapsed) -> None:
-        if trial is not None and trial.verified and (best[0] is None or trial.median < best[0]):
-            best[0] = trial.median
-        shown = "" if best[0] is None else f"best {best[0] * 1e3:.1f} ms"
-        bar.update(task, completed=min(elapsed, budget), description=label[:36], best=shown)
-    return bar, progress
-
-
 @command("tune", USAGE, "measure candidate schedules from here, offer the fastest")
 def _tune(repl, args: list[str]) -> bool:
     """Tune from the current state (:mod:`clayx.tune`): candidate
@@ -119,7 +101,7 @@ def _tune(repl, args: list[str]) -> bool:
     start = s.current
     repl.note(f"tuning from the {'current state' if s.entries else 'original'} for "
               f"{budget:g} s: compiling, checking and timing candidates …")
-    bar, progress = _bar(repl, budget)
+    bar, progress = tuner.progress_bar(repl.console, budget)
     t0 = time.perf_counter()
     with bar:
         result = tuner.tune(s, budget=budget, threads=threads, defines=defines or None,
