@@ -12,7 +12,7 @@ program is always measured first.
 again against the original, interleaved (original, candidate, original, …;
 :data:`CONFIRM_PAIRS` pairs at least), and replaces the original only when
 the median of the pairwise ratios is at least ``1 +`` :data:`NOISE` (5 %)
-*and* its slowest run is faster than the original's median run
+*and* it is faster than the original in every pair but one at most
 (:func:`confirm`); otherwise the next fastest is tried the same way
 (:data:`CONFIRM_TRIES` in all), and when none is kept the winner is the
 original program itself, at 1.00x: a gain that a second measurement does
@@ -219,10 +219,11 @@ class Confirmation:
         """One line for the table: the verdict and its numbers."""
         ms = 1e3
         verdict = "kept" if self.kept else "not kept (within noise)"
+        wins = sum(y < x for x, y in zip(self.original, self.candidate))
         return (f"confirmation of {self.label}: {len(self.candidate)} interleaved pair(s), "
-                f"median ratio {self.ratio:.2f}x, slowest run {max(self.candidate) * ms:.1f} ms "
-                f"vs the original's median {statistics.median(self.original) * ms:.1f} ms: "
-                f"{verdict}")
+                f"median ratio {self.ratio:.2f}x, faster in {wins} of them "
+                f"(median {statistics.median(self.candidate) * ms:.1f} ms against "
+                f"{statistics.median(self.original) * ms:.1f} ms): {verdict}")
 
 
 def confirm(time_one: "Timer", orig: "Trial", exe0: Path, trial: "Trial", *,
@@ -237,24 +238,31 @@ def confirm(time_one: "Timer", orig: "Trial", exe0: Path, trial: "Trial", *,
       ``1 + margin`` (5 %: the spread of the same program run twice on a
       busy machine is of that order, and a smaller gain is not worth a
       change nobody can measure);
-    - its *slowest* run is faster than the original's median: a gain that
-      disappears in one run of five is noise, not speed.
+    - it is faster than the original in every pair but one at most: a gain
+      that two pairs of five do not show is noise, not speed.  One pair is
+      forgiven: on a shared machine one run in five often takes half as
+      long again as the others (measured here: the same program against
+      itself from 0.45x to 1.5x under a load of 4 on 2 cores), and a
+      single spike must not veto a gain every other pair shows (a 2.9x
+      gain of a privatized doitgen was once lost so).
 
-    The pairs stop as soon as more than half of them are below ``1 +
-    margin`` (their median can no longer reach it).  A run that fails
+    The pairs stop as soon as the rule cannot hold any more (more than
+    half of them below ``1 + margin``, or two lost).  A run that fails
     (timeout, crash) keeps the original."""
     a, b = [], []
     try:
         for _ in range(pairs):
             a.append(time_one(exe0, orig.candidate)[1])
             b.append(time_one(trial.exe, trial.candidate)[1])
-            if sum(x < (1 + margin) * y for x, y in zip(a, b)) > pairs // 2:
-                break                   # the median ratio is below the margin already
+            if sum(x < (1 + margin) * y for x, y in zip(a, b)) > pairs // 2 or \
+                    sum(y >= x for x, y in zip(a, b)) > 1:
+                break                   # the rule cannot hold any more
     except VerifyError:
         return Confirmation(trial.candidate.label, tuple(a), tuple(b) or (float("inf"),),
                             0.0, False)
     ratio = statistics.median(x / max(y, 1e-12) for x, y in zip(a, b))
-    kept = len(b) == pairs and ratio >= 1 + margin and max(b) < statistics.median(a)
+    lost = sum(y >= x for x, y in zip(a, b))
+    kept = len(b) == pairs and ratio >= 1 + margin and lost <= 1
     return Confirmation(trial.candidate.label, tuple(a), tuple(b), ratio, kept)
 
 
@@ -308,7 +316,7 @@ class TuneResult:
         if self.best is self.original:
             what = "original" if self.start == "original" else "current state"
             rows.append(f"the {what} wins: no candidate beat it by more than the noise "
-                        f"({NOISE:.0%} and every run), so the tuned program is the {what} "
+                        f"({NOISE:.0%}, in all pairs but one), so the tuned program is the {what} "
                         "itself (1.00x)")
         winner = self.start if self.best is self.original else self.best.candidate.label
         rows.append(f"winner: {winner} ({self.confirmed:.2f}x confirmed; "
