@@ -23,11 +23,13 @@ The search is staged, each stage around the best candidate so far, and
 stops when the ``budget`` (seconds, wall clock) is spent:
 
 1. the likely winners: the original loops with their outermost parallel
-   loops marked (``schedule(static)``); the same with a temporary
-   privatized so an outer loop runs in parallel (:meth:`_Space.privatize`,
-   doitgen's ``sum``); the original loops distributed then permuted so the
+   loops marked (``schedule(static)``); what ``--auto`` gives
+   (:data:`AUTO`); the original loops distributed then permuted so the
    innermost loop of every nest walks the arrays with stride 1
-   (:meth:`_Space.distribute`, :func:`best_orders`), and permuted only;
+   (:meth:`_Space.distribute`, :func:`best_orders`), sequential, then
+   with the SCoP's outermost loops parallel, then with a temporary
+   privatized so an outer loop runs in parallel (:meth:`_Space.privatize`,
+   doitgen's ``sum``); permuted only; privatized only;
    isl's ``nofuse`` preset untiled and the ``cpu`` preset with tiles of
    32, the point loops of every tiled band (the loops of every permutable
    band, untiled) ordered for stride 1 (:func:`point_order`, seed 002's
@@ -73,7 +75,7 @@ from .run import (default_compiler, default_flags, has_main, instrument, program
                   region_seconds)
 from .verify import run_timed, compare_outputs, compile_c
 
-__all__ = ["Candidate", "Confirmation", "Trial", "TuneResult", "DEFAULT_BUDGET", "NOISE",
+__all__ = ["AUTO", "Candidate", "Confirmation", "Trial", "TuneResult", "DEFAULT_BUDGET", "NOISE",
            "best_orders", "candidate_script", "confirm", "point_order", "progress_bar", "tune"]
 
 #: Default budget (seconds): an interactive wait.
@@ -179,6 +181,11 @@ class Candidate:
         if self.marks:
             parts.append(self.marks)
         return " ".join(parts)
+
+
+#: What ``clayx FILE.c --auto`` gives (the ``cpu`` preset, tiles of 32,
+#: isl's loop order, parallel marks): always among the first candidates.
+AUTO = Candidate("cpu", 32, order=(-1,) * 8)
 
 
 @dataclass
@@ -743,7 +750,8 @@ def _stages(space: _Space) -> Iterable[list[Candidate]]:
     when the stage starts (a generator: it reads ``space.best_auto``
     between stages)."""
     # the likely winners first (the budget may end after them): the original
-    # loops in parallel; distributed and permuted for stride 1, sequential,
+    # loops in parallel; what --auto gives (the tuner must not lose to it);
+    # distributed and permuted for stride 1, sequential,
     # then with the SCoP's outermost loops parallel (a parallel region in a
     # sequential loop of a distributed nest measured 0.03x on correlation),
     # then with a temporary privatized; permuted only; privatized only;
@@ -752,7 +760,7 @@ def _stages(space: _Space) -> Iterable[list[Candidate]]:
         privs = space.privatizations()
     except ClayxError:
         privs = []
-    yield [Candidate(ORIGINAL, 0), Candidate(ORIGINAL, 0, order=DISTRIBUTE, parallel=False),
+    yield [Candidate(ORIGINAL, 0), AUTO, Candidate(ORIGINAL, 0, order=DISTRIBUTE, parallel=False),
            Candidate(ORIGINAL, 0, False, order=DISTRIBUTE),
            *(Candidate(ORIGINAL, 0, order=DISTRIBUTE, private=pr) for pr in privs),
            Candidate(ORIGINAL, 0, order=PERMUTE), Candidate(ORIGINAL, 0, order=PERMUTE,

@@ -71,7 +71,7 @@ import clayx  # noqa: E402
 from clayx.run import region_seconds, default_compiler, default_flags, instrument  # noqa: E402
 from clayx.run import program_text  # noqa: E402
 from clayx.session import Session  # noqa: E402
-from clayx.tune import Candidate, candidate_script, tune  # noqa: E402
+from clayx.tune import AUTO, candidate_script, tune  # noqa: E402
 from clayx.verify import run_timed, compare_outputs, compile_c  # noqa: E402
 
 EXAMPLES = ROOT / "examples"
@@ -160,7 +160,7 @@ def bench(name: str, args) -> dict:
     s = clayx.load(EXAMPLES / f"{name}.c")
     row: dict = {"kernel": name, "sizes": sizes, "calibration_s": t_cal}
     try:
-        auto_script = candidate_script(s, Candidate("cpu", 32, order=(-1,) * 8))
+        auto_script = candidate_script(s, AUTO)
         row["auto_script"] = auto_script
     except clayx.ClayxError as e:
         auto_script = None
