@@ -108,8 +108,9 @@ DISTRIBUTE = (-3,)
 #: Presets tried, in this order.
 PRESETS = ("cpu", "nofuse", "maxfuse", "gpu", "feautrier")
 
-#: A candidate whose first run takes this many times the best median so far
-#: is not run again (it cannot win; the budget goes to other candidates).
+#: A candidate whose run takes this many times the best median so far is
+#: not run again (it cannot win; the budget goes to other candidates); nor
+#: is one whose first two runs are both slower than the best median.
 SLOW = 1.2
 
 #: A run of a candidate is stopped after this many times the original
@@ -917,6 +918,8 @@ def tune(session, *, budget: float = DEFAULT_BUDGET, threads: int | None = None,
             times.append(seconds)
             if seconds > SLOW * best.median:
                 break                   # far slower than the best: one run tells
+            if len(times) >= 2 and min(times) > best.median:
+                break                   # two runs, neither beats the best: it will not
         trial.times = tuple(times)
         trial.verified = True
         return first
