@@ -266,8 +266,8 @@ def confirm(time_one: "Timer", orig: "Trial", exe0: Path, trial: "Trial", *,
                     sum(y >= x for x, y in zip(a, b)) > 1:
                 break                   # the rule cannot hold any more
     except VerifyError:
-        return Confirmation(trial.candidate.label, tuple(a), tuple(b) or (float("inf"),),
-                            0.0, False)
+        inf = (float("inf"),)
+        return Confirmation(trial.candidate.label, tuple(a) or inf, tuple(b) or inf, 0.0, False)
     ratio = statistics.median(x / max(y, 1e-12) for x, y in zip(a, b))
     lost = sum(y >= x for x, y in zip(a, b))
     kept = len(b) == pairs and ratio >= 1 + margin and lost <= 1

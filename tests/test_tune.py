@@ -173,6 +173,11 @@ def test_confirm_rule_margin_and_lost_pairs():
     # two pairs won within the margin: all five run, the median decides
     seq = confirm(timer_of([1.0] * 5, [0.99, 0.9, 0.99, 0.9, 0.9]), o, "o", c)
     assert len(seq.candidate) == 5 and seq.kept
+    # a run that fails keeps the original, and the verdict still prints
+    def failing(exe, cand):
+        raise VerifyError("killed")
+    bad = confirm(failing, o, "o", c)
+    assert not bad.kept and "not kept" in bad.line()
     # three within the margin: stopped after the third (the median cannot reach it)
     assert len(confirm(timer_of([1.0] * 5, [0.99, 0.98, 0.99, 0.9, 0.9]), o, "o", c)
                .candidate) == 3
