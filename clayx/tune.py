@@ -22,12 +22,12 @@ original beyond it.
 The search is staged, each stage around the best candidate so far, and
 stops when the ``budget`` (seconds, wall clock) is spent:
 
-1. the likely winners: the original loops with their outermost parallel
-   loops marked (``schedule(static)``); what ``--auto`` gives
-   (:data:`AUTO`); the original loops distributed then permuted so the
-   innermost loop of every nest walks the arrays with stride 1
+1. the likely winners: the original loops distributed then permuted so
+   the innermost loop of every nest walks the arrays with stride 1
    (:meth:`_Space.distribute`, :func:`best_orders`), sequential, then
-   with the SCoP's outermost loops parallel, then with a temporary
+   with the SCoP's outermost loops parallel; the original loops with their
+   outermost parallel loops marked (``schedule(static)``); what
+   ``--auto`` gives (:data:`AUTO`); distributed with a temporary
    privatized so an outer loop runs in parallel (:meth:`_Space.privatize`,
    doitgen's ``sum``); permuted only; privatized only;
    isl's ``nofuse`` preset untiled and the ``cpu`` preset with tiles of
@@ -750,20 +750,24 @@ def _stages(space: _Space) -> Iterable[list[Candidate]]:
     """The candidates of each stage, around the fastest automatic candidate
     when the stage starts (a generator: it reads ``space.best_auto``
     between stages)."""
-    # the likely winners first (the budget may end after them): the original
-    # loops in parallel; what --auto gives (the tuner must not lose to it);
-    # distributed and permuted for stride 1, sequential,
-    # then with the SCoP's outermost loops parallel (a parallel region in a
-    # sequential loop of a distributed nest measured 0.03x on correlation),
-    # then with a temporary privatized; permuted only; privatized only;
-    # then isl's distribution untiled, the cpu preset tiled
+    # the likely winners first, in small stages (each is compiled, then
+    # timed; the budget may end after them): the original loops distributed
+    # and permuted for stride 1, sequential (the winner of correlation,
+    # covariance, gramschmidt, doitgen, 2mm, mvt here), then with the SCoP's
+    # outermost loops parallel (a parallel region in a sequential loop of a
+    # distributed nest measured 0.03x on correlation), the original loops
+    # in parallel; what --auto gives (the tuner must not lose to it), with a
+    # temporary privatized, permuted only, privatized only; then isl's
+    # distribution untiled, the cpu preset tiled (a candidate that is the
+    # same program as one tried, as the distribution of a nest that cannot
+    # be distributed, is not compiled again)
     try:
         privs = space.privatizations()
     except ClayxError:
         privs = []
-    yield [Candidate(ORIGINAL, 0), AUTO, Candidate(ORIGINAL, 0, order=DISTRIBUTE, parallel=False),
-           Candidate(ORIGINAL, 0, False, order=DISTRIBUTE),
-           *(Candidate(ORIGINAL, 0, order=DISTRIBUTE, private=pr) for pr in privs),
+    yield [Candidate(ORIGINAL, 0, order=DISTRIBUTE, parallel=False),
+           Candidate(ORIGINAL, 0, False, order=DISTRIBUTE), Candidate(ORIGINAL, 0)]
+    yield [AUTO, *(Candidate(ORIGINAL, 0, order=DISTRIBUTE, private=pr) for pr in privs),
            Candidate(ORIGINAL, 0, order=PERMUTE), Candidate(ORIGINAL, 0, order=PERMUTE,
                                                             parallel=False),
            *(Candidate(ORIGINAL, 0, private=pr) for pr in privs)]
