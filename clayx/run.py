@@ -9,7 +9,10 @@ programs are compiled from an *instrumented* copy (:func:`instrument`): a
 call that reads a monotonic clock right after each ``#pragma scop`` line
 and one right before each ``#pragma endscop`` line, the times summed over
 every execution of the region and reported on standard error at exit
-(``clayx-region K SECONDS``).  The copies are compiled to temporary files;
+(``clayx-region K SECONDS``, then ``clayx-region-stops N``, the number of
+region executions; with ``CLAYX_REGION_STOPS=N`` in its environment the
+program exits right after the N-th, for runs that only time a program
+whose output was checked once: :func:`region_stops`).  The copies are compiled to temporary files;
 the user's files are not touched.
 
 The compiler is ``$CC`` (else ``gcc``; ``CLAYX_CC`` also works, as for
@@ -37,11 +40,15 @@ from typing import Mapping, Sequence
 from .errors import MismatchError, VerifyError
 from .verify import compare_outputs, compile_c, run
 
-__all__ = ["RunResult", "instrument", "has_main", "measure", "measure_session", "program_text",
-           "default_compiler",
-           "default_flags"]
+__all__ = ["RunResult", "STOPS_ENV", "instrument", "has_main", "measure", "measure_session",
+           "program_text", "default_compiler", "default_flags", "region_seconds", "region_stops"]
 
 _TIMER_LINE = re.compile(r"^clayx-region (\d+) ([0-9.eE+-]+)$", re.M)
+_STOPS_LINE = re.compile(r"^clayx-region-stops (\d+)$", re.M)
+
+#: The environment variable that makes an instrumented program exit right
+#: after its N-th region stop (:func:`instrument`, :func:`region_stops`).
+STOPS_ENV = "CLAYX_REGION_STOPS"
 _MAIN = re.compile(r"\bmain\s*\(")
 
 #: Prepended to an instrumented file: a clock, per-region totals, a report
@@ -55,7 +62,7 @@ _PRELUDE = """\
 #include <omp.h>
 #endif
 static double clayx_region_t0_[{n}], clayx_region_sum_[{n}];
-static int clayx_region_hooked_;
+static int clayx_region_hooked_, clayx_region_stops_, clayx_region_exit_after_;
 static double clayx_region_now_(void)
 {{
 #if defined(_OPENMP)
@@ -73,11 +80,14 @@ static void clayx_region_report_(void)
   int k;
   for (k = 0; k < {n}; k++)
     fprintf(stderr, "clayx-region %d %.9f\\n", k, clayx_region_sum_[k]);
+  fprintf(stderr, "clayx-region-stops %d\\n", clayx_region_stops_);
 }}
 static void clayx_region_start_(int k)
 {{
   if (!clayx_region_hooked_) {{
+    const char *stops = getenv("CLAYX_REGION_STOPS");
     clayx_region_hooked_ = 1;
+    clayx_region_exit_after_ = stops ? atoi(stops) : 0;
     atexit(clayx_region_report_);
   }}
   clayx_region_t0_[k] = clayx_region_now_();
@@ -85,6 +95,8 @@ static void clayx_region_start_(int k)
 static void clayx_region_stop_(int k)
 {{
   clayx_region_sum_[k] += clayx_region_now_() - clayx_region_t0_[k];
+  if (++clayx_region_stops_ == clayx_region_exit_after_)
+    exit(0);                    /* timing only: the rest was checked once */
 }}
 """
 
@@ -167,8 +179,20 @@ def region_seconds(output: str, exe: str) -> tuple[str, float]:
         raise VerifyError(f"{exe} printed no region time: its SCoP region never ran, or "
                           "the program exits without returning from main (exit handlers "
                           "did not run)")
-    kept = [ln for ln in output.splitlines(True) if not _TIMER_LINE.match(ln.rstrip("\r\n"))]
+    kept = [ln for ln in output.splitlines(True)
+            if not (_TIMER_LINE.match(ln.rstrip("\r\n")) or _STOPS_LINE.match(ln.rstrip("\r\n")))]
     return "".join(kept), sum(times)
+
+
+def region_stops(output: str) -> int | None:
+    """How many times the program's SCoP regions ended (the instrumented
+    program reports it at exit), None when it did not say.  Run again with
+    :data:`STOPS_ENV` set to that number, the program exits right after
+    its last region, its time measured, without computing or printing the
+    rest (for runs that only time a program whose output was checked
+    once)."""
+    m = _STOPS_LINE.search(output)
+    return int(m.group(1)) if m else None
 
 
 def measure(original: str | os.PathLike, transformed_text: str,

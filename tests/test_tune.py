@@ -4,8 +4,9 @@
   fastest verified candidate wins, deterministically; the original is kept
   when nothing beats it (also when a candidate only seemed faster and the
   final interleaved measurement does not confirm it, or it loses two of
-  the confirmation's pairs; then the next fastest is confirmed); the budget is respected; a candidate that prints
-  another output is excluded;
+  the confirmation's pairs; then the next fastest is confirmed); the budget
+  is respected; a candidate that prints another output is excluded;
+- timing runs stop after the last SCoP region (``CLAYX_REGION_STOPS``);
 - the stride-1 heuristic orders gemm's point loops i, k, j;
 - privatization (doitgen's ``sum``), distribution and permutation
   candidates;
@@ -228,6 +229,30 @@ def test_refused_candidates_are_reported_not_timed(tmp_path, monkeypatch):
     assert not bad.times and not bad.verified and bad.error
     assert "cpu t16" not in timer.calls
     assert r.best.candidate == Candidate("cpu")
+
+
+@needs_gcc
+def test_timing_runs_stop_after_the_last_region(tmp_path):
+    """The instrumented program reports how many times its regions ended;
+    run again with ``CLAYX_REGION_STOPS`` set to that, it exits right after
+    the last one: the region time is there, the printing of the arrays is
+    not.  The tuner's default timer checks the first run's output and times
+    the later ones so."""
+    from clayx.run import STOPS_ENV, instrument, region_seconds, region_stops
+    from clayx.tune import _default_timer
+    s = clayx.load(EXAMPLES / "gemm.c")
+    c = tmp_path / "g.c"
+    c.write_text(instrument(s.original.source, [s.original.region]))
+    compile_c(c, tmp_path / "g", opt="-O1", include_dirs=[EXAMPLES])
+    full = run(tmp_path / "g")
+    assert region_stops(full) == 1 and "begin dump: C" in full
+    quick = run(tmp_path / "g", env=dict(os.environ, **{STOPS_ENV: "1"}))
+    assert "begin dump" not in quick and region_seconds(quick, "g")[1] >= 0
+    assert "clayx-region-stops" not in region_seconds(full, "g")[0]
+    timer = _default_timer(dict(os.environ), [])
+    first = timer(tmp_path / "g", Candidate())
+    again = timer(tmp_path / "g", Candidate())
+    assert first[0] == again[0] == region_seconds(full, "g")[0]
 
 
 def test_point_order_makes_gemm_innermost_loop_stride_one():
