@@ -45,10 +45,12 @@ tuned program is the original itself, and its 0.63–1.24x is the noise.
         [--repeat 5] [--json bench_codegen.json] [--force] [--report-only]
         [--quiet-check] [--sizes-from docs/bench_codegen.json]
 
-Time: with ``--budget 15`` a kernel takes about 25–30 s (calibration a few
-seconds, the tuner's budget plus its original runs and confirmation, five
-rounds of the final programs), all 31 about 13–15 minutes on a quiet
-machine; ``--sizes-from`` skips the calibration.
+Time: with ``--budget 15`` a kernel took 33–44 s here on the shared 2-core
+machine under a load of 7 (calibration, the tuner's budget plus its
+original runs and confirmation, five rounds of the final programs; only
+the first run of each program computes and prints everything, the others
+stop after the SCoP region), so all 31 should take 12–15 minutes on a quiet
+one; ``--sizes-from`` skips the calibration.
 """
 
 from __future__ import annotations
