@@ -76,7 +76,8 @@ from .run import (STOPS_ENV, default_compiler, default_flags, has_main, instrume
 from .verify import run_timed, compare_outputs, compile_c
 
 __all__ = ["AUTO", "Candidate", "Confirmation", "Trial", "TuneResult", "DEFAULT_BUDGET", "NOISE",
-           "best_orders", "candidate_script", "confirm", "point_order", "progress_bar", "tune"]
+           "best_orders", "candidate_script", "confirm", "point_order", "progress_bar",
+           "region_timer", "tune"]
 
 #: Default budget (seconds): an interactive wait.
 DEFAULT_BUDGET = 60.0
@@ -811,24 +812,26 @@ def _stages(space: _Space) -> Iterable[list[Candidate]]:
 # Measuring
 # ---------------------------------------------------------------------------
 
-def _default_timer(env: Mapping[str, str], walls: list) -> Timer:
-    """Runs the program.  Its first run is whole (its output is returned, to
-    be checked); later runs stop right after the last SCoP region
-    (:func:`clayx.run.region_stops`) and return the first run's output:
-    timing runs do not pay for computing and printing what was checked
-    already (doitgen: 2 s a run for a 0.2 s region, most of it printing).
-    The original's whole runs set ``walls``, the process times that bound
-    every later run (:data:`KILL`)."""
+def region_timer(env: Mapping[str, str], walls: list | None = None,
+                 timeout: float = 600.0) -> Timer:
+    """A :data:`Timer` that runs programs in ``env``.  A program's first
+    run is whole (its output is returned, to be checked); later runs stop
+    right after the last SCoP region (:func:`clayx.run.region_stops`) and
+    return the first run's output: timing runs do not pay for computing
+    and printing what was checked already (doitgen: 2 s a run for a 0.2 s
+    region, most of it printing).  With a ``walls`` list, the original's
+    whole runs (candidate ``preset`` None) are recorded there and bound
+    every later run (:data:`KILL`); otherwise runs stop at ``timeout``."""
     first: dict = {}
 
     def timer(exe: Path, candidate: Candidate) -> tuple[str, float]:
-        limit = 600.0 if not walls else max(2.0, KILL * statistics.median(walls))
+        limit = timeout if not walls else max(2.0, KILL * statistics.median(walls))
         if first.get(exe, (None, None))[1]:
             text, stops = first[exe]
             out, _ = run_timed(exe, limit, dict(env, **{STOPS_ENV: str(stops)}))
             return text, region_seconds(out, exe.name)[1]
         out, wall = run_timed(exe, limit, env)
-        if candidate.preset is None:
+        if walls is not None and candidate.preset is None:
             walls.append(wall)
         text, seconds = region_seconds(out, exe.name)
         first[exe] = (text, region_stops(out))
@@ -900,7 +903,7 @@ def tune(session, *, budget: float = DEFAULT_BUDGET, threads: int | None = None,
     trials: list[Trial] = []
 
     # a candidate far slower than the original is not worth waiting for
-    time_one = timer or _default_timer(env, [])
+    time_one = timer or region_timer(env, [])
     regions = [sc.region for sc in sorted((scop, *session.others), key=lambda s: s.region[0])]
 
     def build(k: int, trial: Trial, text: str, regs) -> Path | None:

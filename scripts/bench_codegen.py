@@ -70,12 +70,11 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import clayx  # noqa: E402
-from clayx.run import (STOPS_ENV, default_compiler, default_flags, instrument,  # noqa: E402
-                       region_seconds, region_stops)
+from clayx.run import default_compiler, default_flags, instrument  # noqa: E402
 from clayx.run import program_text  # noqa: E402
 from clayx.session import Session  # noqa: E402
-from clayx.tune import AUTO, candidate_script, tune  # noqa: E402
-from clayx.verify import run_timed, compare_outputs, compile_c  # noqa: E402
+from clayx.tune import AUTO, Candidate, candidate_script, region_timer, tune  # noqa: E402
+from clayx.verify import compare_outputs, compile_c  # noqa: E402
 
 EXAMPLES = ROOT / "examples"
 _SIZE = re.compile(r"^#\s*define\s+([A-Z_][A-Z0-9_]*)\s+(\d+)\s*$", re.M)
@@ -111,16 +110,11 @@ class Program:
     def run(self, threads: int, timeout: float = 300) -> tuple[str, float]:
         """(output, region seconds) of one run: the first run is whole, later
         ones stop after the last SCoP region and give the first one's output
-        (:func:`clayx.run.region_stops`: checked once, timed every time)."""
-        env = dict(os.environ, OMP_NUM_THREADS=str(threads))
-        done = getattr(self, "_first", None)
-        if done and done[1]:
-            out, _ = run_timed(self.exe, timeout, dict(env, **{STOPS_ENV: str(done[1])}))
-            return done[0], region_seconds(out, self.exe.name)[1]
-        out, _ = run_timed(self.exe, timeout, env)
-        text, seconds = region_seconds(out, self.exe.name)
-        self._first = (text, region_stops(out))
-        return text, seconds
+        (:func:`clayx.tune.region_timer`: checked once, timed every time)."""
+        if getattr(self, "_timer", None) is None:
+            self._timer = region_timer(dict(os.environ, OMP_NUM_THREADS=str(threads)),
+                                       timeout=timeout)
+        return self._timer(self.exe, Candidate())
 
 
 def original(name: str, work: Path, defines: dict) -> Program:

@@ -239,7 +239,7 @@ def test_timing_runs_stop_after_the_last_region(tmp_path):
     not.  The tuner's default timer checks the first run's output and times
     the later ones so."""
     from clayx.run import STOPS_ENV, instrument, region_seconds, region_stops
-    from clayx.tune import _default_timer
+    from clayx.tune import region_timer
     s = clayx.load(EXAMPLES / "gemm.c")
     c = tmp_path / "g.c"
     c.write_text(instrument(s.original.source, [s.original.region]))
@@ -249,7 +249,7 @@ def test_timing_runs_stop_after_the_last_region(tmp_path):
     quick = run(tmp_path / "g", env=dict(os.environ, **{STOPS_ENV: "1"}))
     assert "begin dump" not in quick and region_seconds(quick, "g")[1] >= 0
     assert "clayx-region-stops" not in region_seconds(full, "g")[0]
-    timer = _default_timer(dict(os.environ), [])
+    timer = region_timer(dict(os.environ), [])
     first = timer(tmp_path / "g", Candidate())
     again = timer(tmp_path / "g", Candidate())
     assert first[0] == again[0] == region_seconds(full, "g")[0]
