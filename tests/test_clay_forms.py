@@ -561,6 +561,26 @@ CATALOGUE = [
     ("dimprivatize([0,0,0], 1, 1);", "privatization failed"),
     ("block([0,0,0], [0,1]);", "the betas don't have the same dimensions"),
     ("block([0,0,0], [9]);", "the betas don't have the same dimensions"),   # before lookup
+    # block (6.7): both found, then both statements (an over-long β matches
+    # its statement, which is then no statement of that length)
+    ("block([0,0,0], [9,9,9]);", "the beta vector was not found"),
+    ("block([0], [9]);", "the beta vector was not found"),             # before β1's shape
+    ("block([0,0], [1,0]);", "the beta is not a statement"),           # β1: P is deeper
+    ("block([0,1], [1,0]);", "the beta is not a statement"),           # β2 matches T
+    ("block([], []);", "the beta is not a statement"),                 # no empty-β check
+    # datacopy (6.6): β_ins empty, β_ins found, β_dom found, then the arrays
+    ("datacopy(9, 9, [], true, [9]);", "the beta vector is empty"),
+    ("datacopy(9, 9, [9], true, [9]);", "the beta vector was not found"),
+    ("datacopy(9, 9, [0,0,0], true, [9]);", "the beta vector was not found"),
+    ("datacopy(1, 2, [0,0,0], true, [1]);", "the array was not found in the given beta"),
+    ("datacopy(9, 9, [0,0,0], true, [0,0,0]);", "the array was not found in the given beta"),
+    # dim* (6.2-6.4): d = 0 before the β, a negative d after it
+    ("dimprivatize([9,9], 1, 0);", "depth overflow"),
+    ("dimprivatize([9,9], 1, -1);", "the beta vector was not found"),
+    ("dimcontract([9,9], 1, 0);", "depth overflow"),
+    ("dimcontract([9,9], 1, -1);", "the beta vector was not found"),
+    ("dimreorder([9,9], 1, [1,0]);", "the beta vector was not found"),
+    ("dimreorder([1], 1, [3]);", "the order array is too small or too big"),   # x: none
     # the array was not found; the id already exists
     ('a = get_array_id("Z");', "the array was not found"),
     ('a = add_array("A");', "the id already exists"),
