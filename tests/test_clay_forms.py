@@ -688,3 +688,40 @@ def test_cli_runs(tmp_path):
     rc, out, err = call(RUNNING_C, "--script", script, "--emit", "c")
     assert rc == 0, err
     assert "c2 += 2" in out
+
+
+def _arity(proto: str) -> int:
+    """The number of arguments of a Clay prototype string (commas outside
+    the list's braces)."""
+    inside = proto[proto.index("(") + 1:proto.rindex(")")]
+    if not inside.strip():
+        return 0
+    depth, n = 0, 1
+    for ch in inside:
+        depth += ch == "{"
+        depth -= ch == "}"
+        n += ch == "," and depth == 0
+    return n
+
+
+def test_list_clay_prints_the_prototypes(tmp_path):
+    """3.8: ``--list --clay`` prints Clay's prototype strings verbatim, in
+    Clay's order; every one names a clayx function that takes its arguments."""
+    from clayx.directives import lookup
+    from clayx.directives.registry import CLAY_PROTOTYPES
+    rc, out, err = call("--list", "--clay")
+    assert rc == 0, err
+    assert out.startswith("void split(array beta, uint depth)\n"
+                          "void reorder(array beta_loop, array neworder)\n")
+    assert ("void datacopy(uint id_copy, uint id_orig, array beta_insert,\n"
+            "                bool before, array beta_get_domain)\n") in out
+    assert "void peel(array beta_loop,  list inequation { (params,) const })\n" in out
+    assert len(CLAY_PROTOTYPES) == 34
+    for proto in CLAY_PROTOTYPES:
+        name = proto.split("(")[0].split()[-1]
+        d = lookup(name)
+        n = _arity(proto)
+        required = sum(1 for p in d.params if not p.optional)
+        assert required <= n <= len(d.params), (proto, d.signature)
+    rc, _, err = call(RUNNING_C, "--clay")
+    assert rc == 2 and "--clay goes with --list" in err
