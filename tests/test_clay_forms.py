@@ -725,3 +725,23 @@ def test_list_clay_prints_the_prototypes(tmp_path):
         assert required <= n <= len(d.params), (proto, d.signature)
     rc, _, err = call(RUNNING_C, "--clay")
     assert rc == 2 and "--clay goes with --list" in err
+
+
+@pytest.mark.parametrize("script", ["tile([1,0,0,0],4,1,4);", "tile([0,0,0],3,1,4);",
+                                    "stripmine([1,0,0,0],4,4); interchange([1,0,0,0,0],3,4);"
+                                    " interchange([1,0,0,0,0],2,3);"])
+def test_whitebox_recovers_a_swap_and_a_rotation(tmp_path, script):
+    """The whitebox recovers a tile of Clay's (a swap) and a rotation of a
+    tile loop; its script replays, every step checked, to the same dates."""
+    from clayx.whitebox.replay import same_dates
+    from clayx.whitebox.targets import read_target
+    f = tmp_path / "s.clay"
+    f.write_text(script + "\n")
+    target = tmp_path / "t.scop"
+    rc, _, err = call(DEEP_C, "--script", f, "--emit", "scop", "-o", target)
+    assert rc == 0, err
+    r = clayx.whitebox.whitebox(clayx.load(DEEP_C), target)
+    assert r.exact, r.note
+    s = clayx.load(DEEP_C)
+    s.apply(str(r.script))
+    assert same_dates(s.original, s.current.schedule, read_target(target, s.original))
