@@ -25,7 +25,7 @@ from .model import Scop
 __all__ = ["ALL_KINDS", "Chooser", "DEEP_KINDS", "RandomChooser", "draw_step"]
 
 #: Schedule directive kinds (no layout directives, no queries).
-ALL_KINDS = ("reorder", "fuse", "split", "distribute", "shift", "skew", "reverse",
+ALL_KINDS = ("reorder", "fuse", "split", "split_children", "shift", "skew", "reverse",
              "interchange", "reorder_loops", "reshape", "stripmine", "tile", "linearize",
              "iss", "peel", "collapse", "embed", "unembed", "parallelize", "vectorize",
              "unroll", "grain", "densify")
@@ -148,11 +148,11 @@ def draw_step(ch: Chooser, scop: Scop, kinds: Sequence[str] = ALL_KINDS, *,
     if kind == "split":
         beta = ch.pick(stmts, "split stmt") if not bad else (5, 5)
         return f"split({_beta(beta)}, {a_depth(beta, hi=len(beta) - 1)});"
-    if kind == "distribute":
+    if kind == "split_children":
         loop = a_loop()
         n = len(sched.children(loop))
         k = ch.integer(1, max(1, n - 1), "n") if not bad else n
-        return f"distribute({_beta(loop)}, {k});"
+        return f"split_children({_beta(loop)}, {k});"
     if kind in ("embed", "unembed"):
         stmt = ch.pick(stmts, "stmt") if not bad else ch.pick(loops or [(4,)], "bad stmt")
         return f"{kind}({_beta(stmt)});"

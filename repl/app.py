@@ -48,7 +48,7 @@ def demo_hint() -> str:
     return (
         "Try (Tab completes names and β-vectors):\n"
         "  interchange([2, 2], 1, 2);   refused: S4/S5 would run before S2/S3 reset a_r, a_i\n"
-        "  distribute([2], 3);          split loop i before S6 (Fig. 9, right)\n"
+        "  split_children([2], 3);      split loop i before S6 (Fig. 9, right)\n"
         "  reorder([], [1, 2, 0, 3]);   move the first i loop to the front\n"
         "  reorder([0], [1, 0, 2]);     swap S2 and S3 (as in Fig. 2)\n"
         "  parallelize([0]);            mark it parallel\n"

@@ -54,7 +54,8 @@ Forms (kept stable as later features are added):
   timing each (:mod:`clayx.tune`); the table of candidates on standard
   error, the fastest as a Clay script (or, with ``--emit``, as code) on
   standard output or in ``OUT``; the original when nothing beats it;
-- ``clayx --list``: every directive with its signature and aliases;
+- ``clayx --list``: every directive with its signature and aliases
+  (``--list --clay``: Clay's prototype strings, in Clay's order);
 - ``clayx --demo``: the summary and regenerated code of a bundled example.
 
 On a terminal (standard input and output both terminals) and without
@@ -141,6 +142,8 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--budget", type=float, metavar="SECONDS",
                     help="with --tune: seconds for the search (default 60)")
     ap.add_argument("--list", action="store_true", help="list every directive and exit")
+    ap.add_argument("--clay", action="store_true",
+                    help="with --list: Clay's prototype strings instead, in Clay's order")
     ap.add_argument("--demo", action="store_true",
                     help="open the prompt on a bundled example (beamforming)")
     ap.add_argument("--no-color", action="store_true",
@@ -187,9 +190,12 @@ def run(argv: Sequence[str] | None = None, stdout=None, stderr=None, stdin=None)
     except SystemExit as e:  # argparse already printed the message
         return EXIT_USAGE if e.code else EXIT_OK
     if args.list:
-        from clayx.directives import listing
-        stdout.write(listing() + "\n")
+        from clayx.directives import clay_listing, listing
+        stdout.write((clay_listing() if args.clay else listing()) + "\n")
         return EXIT_OK
+    if args.clay:
+        print("clayx: error: --clay goes with --list", file=stderr)
+        return EXIT_USAGE
     if args.demo and args.file:
         print("clayx: error: --demo takes no FILE", file=stderr)
         return EXIT_USAGE

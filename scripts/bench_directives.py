@@ -31,7 +31,7 @@ SCRIPTS = {
                  "skew([0, 1], 3, 1, -1); shift([0, 1], 2, {0 | 0}, -1); shift([0, 1], 3, {0 | 0}, -1);",
     "atax": "split([1, 1], 1); parallelize([0]); fuse([1]); parallelize([1]);",
     "mvt": "interchange([1, 0], 1, 2); fuse([0]); parallelize([0]); stripmine([0], 1, 16);",
-    "beamforming": "distribute([2], 3); fuse([2]); parallelize([2, 2]);",
+    "beamforming": "split_children([2], 3); fuse([2]); parallelize([2, 2]);",
     "2mm": "parallelize([0]); parallelize([1]); fuse([0]); stripmine([0], 1, 4);",
     "seidel-2d": "skew([0, 0], 2, 1, -1); skew([0, 0], 3, 1, -1); skew([0, 0], 3, 2, -1); "
                  "tile([0, 0], 3, 2, 8); tile([0, 0], 2, 1, 8);",

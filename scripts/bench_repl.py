@@ -54,7 +54,7 @@ SCRIPTS = {
     "seidel-2d": ["interchange([0, 0], 2, 3);", "skew([0, 0], 2, 1, -1);",
                   "skew([0, 0], 3, 1, -1);", "skew([0, 0], 3, 2, -1);",
                   "tile([0, 0], 3, 2, 8);", "tile([0, 0], 2, 1, 8);"],
-    "beamforming": ["interchange([2, 2], 1, 2);", "distribute([2], 3);",
+    "beamforming": ["interchange([2, 2], 1, 2);", "split_children([2], 3);",
                     "reorder([], [1, 2, 0, 3]);", "reorder([0], [1, 0, 2]);",
                     "parallelize([0]);"],
     "adi": ["parallelize([13, 0]);", "shift([13, 1], 2, {0 | 0}, 1);",

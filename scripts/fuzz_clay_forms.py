@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Differential fuzzing of Clay's forms of iss, peel, unroll and
-unroll_noepilog (issue 12, part B): on a random example, up to 3 random
+"""Differential fuzzing of Clay's forms of iss, peel, unroll,
+unroll_noepilog and tile (issue 12): on a random example, up to 3 random
 steps (:func:`clayx.fuzz.draw_step`), then one Clay-form step on a random
 loop; every accepted sequence is compiled and run against the original at
 its small sizes.  Prints counts: accepted, refused, ran equal, ran
@@ -30,9 +30,13 @@ names = sorted(n for n in SMALL_SIZES if (EXAMPLES / f"{n}.c").exists())
 def one_step(rng: random.Random, scop) -> str:
     """A Clay-form step on a random loop of ``scop``."""
     loop = list(rng.choice(scop.schedule.loops()))
-    kind = rng.choice(["unroll", "unroll", "unroll_noepilog", "iss", "peel"])
+    kind = rng.choice(["unroll", "unroll", "unroll_noepilog", "iss", "peel", "tile", "tile"])
     npar = len(scop.params)
     params = ",".join(str(rng.choice([0, 0, 1, -1])) for _ in range(npar))
+    if kind == "tile":
+        # Clay's tile (reference 5.15): a swap of d and o, d <= |β|, often d - o >= 2
+        d = rng.randint(1, len(loop))
+        return f"tile({loop}, {d}, {rng.randint(1, d)}, {rng.choice([2, 3, 4, 32])});"
     if kind.startswith("unroll"):
         return f"{kind}({loop}, {rng.randint(2, 4)});"
     if kind == "iss":
@@ -86,6 +90,8 @@ def main() -> None:
         except ClayxError as e:                 # a mismatch is raised
             ok = False
             print(e)
+        kind = step.split("(")[0]
+        stats[f"{kind}_ran"] = stats.get(f"{kind}_ran", 0) + 1
         if ok:
             stats["run_ok"] += 1
         else:

@@ -126,7 +126,7 @@ def test_transformed_schedules_are_exact():
     """Tiled, skewed and split schedules: exact, and the check says so."""
     for stem, script in [("seidel-2d", "skew([0], 2, 1, -1); skew([0], 3, 1, -1);"
                                        " skew([0], 3, 2, -1); tile([0,0,0], 2, 1, 4);"
-                                       " tile([0,0,0,0], 4, 2, 4);"),
+                                       " tile([0,0,0,0], 4, 2, 4); interchange([0,0,0,0,0], 3, 4);"),
                          ("gemm", "tile([0, 1], 3, 2, 4); interchange([0, 1], 2, 3);"),
                          ("atax", "iss([0], {1 | 0 | -3});")]:
         s = clayx.load(EXAMPLES / f"{stem}.c")
@@ -263,6 +263,7 @@ def test_check_out_of_budget_warns_and_keeps_the_ast(monkeypatch):
 #: docs/isl-detect-mod-bug.md), so clayx refuses to print code for it.
 HEAT3D_SCRIPT = ("tile([0, 0, 0], 2, 2, 3); reshape([0, 0, 0, 0, 0, 0], 2, 3, -2); "
                  "tile([0, 1], 4, 4, 3); tile([0, 1, 0, 0, 0], 5, 3, 3); "
+                 "interchange([0, 1, 0, 0, 0, 0], 4, 5); "
                  "reshape([0, 0, 0, 0, 0], 4, 4, -2); iss([0, 0, 0], {0, -1 | | 1, -1 | 6}); "
                  "collapse([0, 0, 0]); skew([0, 0, 0], 2, 5, 1); "
                  "iss([0, 0, 0], {0, -1, 0, 1, -1 | | 0, -1 | 3}); collapse([0, 0, 0]);")

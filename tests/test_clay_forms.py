@@ -13,13 +13,14 @@ clayx deliberately differs (docs/clay-differences.md), the test says so.
 
 from __future__ import annotations
 
+import re
 import shutil
 
 import islpy as isl
 import pytest
 
 import clayx
-from clayx.errors import ClayxError, DirectiveError, OpenScopError
+from clayx.errors import ClayxError, DirectiveError, LegalityError, OpenScopError
 from clayx.frontend.c import parse_file
 from clayx.frontend.openscop import read
 from clayx.verify import SMALL_SIZES, verify
@@ -126,6 +127,49 @@ def test_empty_halves_survive_emit_scop(tmp_path, script):
     assert parts(read(out)) == parts(session(script).current)
 
 
+def union_betas(scop_text: str, n: int) -> list[list[int]]:
+    """The β-vectors of statement ``n``'s SCATTERING union parts, in the
+    order they are written (from the ``## cK == V`` row comments)."""
+    block = scop_text.split(f"Statement {n}\n", 1)[1].split("SCATTERING", 1)[1]
+    block = block.split("# ------", 1)[0]
+    out = []
+    for part in re.split(r"# Union part No\.\d+", block)[1:] or [block]:
+        fixed = dict(re.findall(r"## c(\d+) == (-?\d+)$", part, re.M))
+        out.append([int(fixed[k]) for k in sorted(fixed, key=int) if int(k) % 2 == 1])
+    return out
+
+
+@pytest.mark.parametrize("script, stmt, betas", [
+    # 4.6, 5.10: the satisfying part (moved) first, then its complement
+    ("iss([0],{1||-3});", 1, [[0, 2, 0], [0, 0, 0]]),
+    ("iss([0],{1||-3});", 3, [[0, 3], [0, 1]]),
+    # each part is replaced by its two halves, in place: [0,7] [0,3] [0,5]
+    # [0,1] in Clay; [0,3] (i >= 3 and i < 1) has no row isl keeps: not written
+    ("iss([0],{1||-3}); iss([0],{1||-1});", 3, [[0, 7], [0, 5], [0, 1]]),
+    ("iss([0],{1||-3}); iss([0],{-1||4});", 3, [[0, 7], [0, 3], [0, 5]]),
+    # peel: the satisfying part is the new second loop
+    ("peel([0],{-1});", 3, [[1, 1], [0, 1]]),
+    # collapse keeps the complement's part, where it was
+    ("iss([0],{1||-3}); collapse([0]);", 1, [[0, 0, 0]]),
+])
+def test_emit_scop_writes_clay_union_order(tmp_path, script, stmt, betas):
+    """4.6: in a statement's scattering union the part that satisfies the
+    inequality comes first; ``--emit scop`` writes Clay's order, and reads
+    it back (the order survives a round trip)."""
+    f = tmp_path / "s.clay"
+    f.write_text(script + "\n")
+    rc, out, err = call(RUNNING_C, "--script", f, "--emit", "scop")
+    assert rc == 0, err
+    assert union_betas(out, stmt) == betas
+    back = tmp_path / "back.scop"
+    back.write_text(out)
+    rc, again, err = call(back, "--emit", "scop")
+    assert rc == 0, err
+    # read back, β-vectors may be renumbered (normalized): the order stays
+    rank = lambda bs: sorted(range(len(bs)), key=lambda k: bs[k])   # noqa: E731
+    assert rank(union_betas(again, stmt)) == rank(betas)
+
+
 def test_iss_on_an_inner_loop_with_alpha_and_iterator_forms():
     """5.10: ``{0,1 | | -3}`` (iterators: j) and ``{0,1 | | | -3}`` (α: c4 = j)
     split the j-loop the same way; R, outside it, is untouched."""
@@ -180,6 +224,134 @@ def test_peel_inner_loop():
                         R: [(0, 2)], T: [(1,)]}
     assert relation(s, (0, 0, 0)).is_empty()
     assert_relation(s, (0, 1, 0), "[N] -> { S0[i, j] -> [0, i, 1, j, 0] }")
+
+
+# --------------------------------------------------------------------------- 5.1 split
+
+@pytest.mark.parametrize("name", ["split", "fission", "distribute"])
+def test_split_and_its_aliases(name):
+    """3.2, 5.1: ``fission`` and ``distribute`` are ``split``;
+    ``split([0,0,0],1)`` gives P ``[0,0,0]``, Q ``[1,0,0]``, R ``[1,1]``, T ``[2]``."""
+    s = session(f"{name}([0,0,0],1);").current
+    assert parts(s) == {P: [(0, 0, 0)], Q: [(1, 0, 0)], R: [(1, 1)], T: [(2,)]}
+    s = session(f"{name}([0,0,0],2);").current
+    assert parts(s) == {P: [(0, 0, 0)], Q: [(0, 1, 0)], R: [(0, 2)], T: [(1,)]}
+
+
+# --------------------------------------------------------------------------- 5.15 tile
+
+DEEP_C = RUNNING_C.parent / "deep.c"
+
+
+@pytest.mark.parametrize("script, beta, text", [
+    # d - o = 0: a stripmine
+    ("tile([0,0],2,2,32);", (0, 0, 0, 0),
+     "[N] -> { S0[i, j] -> [0, i, 0, t, 0, j, 0] : 32t <= j <= 32t + 31 }"),
+    # d - o = 1, the reference's example: (c2, c4, c6) = (T_j, i, j)
+    ("tile([0,0],2,1,32);", (0, 0, 0, 0),
+     "[N] -> { S0[i, j] -> [0, t, 0, i, 0, j, 0] : 32t <= j <= 32t + 31 }"),
+])
+def test_tile_reference_example(script, beta, text):
+    """5.15: stripmine, then the tile loop swapped with the loop at ``o``;
+    ``tile([0,0],2,1,32)`` on P gives ``(T_j, i, j)``."""
+    s = session(script).current
+    assert_relation(s, beta, text)
+    assert parts(s)[Q] == [beta[:-1] + (1,)]      # Q follows P in the point loop
+
+
+@pytest.mark.parametrize("script, beta, text", [
+    # d - o = 2: (a, b, c) at d = 3, o = 1 is (T_c, b, a, c), not (T_c, a, b, c)
+    ("tile([0,0,0],3,1,4);", (0, 0, 0, 0, 0),
+     "[N] -> { S0[a, b, c] -> [0, t, 0, b, 0, a, 0, c, 0] : 4t <= c <= 4t + 3 }"),
+    # d - o = 2 one level down: (a, b, c, e) at d = 4, o = 2 is (a, T_e, c, b, e)
+    ("tile([1,0,0,0],4,2,4);", (1, 0, 0, 0, 0, 0),
+     "[N] -> { S1[a, b, c, e] -> [1, a, 0, t, 0, c, 0, b, 0, e, 0] : 4t <= e <= 4t + 3 }"),
+    # d - o = 3: (a, b, c, e) at d = 4, o = 1 is (T_e, b, c, a, e)
+    ("tile([1,0,0,0],4,1,4);", (1, 0, 0, 0, 0, 0),
+     "[N] -> { S1[a, b, c, e] -> [1, t, 0, b, 0, c, 0, a, 0, e, 0] : 4t <= e <= 4t + 3 }"),
+    # d - o = 1 inside a deeper nest: the swap is the rotation
+    ("tile([1,0,0,0],4,3,4);", (1, 0, 0, 0, 0, 0),
+     "[N] -> { S1[a, b, c, e] -> [1, a, 0, b, 0, t, 0, c, 0, e, 0] : 4t <= e <= 4t + 3 }"),
+])
+def test_tile_swaps_the_outer_loop_down(script, beta, text):
+    """5.15: the interchange is a swap: the loop at ``o`` goes to ``d``,
+    the loops between stay in place."""
+    s = session(script, DEEP_C).current
+    assert_relation(s, beta, text)
+
+
+def test_tile_is_stripmine_then_interchange():
+    """5.15: ``tile(β, d, o, s)`` = ``stripmine(β, d, s); interchange(β′, d, o)``
+    with ``β′ = β[0..d−1] ++ [0] ++ β[d..]``; a rotation is stripmine and
+    adjacent interchanges."""
+    def maps(script):
+        return [r.map for r in session(script, DEEP_C).current.schedule]
+    tiled = maps("tile([1,0,0,0],4,1,4);")
+    assert all(a.is_equal(b) for a, b in zip(
+        tiled, maps("stripmine([1,0,0,0],4,4); interchange([1,0,0,0,0],4,1);")))
+    rotated = maps("stripmine([1,0,0,0],4,4); interchange([1,0,0,0,0],3,4);"
+                   " interchange([1,0,0,0,0],2,3); interchange([1,0,0,0,0],1,2);")
+    assert not tiled[1].is_equal(rotated[1])
+    assert rotated[1].is_equal(isl.Map(
+        "[N] -> { S1[a, b, c, e] -> [1, t, 0, a, 0, b, 0, c, 0, e, 0] : 4t <= e <= 4t + 3 }"))
+
+
+#: a dependence of distance (1, -1, 0) on (a, b, c): moving the tile loop of
+#: c out keeps it (rotation), swapping a and b breaks it.
+SWAP_ILLEGAL = """#define N 9
+double A[N][N][N];
+void f(void) {
+  int a, b, c;
+#pragma scop
+  for (a = 1; a < N; a++)
+    for (b = 0; b < N - 1; b++)
+      for (c = 0; c < N; c++)
+        A[a][b][c] = A[a - 1][b + 1][c] + 1;
+#pragma endscop
+}
+"""
+
+#: S reads A[a][b] for c <= 2a + 1, then T reads it, inside (a, b < a):
+#: the tile loop of c (size 2) runs at most at a, so swapping a to depth 3
+#: keeps S(a, b, c) before T(a, b); the rotation puts a at depth 2, after T's b.
+ROTATION_ILLEGAL = """#define N 9
+double A[N][N], B[N][N];
+void f(void) {
+  int a, b, c;
+#pragma scop
+  for (a = 0; a < N; a++)
+    for (b = 0; b < a; b++) {
+      for (c = 0; c <= 2 * a + 1; c++)
+        A[a][b] = A[a][b] + c;
+      B[a][b] = A[a][b];
+    }
+#pragma endscop
+}
+"""
+
+ROTATE = "stripmine([0,0,0],3,{s}); interchange([0,0,0,0],2,3); interchange([0,0,0,0],1,2);"
+
+
+def test_tile_legality_swap_refused_where_the_rotation_is_legal(tmp_path):
+    path = tmp_path / "swap.c"
+    path.write_text(SWAP_ILLEGAL)
+    s = clayx.load(path)
+    with pytest.raises(LegalityError):
+        s.apply("tile([0,0,0],3,1,4);")
+    assert s.entries == ()
+    s.apply(ROTATE.format(s=4))
+    assert len(s.entries) == 3
+
+
+def test_tile_legality_swap_legal_where_the_rotation_is_refused(tmp_path):
+    path = tmp_path / "rot.c"
+    path.write_text(ROTATION_ILLEGAL)
+    s = clayx.load(path)
+    with pytest.raises(LegalityError):
+        s.apply(ROTATE.format(s=2))
+    assert s.entries == ()
+    s.apply("tile([0,0,0],3,1,2);")
+    assert len(s.entries) == 1
 
 
 # --------------------------------------------------------------------------- 5.17 unroll
@@ -369,7 +541,17 @@ CATALOGUE = [
     # transformation is not applicable; wrong coefficient (unembed, collapse, linearize)
     ("unembed([0,0,0]);", "transformation is not applicable to the given beta"),
     ("split([0,0,1],1); unembed([1,0]);", "wrong coefficient"),
-    ("collapse([0]);", "wrong coefficient"),
+    # collapse (5.13): an odd count, a partner missing or of another
+    # statement: not found; halves that are not complementary: wrong coefficient
+    ("collapse([0]);", "the beta vector was not found"),               # P, Q, R: odd
+    ("collapse([0,0,0]);", "the beta vector was not found"),           # P alone: odd
+    ("collapse([0,0]);", "the beta vector was not found"),             # P's partner is Q
+    ("collapse([]);", "the beta vector was not found"),                # no empty-β check
+    ("collapse([9]);", "the beta vector was not found"),
+    ("iss([0,0],{0,1||-2}); collapse([]);", "the beta vector was not found"),  # no [1,0,0]
+    ("iss([0],{1||-3}); iss([0,2],{0,1||-2}); collapse([0]);",         # [0,0,0] + [0,2,0]
+     "wrong coefficient"),
+    ("iss([0],{1||-3}); shift([0,2],2,[],1); collapse([0]);", "wrong coefficient"),
     ("linearize([0,0],1);", "wrong coefficient"),
     ("linearize([0],1);", "depth overflow"),                           # R has one loop
     ("linearize([0,0],2);", "depth overflow"),
@@ -379,6 +561,26 @@ CATALOGUE = [
     ("dimprivatize([0,0,0], 1, 1);", "privatization failed"),
     ("block([0,0,0], [0,1]);", "the betas don't have the same dimensions"),
     ("block([0,0,0], [9]);", "the betas don't have the same dimensions"),   # before lookup
+    # block (6.7): both found, then both statements (an over-long β matches
+    # its statement, which is then no statement of that length)
+    ("block([0,0,0], [9,9,9]);", "the beta vector was not found"),
+    ("block([0], [9]);", "the beta vector was not found"),             # before β1's shape
+    ("block([0,0], [1,0]);", "the beta is not a statement"),           # β1: P is deeper
+    ("block([0,1], [1,0]);", "the beta is not a statement"),           # β2 matches T
+    ("block([], []);", "the beta is not a statement"),                 # no empty-β check
+    # datacopy (6.6): β_ins empty, β_ins found, β_dom found, then the arrays
+    ("datacopy(9, 9, [], true, [9]);", "the beta vector is empty"),
+    ("datacopy(9, 9, [9], true, [9]);", "the beta vector was not found"),
+    ("datacopy(9, 9, [0,0,0], true, [9]);", "the beta vector was not found"),
+    ("datacopy(1, 2, [0,0,0], true, [1]);", "the array was not found in the given beta"),
+    ("datacopy(9, 9, [0,0,0], true, [0,0,0]);", "the array was not found in the given beta"),
+    # dim* (6.2-6.4): d = 0 before the β, a negative d after it
+    ("dimprivatize([9,9], 1, 0);", "depth overflow"),
+    ("dimprivatize([9,9], 1, -1);", "the beta vector was not found"),
+    ("dimcontract([9,9], 1, 0);", "depth overflow"),
+    ("dimcontract([9,9], 1, -1);", "the beta vector was not found"),
+    ("dimreorder([9,9], 1, [1,0]);", "the beta vector was not found"),
+    ("dimreorder([1], 1, [3]);", "the order array is too small or too big"),   # x: none
     # the array was not found; the id already exists
     ('a = get_array_id("Z");', "the array was not found"),
     ('a = add_array("A");', "the id already exists"),
@@ -425,6 +627,9 @@ DIFFERENTIAL = [
     ("gemm", "iss([0],{1||-3}); unroll([0,1],2);"),
     ("jacobi-1d", "iss([0,0],{1||-5}); unroll([0,0],3);"),
     ("gemm", "unroll([0,1],2); unroll([0,1,0],2); unroll([0,1,2],3);"),
+    ("gemm", "split([0,0],1); tile([1,0,0],3,1,4);"),                      # tile: d - o = 2
+    ("seidel-2d", "skew([0,0],2,1,-1); skew([0,0,0],3,1,-1); skew([0,0,0],3,2,-1);"
+     " tile([0,0,0],3,1,4);"),
 ]
 
 
@@ -440,6 +645,19 @@ def test_clay_forms_run_equal(tmp_path, name, script):
     gen = tmp_path / f"{name}.c"
     gen.write_text(s.code())
     res = verify(path, gen, SMALL_SIZES[name], workdir=tmp_path / "w")
+    assert res.ok and res.values > 0
+
+
+@needs_gcc
+@pytest.mark.slow
+@pytest.mark.parametrize("script", ["tile([0,0,0],3,1,4);", "tile([1,0,0,0],4,1,3);",
+                                    "tile([1,0,0,0],4,2,4); tile([0,0,0],3,2,2);"])
+def test_tile_swap_runs_equal(tmp_path, script):
+    """5.15: tiles with d - o = 2 and 3 give code that computes the original."""
+    s = session(script, DEEP_C)
+    gen = tmp_path / "deep.c"
+    gen.write_text(s.code())
+    res = verify(DEEP_C, gen, {}, workdir=tmp_path / "w")
     assert res.ok and res.values > 0
 
 
@@ -470,3 +688,60 @@ def test_cli_runs(tmp_path):
     rc, out, err = call(RUNNING_C, "--script", script, "--emit", "c")
     assert rc == 0, err
     assert "c2 += 2" in out
+
+
+def _arity(proto: str) -> int:
+    """The number of arguments of a Clay prototype string (commas outside
+    the list's braces)."""
+    inside = proto[proto.index("(") + 1:proto.rindex(")")]
+    if not inside.strip():
+        return 0
+    depth, n = 0, 1
+    for ch in inside:
+        depth += ch == "{"
+        depth -= ch == "}"
+        n += ch == "," and depth == 0
+    return n
+
+
+def test_list_clay_prints_the_prototypes(tmp_path):
+    """3.8: ``--list --clay`` prints Clay's prototype strings verbatim, in
+    Clay's order; every one names a clayx function that takes its arguments."""
+    from clayx.directives import lookup
+    from clayx.directives.registry import CLAY_PROTOTYPES
+    rc, out, err = call("--list", "--clay")
+    assert rc == 0, err
+    assert out.startswith("void split(array beta, uint depth)\n"
+                          "void reorder(array beta_loop, array neworder)\n")
+    assert ("void datacopy(uint id_copy, uint id_orig, array beta_insert,\n"
+            "                bool before, array beta_get_domain)\n") in out
+    assert "void peel(array beta_loop,  list inequation { (params,) const })\n" in out
+    assert len(CLAY_PROTOTYPES) == 34
+    for proto in CLAY_PROTOTYPES:
+        name = proto.split("(")[0].split()[-1]
+        d = lookup(name)
+        n = _arity(proto)
+        required = sum(1 for p in d.params if not p.optional)
+        assert required <= n <= len(d.params), (proto, d.signature)
+    rc, _, err = call(RUNNING_C, "--clay")
+    assert rc == 2 and "--clay goes with --list" in err
+
+
+@pytest.mark.parametrize("script", ["tile([1,0,0,0],4,1,4);", "tile([0,0,0],3,1,4);",
+                                    "stripmine([1,0,0,0],4,4); interchange([1,0,0,0,0],3,4);"
+                                    " interchange([1,0,0,0,0],2,3);"])
+def test_whitebox_recovers_a_swap_and_a_rotation(tmp_path, script):
+    """The whitebox recovers a tile of Clay's (a swap) and a rotation of a
+    tile loop; its script replays, every step checked, to the same dates."""
+    from clayx.whitebox.replay import same_dates
+    from clayx.whitebox.targets import read_target
+    f = tmp_path / "s.clay"
+    f.write_text(script + "\n")
+    target = tmp_path / "t.scop"
+    rc, _, err = call(DEEP_C, "--script", f, "--emit", "scop", "-o", target)
+    assert rc == 0, err
+    r = clayx.whitebox.whitebox(clayx.load(DEEP_C), target)
+    assert r.exact, r.note
+    s = clayx.load(DEEP_C)
+    s.apply(str(r.script))
+    assert same_dates(s.original, s.current.schedule, read_target(target, s.original))

@@ -115,7 +115,7 @@ def test_accesses_relations_and_texts(small):
     assert body(back, "S0") == "tmp[i] = 0;"
 
 
-def test_dimreorder_uses_clays_reorder_convention():
+def test_dimreorder_gathers_as_clay():
     [s] = parse_string("""
 void f(int N, double C[9][9][9], double D[9][9][9]) {
   int i, j, k;
@@ -127,12 +127,15 @@ void f(int N, double C[9][9][9], double D[9][9][9]) {
 #pragma endscop
 }
 """)
-    # subscript k moves to position order[k] (as reorder moves child k)
-    new = steps(s, ("dimreorder", [0, 0, 0, 0], 2, [1, 2, 0]))
+    # reference 6.2: the new subscript k is the old subscript order[k] (the
+    # opposite of reorder): A[i][j][k] with [2, 0, 1] is A[k][i][j]
+    new = steps(s, ("dimreorder", [0, 0, 0, 0], 2, [2, 0, 1]))
     assert body(new, "S0") == "C[k + 1][i][j] = D[i][j][k];"
     rel = new.statement("S0").accesses[1].relation
     assert rel.is_equal(_map("[N] -> { S0[i, j, k] -> C[k + 1, i, j] : "
                              "0 <= i < N and 0 <= j < N and 0 <= k < N }"))
+    new = steps(s, ("dimreorder", [0, 0, 0, 0], 2, [1, 2, 0]))
+    assert body(new, "S0") == "C[j][k + 1][i] = D[i][j][k];"
 
 
 def test_add_array_ids_match_openscop(small):
@@ -211,6 +214,12 @@ MUST_FAIL = [
     ("dimreorder", [[0, 1, 0], 2, [0, 2]], "there is an overflow value on the reorder array", 3),
     ("dimreorder", [[0, 1, 0], 2, [1, 1]], "not a permutation", 3),
     ("dimreorder", [[0, 2], 2, []], "scalar", 2),
+    ("dimreorder", [[0, 2], 2, [0]], "the order array is too small or too big", 3),   # Clay's first
+    ("dimprivatize", [[9, 9], 1, 0], "depth overflow", 3),          # d = 0 before the β
+    ("dimprivatize", [[9, 9], 1, -1], "the beta vector was not found", 1),  # d < 0 after it
+    ("dimprivatize", [[0, 2], 2, -1], "depth overflow", 3),
+    ("dimcontract", [[9, 9], 1, 0], "depth overflow", 3),
+    ("dimcontract", [[9, 9], 1, -2], "the beta vector was not found", 1),
     ("dimprivatize", [[0, 2], 2, 2], "depth overflow", 3),
     ("dimprivatize", [[0, 2], 3, 1], "access not found", 2),
     ("dimcontract", [[0, 1, 0], 2, 3], "depth overflow", 3),
@@ -226,8 +235,16 @@ MUST_FAIL = [
     ("replace_array", [1, 99], "the array was not found", 2),
     ("replace_array", [2, 2], "same array", 2),
     ("replace_array", [2, 3], "must agree", 2),
-    ("datacopy", [99, 3, [0, 0], True, [0, 0]], "the array was not found", 1),
-    ("datacopy", [3, 3, [0, 0], True, [0, 0]], "same array", 2),
+    # Clay's order (reference 6.6): the statement of beta_get_domain must
+    # access one of the two ids before the ids are looked up
+    ("datacopy", [99, 3, [0, 0], True, [0, 0]], "the array was not found in the given beta", 5),
+    ("datacopy", [99, 1, [0, 0], True, [0, 0]], "the array was not found: no array has", 1),
+    ("datacopy", [1, 99, [0, 0], True, [0, 0]], "the array was not found: no array has", 2),
+    ("datacopy", [1, 1, [0, 0], True, [0, 0]], "same array", 2),
+    ("datacopy", [1, 3, [], True, [0, 1, 0]], "the beta vector is empty", 3),
+    ("datacopy", [1, 3, [7], True, [9]], "the beta vector was not found", 3),
+    ("datacopy", [1, 3, [0, 0], True, [9]], "the beta vector was not found", 5),
+    ("datacopy", [1, 3, [0], True, [0, 1, 0]], "the beta is not a statement", 3),
     ("datacopy", [1, 3, [7], True, [0, 1, 0]], "the beta vector was not found", 3),
     ("datacopy", [1, 3, [0, 0], True, [0]], "the beta is not a statement", 5),
     ("datacopy", [4, 3, [0, 0], True, [0, 2]], "the array was not found", 5),
@@ -236,6 +253,14 @@ MUST_FAIL = [
     ("block", [[0, 0], [0, 2]], "not adjacent siblings", 2),
     ("block", [[0, 0], [0, 1, 0]], "the betas don't have the same dimensions", 1),
     ("block", [[0, 1], [0, 2]], "the beta is not a statement", 1),
+    # Clay's order (reference 6.7): both found before either is a statement,
+    # the domains before clayx's adjacency
+    ("block", [[0, 1], [0, 9]], "the beta vector was not found", 2),
+    ("block", [[0, 1], [0, 3]], "the beta is not a statement", 1),
+    ("block", [[0, 0], [0, 1]], "the beta is not a statement", 2),
+    ("block", [[0, 0], [9, 9]], "the beta vector was not found", 2),
+    ("block", [[0], [1]], "the beta vector was not found", 2),
+    ("block", [[], []], "the beta is not a statement", 1),
     ("block", [[0, 2], [0, 2]], "both", 2),
 ]
 
@@ -264,10 +289,6 @@ void f(int N, double a[9], double b[9]) {
 """)
     with pytest.raises(DirectiveError, match="same domain"):
         D.apply(s, "block", [[0, 0], [0, 1]])
-    # statements split by iss have several relations
-    split = D.apply(s, "iss", [[0], (-1, 0, 4)])
-    with pytest.raises(DirectiveError, match="several scheduling relations"):
-        D.apply(split, "block", [[0, 0], [0, 1]])
     # different α parts (shifted)
     [s2] = parse_string("""
 void f(int N, double a[9], double b[9]) {
@@ -283,6 +304,11 @@ void f(int N, double a[9], double b[9]) {
     shifted = D.apply(s2, "shift", [[0, 1], 1, (0,), 1])
     with pytest.raises(DirectiveError, match="same α part"):
         D.apply(shifted, "block", [[0, 0], [0, 1]])
+    # statements split by iss have several relations (the domains first:
+    # Clay's order; here they are equal)
+    split = D.apply(s2, "iss", [[0], (-1, 0, 4)])
+    with pytest.raises(DirectiveError, match="several scheduling relations"):
+        D.apply(split, "block", [[0, 0], [0, 1]])
 
 
 def test_reference_text_must_be_found(small):

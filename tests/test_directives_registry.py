@@ -152,11 +152,17 @@ def test_names_of_other_tools_say_what_to_use():
     (NEST, "tile", ((0,), 3, 1, 4), 2, DEPTH_OVERFLOW),
     (NEST, "reshape", ((9,), 0, 1, 0), 1, NOT_FOUND),                     # the β before a = 0
     (NEST, "reshape", ((0,), 1, 1, 0), 4, "wrong factor"),
-    # array ids, their difference, then the βs (datacopy's order)
-    (LAYOUT, "datacopy", (9, 9, (9,), True, (9,)), 1, "the array was not found: no array has the id 9"),
-    (LAYOUT, "datacopy", (1, 1, (9,), True, (9,)), 2, "the copy and the original are the same"),
-    (LAYOUT, "datacopy", (1, 2, (9,), True, (9,)), 3, NOT_FOUND),
-    (LAYOUT, "datacopy", (1, 2, (0, 0, 0), True, (0,)), 5, NOT_A_STATEMENT),
+    # Clay's order (reference 6.6): the βs, an access to one of the ids in
+    # beta_get_domain's statement, then clayx's: the ids, their difference, shapes
+    (LAYOUT, "datacopy", (9, 9, (9,), True, (9,)), 3, NOT_FOUND),
+    (LAYOUT, "datacopy", (9, 9, (0, 0, 0), True, (9,)), 5, NOT_FOUND),
+    (LAYOUT, "datacopy", (9, 9, (0, 0, 0), True, (0, 0, 0)), 5,
+     "the array was not found in the given beta"),
+    (LAYOUT, "datacopy", (9, 1, (0, 0, 0), True, (0, 0, 0)), 1,
+     "the array was not found: no array has the id 9"),
+    (LAYOUT, "datacopy", (1, 1, (0, 0, 0), True, (0, 0, 0)), 2,
+     "the copy and the original are the same"),
+    (LAYOUT, "datacopy", (3, 2, (0, 0, 0), True, (0,)), 5, NOT_A_STATEMENT),
     (LAYOUT, "replace_array", (2, 2), 2, "the two ids name the same array (t)"),
     # the statement, its access, then a depth bounded by either
     (LAYOUT, "dimcontract", ((0, 0), 9, 9), 1, NOT_A_STATEMENT),

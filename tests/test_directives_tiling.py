@@ -195,7 +195,7 @@ DIFFERENTIAL = {
                             ("tile", (1, 0), 1, 1, 3), ("tile", (1, 0, 0), 3, 2, 5)]),
     "skew-tile-seidel": ("seidel-2d", SEIDEL_SKEW + [
         ("tile", (0, 0, 0), 1, 1, 4), ("tile", (0, 0, 0, 0), 3, 2, 4),
-        ("tile", (0, 0, 0, 0, 0), 5, 3, 4)]),
+        ("tile", (0, 0, 0, 0, 0), 5, 3, 4), ("interchange", (0, 0, 0, 0, 0, 0), 4, 5)]),
     "linearize-stripmine-gemm": ("gemm", [("stripmine", (0, 1), 2, 4), ("linearize", (0, 1), 2)]),
     "marks-gemm": ("gemm", [("parallelize", (0,)), ("unroll_mark", (0, 1, 0), 4),
                             ("vectorize", (0, 1, 0))]),

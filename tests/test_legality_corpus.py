@@ -206,7 +206,7 @@ CASES: list[Case] = [
     # (1, -1, 0) becomes (-1, 1, 0) with t and i swapped.
     X("jacobi-2d-interchange-ti", "jacobi-2d", "interchange([0], 1, 2);", "RAW", "A"),
 
-    # --- fuse / split / distribute ------------------------------------------------------
+    # --- fuse / split / split_children---------------------------------------------------
     # fused, S1(i) reads a[i+1] before S0(i+1) writes it.
     X("fusion-fuse", "fusion", "fuse([0]);", "RAW", "a"),
     # delaying S1 by one iteration (date i+1) puts it after S0(i+1): legal.
@@ -232,13 +232,13 @@ CASES: list[Case] = [
     L("gemm-split", "gemm", "split([0,0], 1);"),
     # atax: distributing after the tmp loop: S3(i) needs tmp[i], done in the
     # first loop; y is touched by S3 only.
-    L("atax-distribute", "atax", "distribute([1], 2);"),
+    L("atax-split-children", "atax", "split_children([1], 2);"),
     # the same with split's spelling.
     L("atax-split", "atax", "split([1,1,0], 1);"),
     # jacobi-1d: S0(t+1) reads A written by S1(t); split puts every S1 after every S0.
     X("jacobi-1d-split-t", "jacobi-1d", "split([0,0,0], 1);", "RAW", "A"),
-    # jacobi-2d likewise with distribute.
-    X("jacobi-2d-distribute-t", "jacobi-2d", "distribute([0], 1);", "RAW", "A"),
+    # jacobi-2d likewise with split_children.
+    X("jacobi-2d-split-children-t", "jacobi-2d", "split_children([0], 1);", "RAW", "A"),
     # beamforming: S6/S7 need a_r[i], a_i[i] only, final after the j loop.
     L("beamforming-split-after-j", "beamforming", "split([2,2,1], 1);"),
     # beamforming: S7(i) reads val before S6(i+1) overwrites it (WAR on val);
@@ -268,10 +268,11 @@ CASES: list[Case] = [
     # permutable and the tile loop may go outermost.
     L("seidel-skew-tile", "seidel", "skew([0], 2, 1, -1); tile([0,0,0], 2, 1, 4);"),
     # Pluto's (t, t + i, 2t + i + j): every distance is >= 0 in all three, so
-    # i' and j' can both be tiled with their tile loops outside t.
+    # i' and j' can both be tiled with their tile loops outside t (tile swaps
+    # the tile loop of j' with t; the interchange puts t back above i').
     L("seidel-wavefront-tile-2d", "seidel",
       "skew([0], 2, 1, -1); skew([0], 3, 1, -1); skew([0], 3, 2, -1);"
-      " tile([0,0,0], 2, 1, 4); tile([0,0,0,0], 4, 2, 4);"),
+      " tile([0,0,0], 2, 1, 4); tile([0,0,0,0], 4, 2, 4); interchange([0,0,0,0,0], 3, 4);"),
     # with j' = j + t only, the dependence (0, 1, -1) (row i-1, column j+1,
     # already updated in this t) has dj' = -1: tiling j' outside i breaks it.
     X("seidel-skew-tile-j-early", "seidel",

@@ -289,7 +289,7 @@ def test_quit_ends_the_prompt(wave):
 def test_what_changed_in_the_tree():
     s = clayx.load(EXAMPLES / "beamforming.c")
     a = s.current
-    s.apply("distribute([2], 3);")
+    s.apply("split_children([2], 3);")
     b = s.current
     ch = render.changes(a, b)
     text = "\n".join(t.plain for t in ch.lines)
@@ -342,7 +342,7 @@ def test_layout_steps_show_the_changed_statements(tmp_path):
 
 def test_step_shows_a_window_of_long_code(monkeypatch):
     monkeypatch.setattr(render, "FULL_CODE_LINES", 3)
-    out, repl = drive(EXAMPLES / "beamforming.c", lines("distribute([2], 3);",
+    out, repl = drive(EXAMPLES / "beamforming.c", lines("split_children([2], 3);",
                                                           "parallelize([2]);"))
     last = out[out.index("✓ parallelize([2]);"):]
     assert "marked parallel: loop [2] i" in last
@@ -385,7 +385,7 @@ def test_completion_of_names_and_betas():
                                                             ("2", "loop [2, 2] j")]
     assert [c.text for c in complete(scop, "reorder([2], ")] == ["[0, 1, 2, 3, 4]"]
     # a later statement on the line; nothing inside a nested list
-    assert [c.text for c in complete(scop, "fuse([2]); distribute([2")] == ["[2]", "[2, 2]"]
+    assert [c.text for c in complete(scop, "fuse([2]); split_children([2")] == ["[2]", "[2, 2]"]
     assert complete(scop, "iss([2], {") == []
     # variables for a β argument
     assert [c.text for c in complete(scop, "fuse(l", env={"loop1": (2,)})] == ["loop1"]
@@ -555,7 +555,7 @@ def test_not_a_terminal_is_batch(wave):
     out = io.StringIO()
     assert cli_run(["--demo"], stdout=out, stderr=err, stdin=io.StringIO("")) == 0
     assert "Try (Tab completes names and β-vectors)" in out.getvalue()
-    assert "distribute([2], 3);" in out.getvalue()
+    assert "split_children([2], 3);" in out.getvalue()
 
 
 def test_the_prompt_opens_only_on_a_terminal_without_batch_options():

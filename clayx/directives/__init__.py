@@ -6,10 +6,10 @@ all."""
 from .params import (AccessNumber, ArrayId, Beta, Bool, Depth, Int, Ints, List, Param, String,
                      Value)
 from .registry import (CHECKS, FOREIGN, KINDS, REGISTRY, Directive, Outcome, apply,
-                       directive, listing, lookup, names)
+                       clay_listing, directive, listing, lookup, names)
 
 __all__ = ["AccessNumber", "ArrayId", "Beta", "Bool", "CHECKS", "Depth", "Directive", "FOREIGN",
            "Int", "Ints", "KINDS", "List", "Outcome", "Param", "REGISTRY", "String", "Value",
-           "apply", "directive", "listing", "lookup", "names"]
+           "apply", "clay_listing", "directive", "listing", "lookup", "names"]
 
 from . import affine, control, exo, layout, marks, structure, tiling, unroll  # noqa: E402,F401,I001

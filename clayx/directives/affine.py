@@ -96,7 +96,7 @@ def transform(rel: Relation, outputs: Sequence[str],
     except isl.Error as e:  # pragma: no cover - our own text; a bug if it fails
         raise ModelError(f"rewriting a relation of {rel.stmt} failed in isl: {e}") from None
     nb = tuple(rel.beta if beta is None else beta)
-    return Relation(rel.stmt, nb, new)
+    return replace(rel, beta=nb, map=new)
 
 
 def substituted(rel: Relation, depth: int, expr: str) -> Relation:

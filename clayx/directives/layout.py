@@ -52,9 +52,9 @@ import islpy as isl
 
 from ..model import (READ, WRITE, Access, Array, Relation, Scop, Statement, identifiers,
                      layout_info, substitute_iterators, with_layout)
-from .common import DEPTH_OVERFLOW, fail, rebuild
+from .common import DEPTH_OVERFLOW, NOT_A_STATEMENT, NOT_FOUND, clay_matching, fail, rebuild
 from .params import (ACCESS_NOT_FOUND, ARRAY_NOT_FOUND, AccessNumber, ArrayId, Beta, Bool, Depth,
-                     Ints, String)
+                     Int, Ints, String)
 from .registry import directive
 
 _dt = isl.dim_type
@@ -330,14 +330,18 @@ def dimreorder(scop: Scop, stmt, access, order) -> Scop:
 
     Arguments: ``stmt`` a statement β-vector; ``access`` the access number
     (1-based, OpenScop order); ``order`` a permutation of ``0..n-1`` (n the
-    number of subscripts), Clay's reorder convention: subscript ``k`` moves
-    to position ``order[k]`` (as ``reorder`` moves child ``k``).
+    number of subscripts), Clay's convention (reference §6.2, the opposite
+    of ``reorder``'s): the new subscript ``k`` is the old subscript
+    ``order[k]``, so ``A[i][j][k]`` with ``[2, 0, 1]`` is ``A[k][i][j]``.
 
         A[i][j] = B[j][i];       dimreorder([0, 0, 0], 2, [1, 0])
         ->  A[j][i] = B[j][i];   (access 2 is the write of A)
 
-    Checks: ``stmt`` a statement, ``access`` one of its accesses (not a
-    scalar), ``order`` a permutation of its subscripts.
+    Checks, Clay's first (reference §6.2): ``stmt`` found, a statement,
+    ``access`` one of its accesses; ``order`` as long as the subscripts
+    ("the order array is too small or too big"), its values subscripts
+    ("there is an overflow value on the reorder array"); then clayx's: the
+    access is not a scalar, ``order`` a permutation.
     Meaning: checked by the equivalence check (with the other layout steps
     applied together): every access to the array must be reordered alike,
     and a live array may not change.
@@ -346,34 +350,31 @@ def dimreorder(scop: Scop, stmt, access, order) -> Scop:
     scop, st, k, a = _target_access(scop, stmt, access)
     n = a.relation.dim(_dt.out)
     order = tuple(order)
-    if n == 0:
-        raise fail(name, f"`{a.text or a.array}` is a scalar: it has no subscript to "
-                   "reorder", 2)
     if len(order) != n:
         raise fail(name, f"{REORDER_TOO_SMALL}: `{a.text or a.array}` has {n} subscripts, "
                    f"the order has {len(order)} values", 3)
     if any(not 0 <= v < n for v in order):
         raise fail(name, f"{REORDER_OVERFLOW}: values must be in 0..{n - 1}, got "
                    f"{list(order)}", 3)
+    if n == 0:
+        raise fail(name, f"`{a.text or a.array}` is a scalar: it has no subscript to "
+                   "reorder", 2)
     if sorted(order) != list(range(n)):
         raise fail(name, f"the reorder array is not a permutation of 0..{n - 1}: "
                    f"{list(order)}", 3)
+    # gather: new subscript k = old subscript order[k]
     sp = a.relation.get_space().range().map_from_set()
     perm = isl.Map.universe(sp)
     for j, v in enumerate(order):
-        perm = perm.equate(_dt.in_, j, _dt.out, v)
+        perm = perm.equate(_dt.in_, v, _dt.out, j)
     rel = a.relation.apply_range(perm)
     old = _subscripts(a, st)
-    subs = None
-    if old is not None:
-        subs = [""] * n
-        for j, v in enumerate(order):
-            subs[v] = old[j]
+    subs = None if old is None else [old[v] for v in order]
     return _change_reference(scop, st, k, rel, subs, name, 2)
 
 
 @directive("dimprivatize", Beta("stmt", statement=True, empty=None), AccessNumber("access"),
-           Depth("depth", of="stmt", bound="iterators", positive=True), kind="layout")
+           Depth("depth", of="stmt", bound="iterators"), kind="layout")
 def dimprivatize(scop: Scop, stmt, access, depth) -> Scop:
     """Expand one access by an iterator (Clay's DIMPRIVATIZE, array
     expansion): the statement's original iterator number ``depth`` becomes
@@ -407,7 +408,7 @@ def dimprivatize(scop: Scop, stmt, access, depth) -> Scop:
 
 
 @directive("dimcontract", Beta("stmt", statement=True, empty=None), AccessNumber("access"),
-           Depth("depth", of="access", bound="subscripts", positive=True), kind="layout")
+           Depth("depth", of="access", bound="subscripts"), kind="layout")
 def dimcontract(scop: Scop, stmt, access, depth) -> Scop:
     """Remove one subscript of an access (Clay's DIMCONTRACT, the inverse of
     dimprivatize).
@@ -566,12 +567,22 @@ def _fresh_statement(scop: Scop) -> str:
     return f"S{k}"
 
 
-@directive("datacopy", ArrayId("id_copy"),
-           ArrayId("id_orig", unlike="id_copy",
-                   same="the copy and the original are the same array"),
-           Beta("beta_insert", statement=True, empty=None), Bool("insert_before"),
-           Beta("beta_get_domain", statement=True, empty=None), kind="layout")
-def datacopy(scop: Scop, copy: str, orig: str, ins, insert_before, beta_get_domain) -> Scop:
+def _array_named(scop: Scop, ident: int, arg: int) -> str:
+    """The name of the array with the 1-based id ``ident`` (datacopy's
+    argument ``arg``), or "the array was not found"."""
+    ids = array_ids(scop)
+    name = next((n for n, k in ids.items() if k == ident), None)
+    if name is None:
+        raise fail("datacopy", f"{ARRAY_NOT_FOUND}: no array has the id {ident} "
+                   f"(ids 1..{len(ids)})", arg)
+    return name
+
+
+@directive("datacopy", Int("id_copy", positive=True), Int("id_orig", positive=True),
+           Beta("beta_insert"), Bool("insert_before"), Beta("beta_get_domain", lookup=False),
+           kind="layout")
+def datacopy(scop: Scop, id_copy: int, id_orig: int, ins, insert_before,
+             beta_get_domain) -> Scop:
     """Insert a copy statement ``copy[f] = orig[f];`` (Clay's DATACOPY).
 
     Arguments: ``id_copy`` the array written, ``id_orig`` the array read;
@@ -586,13 +597,29 @@ def datacopy(scop: Scop, copy: str, orig: str, ins, insert_before, beta_get_doma
                                            datacopy(b, 1, [0,0,0], true, [0,0,0])
         ->  for i: for k: { At[i][k] = A[i][k]; … A[i][k] … }
 
-    Checks: both ids name arrays (the function receives their names),
-    different ones; both β statements; ``beta_get_domain``'s statement
-    accesses ``id_orig``; the loop counts agree.
+    Checks, in Clay's order (reference §6.6): ``beta_insert`` not empty and
+    found, ``beta_get_domain`` found, the first statement it matches
+    accesses ``id_orig`` or ``id_copy`` ("the array was not found in the
+    given beta"); then clayx's: both ids name arrays, different ones; both
+    β statements; that statement accesses ``id_orig``; the loop counts
+    agree.
     Meaning: checked by the equivalence check, where a copy is transparent
     (a value read from it stands for the value it copied).
     """
     d = "datacopy"
+    matching = clay_matching(scop, beta_get_domain)
+    if not matching:
+        raise fail(d, NOT_FOUND, 5)
+    ids = array_ids(scop)
+    first = scop.statement(matching[0].stmt)
+    if not any(ids.get(a.array) in (id_copy, id_orig) for a in first.accesses):
+        raise fail(d, f"{ARRAY_NOT_FOUND} in the given beta: {first.name} accesses neither "
+                   f"array {id_orig} nor array {id_copy}", 5)
+    copy = _array_named(scop, id_copy, 1)
+    orig = _array_named(scop, id_orig, 2)
+    if copy == orig:
+        raise fail(d, f"the copy and the original are the same array ({orig})", 2)
+    _clay_statements(scop, d, (3, ins), (5, beta_get_domain))
     scop = _with_refs(scop)
     r_gd, st_gd = _statement_at(scop, beta_get_domain)
     k = next((j for j, a in enumerate(st_gd.accesses) if a.array == orig), None)
@@ -653,8 +680,25 @@ def _block_pre(stmt1, stmt2) -> None:
                    f"{list(stmt2)})", 1)
 
 
-@directive("block", Beta("stmt1", statement=True, empty=None),
-           Beta("stmt2", statement=True, empty=None), kind="layout", pre=_block_pre)
+def _clay_statements(scop: Scop, name: str, *betas: tuple[int, tuple]) -> None:
+    """Clay's look-up of statement β arguments (reference §4.1, §4.2), in
+    its order, each given as (argument number, β): each β matches some
+    relation ("the beta vector was not found"), then, for each, every
+    relation of the first statement it matches has a β of its length
+    ("the beta is not a statement")."""
+    firsts = []
+    for arg, beta in betas:
+        rels = clay_matching(scop, beta)
+        if not rels:
+            raise fail(name, NOT_FOUND, arg)
+        firsts.append(rels[0].stmt)
+    for (arg, beta), st in zip(betas, firsts):
+        if any(len(r.beta) != len(beta) for r in scop.schedule.of(st)):
+            raise fail(name, NOT_A_STATEMENT, arg)
+
+
+@directive("block", Beta("stmt1", lookup=False), Beta("stmt2", lookup=False), kind="layout",
+           pre=_block_pre)
 def block(scop: Scop, stmt1, stmt2) -> Scop:
     """Merge two adjacent statements into one whose body is
     ``{ body1 body2 }`` (Clay's BLOCK).
@@ -670,8 +714,9 @@ def block(scop: Scop, stmt1, stmt2) -> Scop:
         for i: { S0: a[i] = b[i];  S1: c[i] = a[i]; }     block([0,0], [0,1])
         ->  for i: { a[i] = b[i]; c[i] = a[i]; }          (one statement S0)
 
-    Checks: two statements, adjacent siblings, one relation each, equal
-    domains and α parts.
+    Checks, in Clay's order (reference §6.7): the β-vectors of one length,
+    both found, both statements, equal domains; then clayx's: two
+    statements, adjacent siblings, one relation each, equal α parts.
     Meaning: the same instances run in the same order, so it is legal by
     construction.  Dependence analysis then works per merged instance: a
     value passed from the first part to the second of the same instance is
@@ -681,19 +726,11 @@ def block(scop: Scop, stmt1, stmt2) -> Scop:
     apart.
     """
     d = "block"
+    _clay_statements(scop, d, (1, stmt1), (2, stmt2))
     scop = _with_refs(scop)
     r1, s1 = _statement_at(scop, stmt1)
     r2, s2 = _statement_at(scop, stmt2)
     b1, b2 = r1.beta, r2.beta
-    if s1.name == s2.name:
-        raise fail(d, f"both β-vectors are relations of {s1.name}", 2)
-    if len(b1) != len(b2) or b2 != b1[:-1] + (b1[-1] + 1,):
-        raise fail(d, f"the statements are not adjacent siblings: {list(b2)} must be "
-                   f"{list(b1[:-1] + (b1[-1] + 1,))}", 2)
-    for st, arg in ((s1, 1), (s2, 2)):
-        if len(scop.schedule.of(st.name)) != 1:
-            raise fail(d, f"{st.name} has several scheduling relations (index-set split): "
-                       "collapse them first", arg)
     if s1.dim != s2.dim:
         raise fail(d, f"the betas don't have the same domain ({s1.dim} and "
                    f"{s2.dim} iterators)", 2)
@@ -703,6 +740,15 @@ def block(scop: Scop, stmt1, stmt2) -> Scop:
     if not d2.is_equal(s1.domain):
         raise fail(d, f"the betas don't have the same domain ({s1.domain} and "
                    f"{s2.domain})", 2)
+    if s1.name == s2.name:
+        raise fail(d, f"both β-vectors are relations of {s1.name}", 2)
+    if b2 != b1[:-1] + (b1[-1] + 1,):
+        raise fail(d, f"the statements are not adjacent siblings: {list(b2)} must be "
+                   f"{list(b1[:-1] + (b1[-1] + 1,))}", 2)
+    for st, arg in ((s1, 1), (s2, 2)):
+        if len(scop.schedule.of(st.name)) != 1:
+            raise fail(d, f"{st.name} has several scheduling relations (index-set split): "
+                       "collapse them first", arg)
     m2 = r2.with_beta(b1).map.set_tuple_name(_dt.in_, s1.name)
     if not m2.intersect_domain(s1.domain).is_equal(r1.map.intersect_domain(s1.domain)):
         raise fail(d, "the statements do not have the same α part (they are not "

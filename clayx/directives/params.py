@@ -19,7 +19,7 @@ So ``stripmine([9], 1, 0)`` is refused for its size (phase 1) before its
 β is looked up, and ``tile([0], 3, 1, 4)`` for its depth only once its β
 is known to be a loop -- the order in which the hand-written checks of
 each directive used to fire.  Checks that relate several arguments in a
-way no type expresses (``skew`` by the same depth, ``distribute``'s
+way no type expresses (``skew`` by the same depth, ``split_children``'s
 child count, an inequality's coefficients) stay in the directive
 function, after these.
 

@@ -52,8 +52,8 @@ from ..errors import DirectiveError
 from ..model import Scop
 from .params import Param, Resolution
 
-__all__ = ["CHECKS", "FOREIGN", "KINDS", "REGISTRY", "Directive", "Outcome", "apply",
-           "directive", "listing", "lookup", "names"]
+__all__ = ["CHECKS", "CLAY_PROTOTYPES", "FOREIGN", "KINDS", "REGISTRY", "Directive", "Outcome",
+           "apply", "clay_listing", "directive", "listing", "lookup", "names"]
 
 #: The kinds of step, and how each is checked unless registered otherwise.
 KINDS = ("transform", "mark", "layout", "query", "control")
@@ -264,6 +264,53 @@ def listing() -> str:
         tool, use = FOREIGN[n]
         lines.append(f"  {n} ({tool}): {use}")
     return "\n".join(lines)
+
+
+#: Clay's prototype strings (reference §3.8), verbatim and in the order of
+#: Clay's ``--list``: what ``clayx --list --clay`` prints.
+CLAY_PROTOTYPES: tuple[str, ...] = (
+    "void split(array beta, uint depth)",
+    "void reorder(array beta_loop, array neworder)",
+    "void interchange(array beta_inner, uint depth_1, uint depth_2, bool pretty)",
+    "void reverse(ident, uint depth)",
+    "void fuse(array beta_loop)",
+    "void skew(array beta, uint depth, uint depth_other, int coeff)",
+    "void iss(array beta_loop, list inequation { ((output,) params,)) const }",
+    "void stripmine(array beta, uint depth, uint size)",
+    "void unroll(array beta_loop, uint factor)",
+    "void unroll_noepilog(array beta_loop, uint factor)",
+    "void tile(array beta, uint depth, uint depth_outer, uint size)",
+    "void shift(array beta, uint depth, array params, int constant)",
+    "void peel(array beta_loop,  list inequation { (params,) const })",
+    "void context(array vector)",
+    "void dimreorder(array beta, uint #access, array neworder)",
+    "void dimprivatize(array beta, uint #access, uint depth)",
+    "void dimcontract(array beta, uint #access, uint depth)",
+    "int add_array(string name)",
+    "array get_beta_loop(uint n >= 0)",
+    "array get_beta_stmt(uint n >= 0)",
+    "array get_beta_loop_by_name(string iterator)",
+    "int get_array_id(string name)",
+    "void print(multi)",
+    "void replace_array(uint last_id, uint new_id)",
+    "void datacopy(uint id_copy, uint id_orig, array beta_insert,\n"
+    "                bool before, array beta_get_domain)",
+    "void break()",
+    "void block(array beta_stmt1, beta_stmt2)",
+    "void grain(array beta, int depth, int factor)",
+    "void densify(array beta, int depth)",
+    "void reshape(array beta, int depth, int iterator, int amount)",
+    "void collapse(array beta_loop)",
+    "void linearize(array beta_loop, int depth)",
+    "void embed(array beta_stmt)",
+    "void unembed(array beta_stmt)",
+)
+
+
+def clay_listing() -> str:
+    """``clayx --list --clay``: Clay's prototype strings (reference §3.8),
+    one function a line in Clay's order, then Clay's aliases."""
+    return "\n".join(CLAY_PROTOTYPES) + "\n\naliases: fission, distribute -> split; merge -> fuse"
 
 
 def apply(scop: Scop, name: str, args: Sequence[Any]) -> Any:

@@ -1,7 +1,7 @@
 """Clay directives that change the β-tree (seed 004 §5, Fig. 8): reorder,
-fuse, split/distribute, iss, collapse, peel, embed/unembed; ``context`` on
-the parameters; and the queries ``get_beta_loop``, ``get_beta_stmt``,
-``get_beta_loop_by_name``.
+fuse, split (alias distribute), split_children, iss, collapse, peel,
+embed/unembed; ``context`` on the parameters; and the queries
+``get_beta_loop``, ``get_beta_stmt``, ``get_beta_loop_by_name``.
 
 Every directive gets its β (and ``split`` its depth) checked against the
 schedule by the parameter types (Clay's messages, :mod:`.params`; an empty
@@ -16,9 +16,11 @@ from dataclasses import replace
 
 import islpy as isl
 
+from ..errors import DirectiveError
 from ..model import Relation, Scop
-from .common import (BAD_INEQUALITY, DEPTH_OVERFLOW, EMPTY, Inequality, add_inequality,
-                     alpha_out, clay_inequality, fail, nonempty, rebuild)
+from .common import (BAD_INEQUALITY, DEPTH_OVERFLOW, EMPTY, NEED_LOOP, NOT_FOUND,
+                     WRONG_COEFFICIENT, Inequality, add_inequality, alpha_out, clay_inequality,
+                     clay_matching, fail, nonempty, rebuild)
 from .params import ORDER_TOO_SMALL, VECTOR_WRONG, Beta, Depth, Int, Ints, List, String
 from .registry import directive
 
@@ -136,7 +138,8 @@ def _split_pre(beta, depth) -> None:
                    if len(beta) > 1 else DEPTH_OVERFLOW, 2)
 
 
-@directive("split", Beta("beta"), Depth("depth", bound="enclosing"), aliases=("fission",),
+@directive("split", Beta("beta"), Depth("depth", bound="enclosing"),
+           aliases=("fission", "distribute"),
            pre=_split_pre)
 def split(scop: Scop, beta, depth) -> Scop:
     """Distribute the loop at ``depth`` around ``beta`` into two loops.
@@ -158,20 +161,23 @@ def split(scop: Scop, beta, depth) -> Scop:
     (both before the look-up), ``beta`` found, something follows it in
     that loop.
     Legality: checked against all dependences after the step.
-    Aliases: fission.  Clay's ``distribute(loop, n)`` is ``split(loop + [n-1], len(loop))``.
+    Aliases: fission, distribute (Clay's, reference §3.2).  The paper's
+    DISTRIBUTE of a loop after its first ``n`` children is
+    ``split_children(loop, n)``, that is ``split(loop + [n-1], len(loop))``.
     """
     return _split(scop, beta, depth, "split")
 
 
-@directive("distribute", Beta("loop", loop=True, empty=None), Int("n"))
-def distribute(scop: Scop, loop, n) -> Scop:
+@directive("split_children", Beta("loop", loop=True, empty=None), Int("n"))
+def split_children(scop: Scop, loop, n) -> Scop:
     """Distribute a loop in two: its first ``n`` children stay, the rest go to
-    a new loop right after it (Clay paper's DISTRIBUTE, Fig. 4 and 9).
+    a new loop right after it (the Clay paper's DISTRIBUTE, Fig. 4 and 9;
+    clayx's own name: in Clay's scripts ``distribute`` is ``split``).
 
     Arguments: ``loop`` a loop β-prefix; ``n`` with ``1 <= n < number of
     children``: the children with β at depth ``len(loop)+1`` below ``n`` stay.
 
-        for i: { S0; S1; S2 }      distribute([0], 2)
+        for i: { S0; S1; S2 }      split_children([0], 2)
         ->  for i: { S0; S1 }
             for i: { S2 }
 
@@ -179,7 +185,7 @@ def distribute(scop: Scop, loop, n) -> Scop:
     Legality: checked against all dependences after the step.
     Same as ``split(loop + [n-1], len(loop))``.
     """
-    name = "distribute"
+    name = "split_children"
     kids = scop.schedule.children(loop)
     if not 1 <= n < len(kids):
         raise fail(name, f"{DEPTH_OVERFLOW}: n must be in 1..{len(kids) - 1} "
@@ -258,8 +264,9 @@ def split_index_set(scop: Scop, loop, rels, ineq: Inequality, *, new_loop: bool)
             pairs.append((r, new))
             continue
         sat, comp = halves[id(r)]
-        pairs.append((r, Relation(r.stmt, r.beta, comp)))
-        moved = Relation(r.stmt, r.beta, sat)
+        # Clay's union: the satisfying part first, then its complement
+        pairs.append((r, replace(r, map=comp, rank=r.rank + (1,))))
+        moved = replace(r, map=sat, rank=r.rank + (0,))
         moved = (_moved(moved, d - 1, loop[-1] + 1) if new_loop
                  else _moved(moved, d, r.beta[d] + shift))
         pairs.append((r, moved))
@@ -319,9 +326,9 @@ def peeled(scop: Scop, loop, ineq: Inequality) -> Scop:
             continue
         h1, h2 = halves[id(r)]
         if h1 is not None:
-            pairs.append((r, Relation(r.stmt, r.beta, h1)))
+            pairs.append((r, replace(r, map=h1)))
         if h2 is not None:
-            pairs.append((r, _moved(Relation(r.stmt, r.beta, h2), d - 1, loop[-1] + 1)))
+            pairs.append((r, _moved(replace(r, map=h2), d - 1, loop[-1] + 1)))
     return rebuild(scop, pairs)
 
 
@@ -339,56 +346,95 @@ def _complementary(a: isl.Map, b: isl.Map) -> isl.Map | None:
     return None
 
 
-@directive("collapse", Beta("loop", loop=True, empty=None))
+@directive("collapse", Beta("loop", loop=True, lookup=False))
 def collapse(scop: Scop, loop) -> Scop:
-    """Merge back relations split by ``iss`` (Clay's COLLAPSE).
+    """Merge back relations split by ``iss`` (Clay's COLLAPSE, reference
+    §5.13).
 
-    Arguments: ``loop`` a loop β-prefix.  Two consecutive children of
-    ``loop`` (statements, or loops holding the same statements at the same
-    relative β-vectors) whose relations are pairwise the same statement
-    scheduled by disjoint relations with a convex union (``T ∩ c`` and
-    ``T ∩ ¬c``) become one child with the unions, at the first one's place;
-    repeated along the children, so chains of splits collapse too.  When the
-    loop has 2m children (m ≥ 2) and child k pairs with child k+m for every
-    k -- the layout ``iss`` leaves -- those pairs are merged instead, so
-    collapse undoes iss on any loop.  Refused when no pair qualifies.
+    Arguments: ``loop`` a loop β-prefix.  Clay's pairing: the relations
+    under ``loop`` (an even number, at least 2), sorted by β; with ``M``
+    the largest, each relation ``b`` of the first half pairs with the
+    relation of the same statement at ``b`` with ``b[len(loop)] +=
+    (M[len(loop)] + 1) // 2`` -- the layout ``iss`` leaves -- and the two
+    must be the statement scheduled by disjoint relations with a convex
+    union (``T ∩ c`` and ``T ∩ ¬c``): they become one relation at ``b``::
 
         for i: { if (i <= 4) S0(i); if (i >= 5) S0(i) }     collapse([0])
         ->  for i: S0(i)
 
-    Checks: ``loop`` a loop (``[]`` is not one), two children pair up.
+    Checks, in Clay's order: the number of relations under ``loop`` odd or
+    0, or a partner missing: "the beta vector was not found"; ``loop`` no
+    loop of them: "the beta need to be in a loop"; a pair that is not two
+    complementary halves: "wrong coefficient".  Where Clay's pairing fails,
+    clayx also merges two consecutive children of ``loop`` (statements, or
+    loops holding the same statements at the same relative β-vectors) that
+    are such halves, along the children, so chains of splits and ``peel``'s
+    loops collapse too; Clay's message when none qualifies.
     Legality: checked against all dependences after the step.
     Inverse of iss.
     """
+    try:
+        merged = _clay_pairs(scop, loop)
+    except DirectiveError as e:
+        merged = _consecutive_pairs(scop, loop)
+        if merged is None:
+            raise e from None
+    return rebuild(scop, [(r, merged.get(id(r), r)) for r in scop.schedule])
+
+
+def _clay_pairs(scop: Scop, loop) -> dict[int, Relation]:
+    """Clay's collapse pairing (reference §5.13): ``id(old)`` -> the merged
+    relation for both relations of each pair, or Clay's error."""
     name = "collapse"
+    d = len(loop)
+    rels = clay_matching(scop, loop)
+    if not rels or len(rels) % 2:
+        raise fail(name, f"{NOT_FOUND}: {len(rels)} relations under {list(loop)}, collapse "
+                   "pairs the halves iss made", 1)
+    top = max(r.beta for r in rels)
+    if len(top) <= d:
+        raise fail(name, NEED_LOOP, 1)
+    step = (top[d] + 1) // 2
+    at = {r.beta: r for r in rels}
+    out: dict[int, Relation] = {}
+    for b in sorted(rels, key=lambda r: r.beta)[:len(rels) // 2]:
+        if len(b.beta) == d:
+            raise fail(name, NEED_LOOP, 1)
+        pb = b.beta[:d] + (b.beta[d] + step,) + b.beta[d + 1:]
+        p = at.get(pb)
+        if p is None or p.stmt != b.stmt:
+            raise fail(name, f"{NOT_FOUND}: {b.stmt} at {list(b.beta)} has no other half at "
+                       f"{list(pb)}", 1)
+        u = _complementary(b.map, p.with_beta(b.beta).map)
+        if u is None:
+            raise fail(name, f"{WRONG_COEFFICIENT}: the relations of {b.stmt} at "
+                       f"{list(b.beta)} and {list(pb)} are not two halves of one", 1)
+        out[id(b)] = out[id(p)] = replace(b, map=u)
+    return out
+
+
+def _consecutive_pairs(scop: Scop, loop) -> dict[int, Relation] | None:
+    """clayx's collapse beyond Clay's pairing: consecutive children of
+    ``loop`` that are complementary halves merged along the children
+    (``id(old)`` -> merged relation), or None when no two merge."""
     sched = scop.schedule
+    if loop and not sched.is_loop(loop):
+        return None
     d = len(loop)
     # each child of the loop: list of [relation, the old relations it merges]
     kids = [[[r, [r]] for r in sched.relations_under(k)] for k in sched.children(loop)]
-    half = len(kids) // 2
     merged: list[list[list]] = []
-    if len(kids) >= 4 and len(kids) % 2 == 0:      # iss's layout: k and k + n/2
-        pairs_ = [_merge_child(kids[k], kids[k + half], d) for k in range(half)]
-        if all(m is not None for m in pairs_):
-            merged = pairs_
-    if not merged:                                # Clay's: consecutive children
-        any_merge = False
-        for g in kids:
-            m = _merge_child(merged[-1], g, d) if merged else None
-            if m is not None:
-                merged[-1] = m
-                any_merge = True
-            else:
-                merged.append(g)
-        if not any_merge:
-            raise fail(name, "wrong coefficient: the statements are not identical: no two "
-                       "consecutive children of the loop are the same statements split "
-                       "by complementary constraints", 1)
-    pairs = [(r, r) for r in sched if r.beta[:d] != loop]
-    for grp in merged:
-        for new, olds in grp:
-            pairs += [(o, new) for o in olds]
-    return rebuild(scop, pairs)
+    any_merge = False
+    for g in kids:
+        m = _merge_child(merged[-1], g, d) if merged else None
+        if m is not None:
+            merged[-1] = m
+            any_merge = True
+        else:
+            merged.append(g)
+    if not any_merge:
+        return None
+    return {id(o): new for grp in merged for new, olds in grp for o in olds}
 
 
 def _merge_child(a: list[list], b: list[list], d: int) -> list[list] | None:
@@ -403,7 +449,7 @@ def _merge_child(a: list[list], b: list[list], d: int) -> list[list] | None:
         u = _complementary(p.map, r.with_beta(p.beta).map)
         if u is None:
             return None
-        out.append([Relation(p.stmt, p.beta, u), olds + rolds])
+        out.append([replace(p, map=u), olds + rolds])
     return out
 
 
@@ -430,7 +476,7 @@ def embed(scop: Scop, stmt) -> Scop:
             n = r.map.dim(_dt.out)
             m = r.map.add_dims(_dt.out, 2)
             m = m.fix_val(_dt.out, n, 0).fix_val(_dt.out, n + 1, 0)
-            pairs.append((r, Relation(r.stmt, r.beta + (0,), m)))
+            pairs.append((r, replace(r, beta=r.beta + (0,), map=m)))
         else:
             pairs.append((r, r))
     return rebuild(scop, pairs)
@@ -477,7 +523,7 @@ def unembed(scop: Scop, stmt) -> Scop:
         raise fail(name, "wrong coefficient: the loop around the statement runs more "
                    "than one iteration for it", 1)
     new_map = r.map.project_out(_dt.out, alpha_out(n), 2)
-    pairs = [(x, Relation(x.stmt, x.beta[:-1], new_map) if x is r else x) for x in sched]
+    pairs = [(x, replace(x, beta=x.beta[:-1], map=new_map) if x is r else x) for x in sched]
     return rebuild(scop, pairs, depth_map=lambda d, old: None if old is r and d == n else d)
 
 

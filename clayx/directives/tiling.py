@@ -1,5 +1,5 @@
 """Clay's strip-mining directives: stripmine, linearize (its inverse) and
-tile (stripmine + interchanges), seed 004 §5.1, Fig. 8.
+tile (stripmine + one interchange), seed 004 §5.1, Fig. 8, Clay reference §5.15.
 
 ``stripmine(beta, depth, size)`` inserts, before ``α_depth``, a new α
 dimension implicitly defined by ``size·α_new ≤ α_depth ≤ size·α_new +
@@ -169,28 +169,30 @@ def _tile_pre(beta, depth, depth_outer, size) -> None:
            Int("size", positive=True, clay=BLOCK_VALUE),
            order=("beta", "size", "depth", "depth_outer"), pre=_tile_pre)
 def tile(scop: Scop, beta, depth: int, depth_outer: int, size: int) -> Scop:
-    """Tile the loop at ``depth`` with tiles of ``size`` and move the tile
-    loop out to ``depth_outer`` (Clay's ``tile``: stripmine, then adjacent
-    interchanges), for every statement under ``beta``.
+    """Tile the loop at ``depth`` with tiles of ``size`` and swap its tile
+    loop with the loop at ``depth_outer`` (Clay's ``tile``, reference §5.15:
+    ``stripmine(beta, depth, size)`` then ``interchange`` of the depths
+    ``depth`` and ``depth_outer``), for every statement under ``beta``.
 
     Arguments: ``beta`` a loop; ``depth`` the loop to tile; ``depth_outer``
     (1 ≤ ``depth_outer`` ≤ ``depth``) where its tile loop goes; ``size`` > 0.
-    Tiling a 2-deep nest takes two calls::
+    The interchange is a *swap*, not a rotation: the loop that was at
+    ``depth_outer`` goes to ``depth`` and the loops between stay, so
+    ``(a, b, c)`` tiled at ``depth`` 3, ``depth_outer`` 1 is
+    ``(T_c, b, a, c)``; ``depth_outer == depth`` is a stripmine.  Tiling a
+    2-deep nest takes two calls::
 
         for (i …) for (j …) S            tile([0,0], 1, 1, 32); tile([0,0,0], 3, 2, 32)
                                    =>    for (ti …) for (tj …) for (i …) for (j …) S
 
     (after the first call the nest is ``[0, 0, 0, 0]``-deep: tile loop ``i``
-    at depth 1, ``i`` at 2, ``j`` at 3).  Checks: ``size > 0``, ``beta`` a
-    loop, ``depth`` within the loops of every statement under it,
-    ``1 <= depth_outer <= depth``.  Legality: checked by the session (the
-    interchanges need the band to be permutable).
+    at depth 1, ``i`` at 2, ``j`` at 3).  To move the tile loop out and keep
+    the loops it passes in their order (a rotation), use
+    ``stripmine(beta, depth, size)`` and adjacent interchanges
+    ``(depth - 1, depth)``, …, ``(depth_outer, depth_outer + 1)``.  Checks:
+    ``size > 0``, ``beta`` a loop, ``depth`` within the loops of every
+    statement under it, ``1 <= depth_outer <= depth``.  Legality: checked
+    by the session (the swap needs the loops it reorders to permute).
     """
-    name = "tile"
-
-    def rot(r: Relation) -> Relation:
-        for d in range(depth, depth_outer, -1):
-            r = interchanged(r, d - 1, d)
-        return r
-
-    return _stripmine(scop, name, beta, depth, size, then=rot)
+    return _stripmine(scop, "tile", beta, depth, size,
+                      then=lambda r: interchanged(r, depth_outer, depth))

@@ -32,6 +32,8 @@ dependence as for any step.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import islpy as isl
 
 from ..model import Relation, Scop
@@ -130,7 +132,7 @@ def _unroll(scop: Scop, loop, factor: int, name: str, epilog: bool) -> Scop:
         lowered = _lowered(st.domain, k - 1, factor if epilog else factor - 1)
         main = _multiple(r.map.intersect_domain(lowered), alpha_out(k), factor)
         main_dom = main.domain()
-        new = [Relation(r.stmt, r.beta, main)]
+        new = [replace(r, map=main)]
         covered = [main_dom]
         for m in range(1, factor):
             t = _shift_rel(st.domain.get_space(), k - 1, m)
@@ -138,7 +140,7 @@ def _unroll(scop: Scop, loop, factor: int, name: str, epilog: bool) -> Scop:
             # relation of the statement, after an iss, schedules the rest)
             cm = t.reverse().apply_range(main).intersect_domain(dom)
             beta = loop + (r.beta[k] + nb * m,) + r.beta[k + 1:]
-            new.append(Relation(r.stmt, r.beta, cm).with_beta(beta))
+            new.append(replace(r, map=cm).with_beta(beta))
             covered.append(cm.domain())
         union = covered[0]
         for c in covered[1:]:
@@ -148,7 +150,7 @@ def _unroll(scop: Scop, loop, factor: int, name: str, epilog: bool) -> Scop:
             union = union.union(c)
         rest = dom.subtract(union).coalesce()
         if epilog:
-            e = Relation(r.stmt, r.beta, r.map.intersect_domain(rest))
+            e = replace(r, map=r.map.intersect_domain(rest))
             new.append(e.with_beta(loop[:-1] + (loop[-1] + 1,) + r.beta[k:]))
         elif not rest.intersect_params(ctx).is_empty():
             raise fail(name, f"iterations of {r.stmt} are left over ({rest}): the trip "

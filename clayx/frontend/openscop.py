@@ -1012,7 +1012,9 @@ class _Builder:
                 by_beta[rel.beta] = by_beta[rel.beta].union(m)
             else:
                 by_beta[rel.beta], lines[rel.beta] = m, p.line
-        rels = [(Relation(name, b, m), lines[b]) for b, m in by_beta.items()]
+        # rank: the union's order, printed back by --emit scop
+        rels = [(Relation(name, b, m, rank=(k,)), lines[b])
+                for k, (b, m) in enumerate(by_beta.items())]
 
         # accesses
         accesses = []
@@ -1322,7 +1324,8 @@ class _Writer:
         return {n: k + 1 for k, n in enumerate(names)}
 
     def statement(self, k: int, st: Statement, ids: dict[str, int]) -> None:
-        rels = self.scop.schedule.of(st.name)
+        # Clay's union order (Relation.rank), β order where it says nothing
+        rels = sorted(self.scop.schedule.of(st.name), key=lambda r: r.rank)
         if not rels:
             raise OpenScopError(f"statement {st.name} has no scheduling relation")
         n = k + 1

@@ -53,6 +53,13 @@ class Relation:
     stmt: str
     beta: Beta
     map: isl.Map
+    #: The relation's place among its statement's relations in the union
+    #: Clay would print (compared as tuples; ``()`` first): a part read from
+    #: OpenScop has its index there, ``iss`` and ``peel`` give the part that
+    #: satisfies the inequality ``rank + (0,)`` and its complement
+    #: ``rank + (1,)`` (reference §4.6).  Only ``--emit scop`` reads it; it
+    #: takes no part in comparisons.
+    rank: tuple = field(default=(), compare=False)
 
     @property
     def depth(self) -> int:
@@ -113,7 +120,7 @@ class Relation:
         for k, b in enumerate(beta):
             if b != self.beta[k]:
                 m = _refix_out(m, 2 * k, b)
-        return Relation(self.stmt, tuple(beta), m)
+        return replace(self, beta=tuple(beta), map=m)
 
     def padded(self, n_out: int) -> isl.Map:
         """The map with zero β dimensions appended up to ``n_out`` outputs."""

@@ -447,12 +447,12 @@ class Sched:
         self.normalize()
 
     def tile(self, beta, d: int, o: int, size: int) -> None:
-        """``tile(beta, d, o, size)``: stripmine at ``d``, chunk loop moved out to ``o``."""
+        """``tile(beta, d, o, size)``: stripmine at ``d``, then the chunk
+        loop swapped with the loop at ``o`` (Clay's swap, not a rotation)."""
         under = self.under(beta)
         self.stripmine(beta, d, size)
         for r in under:
-            t = r.alphas.pop(d - 1)
-            r.alphas.insert(o - 1, t)
+            r.alphas[o - 1], r.alphas[d - 1] = r.alphas[d - 1], r.alphas[o - 1]
 
     def linearize(self, beta, d: int) -> None:
         """``linearize(beta, d)``: drop the chunk loop at ``d``."""

@@ -373,13 +373,26 @@ def _linearize_once(T: Sched, found: list[Step], oracle=None) -> bool:
                     prefix = xr.beta[:m]
                     if {x.tag for x in X.under(prefix)} != ids:
                         continue
-                    step = (Step("stripmine", (prefix, t, size)) if p - 1 == t
-                            else Step("tile", (prefix, p - 1, t, size)))
-                    if _replays(X, [step], T, oracle):
+                    steps = _chunk_steps(prefix, t, p - 1, size)
+                    if _replays(X, steps, T, oracle):
                         T.rels = X.rels
-                        found.append(step)
+                        found.extend(reversed(steps))   # found is kept in reverse order
                         return True
     return False
+
+
+def _chunk_steps(prefix, t: int, d: int, size: int) -> list[Step]:
+    """The steps that strip-mine the loop at depth ``d`` by ``size`` and put
+    its chunk loop at depth ``t``, the loops in between keeping their order
+    (one step to move: Clay's ``tile`` swaps; a longer move is ``tile`` and
+    adjacent interchanges that carry the loop it swapped back up)."""
+    if d == t:
+        return [Step("stripmine", (prefix, t, size))]
+    steps = [Step("tile", (prefix, d, t, size))]
+    inner = tuple(prefix[:d]) + (0,) + tuple(prefix[d:])
+    # after the swap the loops are (chunk, L_t+1 … L_d-1, L_t): carry L_t up to t + 1
+    steps += [Step("interchange", (inner, k - 1, k)) for k in range(d, t + 1, -1)]
+    return steps
 
 
 def _chunk_of(T: Sched, x: Rel, t: int, p: int, size: int, oracle) -> bool:

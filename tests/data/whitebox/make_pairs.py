@@ -23,7 +23,8 @@ from clayx_repl.cli import run  # noqa: E402
 #: name -> (kernel, script)
 PAIRS = {
     "gemm-fission-tile": ("gemm", "split([0, 0], 1); stripmine([1], 1, 8); "
-                                  "tile([1, 0, 0], 3, 2, 8); tile([1, 0, 0, 0, 0], 5, 3, 8);"),
+                                  "tile([1, 0, 0], 3, 2, 8); tile([1, 0, 0, 0, 0], 5, 3, 8); "
+                                  "interchange([1, 0, 0, 0, 0, 0], 4, 5);"),
     "gemm-iss-reverse": ("gemm", "iss([0], {1 | 0 | 0 | 0 | -5}); reverse([0, 2, 0], 2);"),
     "gemm-peel-stripmine": ("gemm", "peel([0], {-1 | 0 | 0 | 0 | 3}); stripmine([1, 1, 0], 3, 4);"),
     "mvt-fuse-interchange": ("mvt", "interchange([1, 0], 1, 2); fuse([0]);"),
