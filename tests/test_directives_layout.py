@@ -711,7 +711,9 @@ def test_privatize_then_parallelize_doitgen_like(tmp_path):
     assert body(s.current, "S1") == "sum[p][q] += A[r][q][s] * C4[s][p];"
     s.apply("parallelize([0, 0]);")                    # legal with the new dependences
     code = _generate_and_verify(tmp_path, s, p, {})
-    assert "(void)sum;\n  {\n    double sum[np][nq];\n" in code
+    # a 2-D temporary goes on the heap, <stdlib.h> or not
+    assert ("(void)sum;\n  {\n    void *malloc(__SIZE_TYPE__);\n    void free(void *);\n"
+            "    double (*sum)[nq] = malloc(sizeof(double[np][nq]));\n") in code
     for sizes in ({"NR": 3, "NQ": 8, "NP": 4}, {"NR": 1, "NQ": 1, "NP": 2}):
         assert verify(p, tmp_path / "gen.c", sizes, workdir=tmp_path / "b2").ok
 
@@ -726,6 +728,23 @@ def test_privatized_array_on_the_heap_with_stdlib(tmp_path):
     code = _generate_and_verify(tmp_path, s, p, {"NR": 4, "NQ": 6, "NP": 5})
     assert "double (*sum)[nq] = malloc(sizeof(double[np][nq]));" in code
     assert "    free(sum);\n  }\n" in code
+
+
+@pytest.mark.slow
+@needs_gcc
+def test_privatized_array_on_the_heap_without_stdlib(tmp_path):
+    """Without <stdlib.h> a large local array is still on the heap (a
+    PolyBench-size privatized temporary overflowed the stack): the region
+    declares malloc and free itself."""
+    p = tmp_path / "doit.c"
+    p.write_text(DOIT)
+    assert "stdlib" not in DOIT
+    s = clayx.load(p)
+    s.apply(PRIVATIZE + "parallelize([0, 0]);")
+    code = _generate_and_verify(tmp_path, s, p, {"NR": 4, "NQ": 6, "NP": 5})
+    assert "void *malloc(__SIZE_TYPE__);" in code and "void free(void *);" in code
+    assert "double (*sum)[nq] = malloc(sizeof(double[np][nq]));" in code
+    assert code.count("void *malloc(") == 1
 
 
 @pytest.mark.slow
@@ -753,7 +772,7 @@ def test_clay_workflow_transposed_copy_on_gemm(tmp_path):
         "Ct[j][i] *= beta;", "Ct[j][i] += alpha * A[i][k] * B[k][j];",
         "Ct[j][i] = C[i][j];", "C[i][j] = Ct[j][i];"]
     code = _generate_and_verify(tmp_path, s, EXAMPLES / "gemm.c", SMALL_SIZES["gemm"])
-    assert "double Ct[nj][ni];" in code
+    assert "double (*Ct)[ni] = malloc(sizeof(double[nj][ni]));" in code
     # the new program's dependences are in force: S0 and S1 depend through Ct,
     # and only the two copies access C
     assert ("S0", "S1") in {(d.source, d.sink) for d in s.deps.on_array("Ct", RAW)}

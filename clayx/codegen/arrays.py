@@ -12,12 +12,16 @@ then wraps in ``{ … }``:
   accesses reach over the statement domains (isl ``dim_max``) plus one, a
   parameter expression printed as C (``double B[N][M];``); an access that
   can go below index 0 is refused (:class:`~clayx.errors.CodegenError`);
-- when the source includes ``<stdlib.h>``, an array whose size is not a
-  constant of at most :data:`STACK_LIMIT` elements is allocated on the heap
-  through a pointer to a variable-length array,
-  ``double (*B)[M] = malloc(sizeof(double[N][M]));`` … ``free(B);``
-  (subscripts read as before); otherwise it is a variable-length array on
-  the stack (PolyBench-size temporaries; the stack must hold them);
+- an array whose size is not a constant of at most :data:`STACK_LIMIT`
+  elements is allocated on the heap through a pointer to a variable-length
+  array, ``double (*B)[M] = malloc(sizeof(double[N][M]));`` … ``free(B);``
+  (subscripts read as before); when the source does not include
+  ``<stdlib.h>``, only an array with at least two extents that are not
+  constants goes there, and the region declares ``malloc`` and ``free``
+  itself, at block scope (``void *malloc(__SIZE_TYPE__);``, compatible with
+  the standard's declaration should a header bring it in): a PolyBench-size
+  2-D temporary on the stack overflows it (a 17 MB privatized array did);
+  other arrays are variable-length arrays on the stack;
 - an original array redeclared this way shadows the function's own
   declaration, which the region then no longer uses: ``(void)name;`` keeps
   ``gcc -Wall`` quiet, as for unused iterators; so does an original array
@@ -95,7 +99,7 @@ def declarations(scop: Scop, printer) -> Declarations:
     if info.empty:
         return Declarations()
     names = local_arrays(scop)
-    heap_ok = bool(scop.source and _STDLIB.search(scop.source))
+    has_stdlib = bool(scop.source and _STDLIB.search(scop.source))
     lines, frees, voids = [], [], []
     # original arrays no statement accesses any more (replace_array): their
     # declarations outside would be unused
@@ -116,7 +120,9 @@ def declarations(scop: Scop, printer) -> Declarations:
         ctype = arr.ctype
         if not exts:
             lines.append(f"{ctype} {name};")
-        elif heap_ok and not _small(exts):
+        elif not _small(exts) and (has_stdlib or _planar(exts)):
+            if not has_stdlib and not frees:
+                lines += ["void *malloc(__SIZE_TYPE__);", "void free(void *);"]
             inner = "".join(f"[{e}]" for e in exts[1:])
             ptr = f"*{name}" if not inner else f"(*{name}){inner}"
             lines.append(f"{ctype} {ptr} = malloc(sizeof({ctype}"
@@ -127,6 +133,13 @@ def declarations(scop: Scop, printer) -> Declarations:
         if name not in info.new:
             voids.append(name)
     return Declarations(tuple(lines), tuple(frees), tuple(voids))
+
+
+def _planar(exts: list[str]) -> bool:
+    """Whether at least two extents are not constants: an array that grows
+    with the square of the sizes (megabytes at PolyBench's sizes), too big
+    for the stack."""
+    return sum(not e.isdigit() for e in exts) >= 2
 
 
 def _small(exts: list[str]) -> bool:
