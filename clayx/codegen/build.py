@@ -320,6 +320,9 @@ def _subscripts(build: isl.AstBuild, k: int, tag: str, funcs: dict[str, isl.Mult
         if g is None:
             g = tagged[key] = f.set_tuple_name(isl.dim_type.in_, tag)
         g = g.pullback_pw_multi_aff(iterators)
+        if not g.has_tuple_id(isl.dim_type.out):
+            out[ref] = build.access_from_multi_pw_aff(g)
+            continue
         subs = isl.AstExprList.alloc(ctx, g.dim(isl.dim_type.out))
         for d in range(g.dim(isl.dim_type.out)):
             pa = g.get_at(d)
