@@ -144,12 +144,101 @@ def _copy(rels: Sequence[TreeRelation]) -> list[TreeRelation]:
             for r in rels]
 
 
-def _hoist_once(scop: Scop, rels: list[TreeRelation]) -> bool:
+class _Memo:
+    """Answers of the isl checks of one :func:`hoist` call, keyed by what
+    they depend on: the statements, their constraints and α functions (by
+    identity, the objects kept alive here) and the order of their β values
+    (β values renumbered in order give the same answer: a hoist or a
+    fission renumbers the β of many relations but changes the dates of only
+    a few)."""
+
+    def __init__(self) -> None:
+        self.answers: dict = {}
+        self._alive: dict[int, object] = {}
+
+    def ident(self, obj) -> int:
+        """``id(obj)``, ``obj`` kept alive as long as the memo."""
+        self._alive.setdefault(id(obj), obj)
+        return id(obj)
+
+    def state(self, r: TreeRelation, n_alphas: int | None = None) -> tuple:
+        """What ``r``'s dates are made of besides its β values (its first
+        ``n_alphas`` α; default: all)."""
+        alphas = r.alphas if n_alphas is None else r.alphas[:n_alphas]
+        return (r.stmt, self.ident(r.cons), tuple(self.ident(a) for a in alphas))
+
+    def get(self, key: tuple, compute):
+        """The memoized ``compute()`` for ``key``."""
+        if key not in self.answers:
+            self.answers[key] = compute()
+        return self.answers[key]
+
+
+def _ranks(a: tuple, b: tuple) -> tuple[tuple, tuple] | None:
+    """The β tails ``a`` and ``b`` renumbered dense and 0-based between
+    themselves, level by level (the same order); None when one is a strict
+    prefix of the other (then the padding zeros of the dates meet β values
+    and the actual values matter)."""
+    n = min(len(a), len(b))
+    i = next((j for j in range(n) if a[j] != b[j]), n)
+    if i == n:
+        return None if len(a) != len(b) else ((0,) * n, (0,) * n)
+    lo = int(b[i] < a[i])
+    return ((0,) * i + (lo,) + (0,) * (len(a) - i - 1),
+            (0,) * i + (1 - lo,) + (0,) * (len(b) - i - 1))
+
+
+def _hoistable_memo(memo: _Memo, scop: Scop, rels: list[TreeRelation], r: TreeRelation,
+                    k: int) -> str | None:
+    """:func:`_hoistable`, memoized in ``memo`` pair by pair: whether some
+    instance of a relation ``x`` of the loop runs before (after) one of
+    ``r`` in the same iteration of the outer loops depends on ``r`` and
+    ``x`` alone."""
+    loop = r.betas[:k]
+    others = [x for x in rels if x is not r and x.betas[:k] == loop and len(x.betas) > k]
+    if not others:
+        return "before"
+    pairs = []
+    for x in others:
+        ranks = _ranks(r.betas[k:], x.betas[k:])
+        if ranks is None:
+            return _hoistable(scop, rels, r, k)
+        pairs.append((x, ranks))
+
+    def order(x: TreeRelation, ranks: tuple[tuple, tuple], later: bool) -> bool:
+        key = ("order", later, k, memo.state(r), memo.state(x), *ranks)
+        return memo.get(key, lambda: _runs_around(memo, scop, r, x, k, ranks, later))
+    if not any(order(x, ranks, False) for x, ranks in pairs):
+        return "before"
+    if not any(order(x, ranks, True) for x, ranks in pairs):
+        return "after"
+    return None
+
+
+def _runs_around(memo: _Memo, scop: Scop, r: TreeRelation, x: TreeRelation, k: int,
+                 ranks: tuple[tuple, tuple], later: bool) -> bool:
+    """Does some instance of ``x`` run before (``later``: after) one of
+    ``r`` in the same iteration of the loops outside depth ``k`` (both in
+    the loop ``r.betas[:k]``, β tails renumbered to ``ranks``)?"""
+    n_out = 2 * max(len(r.alphas), len(x.alphas)) + 1
+    dr, dx = (memo.get(("dates", memo.state(y), rk, k, n_out),
+                       lambda y=y, rk=rk: _dates(scop, replace(y, betas=(0,) * k + rk), n_out))
+              for y, rk in zip((r, x), ranks))
+    pre = 2 * k - 1                     # β0, α1, …, β(k-1): the dates the pairs share
+    same = dx.project_out(_dt.out, pre, n_out - pre).apply_range(
+        dr.project_out(_dt.out, pre, n_out - pre).reverse())
+    around = dx.lex_gt_map(dr) if later else dx.lex_lt_map(dr)
+    return not around.intersect(same).is_empty()
+
+
+def _hoist_once(scop: Scop, rels: list[TreeRelation], memo: _Memo | None = None) -> bool:
+    memo = memo if memo is not None else _Memo()
     for r in rels:
         for k in range(len(r.alphas), 0, -1):
-            if not _is_degenerate(scop, r, k):
+            if not memo.get(("degenerate", k, memo.state(r, k)),
+                            lambda: _is_degenerate(scop, r, k)):
                 continue
-            where = _hoistable(scop, rels, r, k)
+            where = _hoistable_memo(memo, scop, rels, r, k)
             if where is None:
                 continue
             siblings = [x.betas[k] for x in rels if x.betas[:k] == r.betas[:k]
@@ -166,30 +255,22 @@ def _hoist_once(scop: Scop, rels: list[TreeRelation]) -> bool:
     return False
 
 
-def _fission_once(scop: Scop, rels: list[TreeRelation]) -> bool:
+def _fission_once(scop: Scop, rels: list[TreeRelation], memo: _Memo | None = None) -> bool:
     """Cut one loop in two, the children of one part first, when at every
     iteration of the outer loops every instance of that part runs before
     every instance of the other (the loop only chained ranges that follow
     each other)."""
+    memo = memo if memo is not None else _Memo()
     loops = sorted({tuple(r.betas[:k]) for r in rels for k in range(1, len(r.betas))})
     for loop in loops:
         k = len(loop)
         kids = _children(None, rels, loop)
         if len(kids) < 2:
             continue
-        n_out = 2 * k + 1               # up to β_k: ties on α_k go by position
-        dates = {kid: _union(_truncated(scop, r, n_out) for r in rels
-                             if tuple(r.betas[:k + 1]) == kid) for kid in kids}
-        outer = {kid: _project(dates[kid], n_out, 2 * k - 1) for kid in kids}
-        memo: dict[tuple, bool] = {}
+        under = {kid: [r for r in rels if tuple(r.betas[:k + 1]) == kid] for kid in kids}
 
         def runs_before(y, x) -> bool:
-            """Does some instance of child ``y`` run before one of ``x`` in
-            the same iteration of the outer loops?"""
-            if (y, x) not in memo:
-                same = outer[y].apply_range(outer[x].reverse())
-                memo[(y, x)] = not dates[y].lex_lt_union_map(dates[x]).intersect(same).is_empty()
-            return memo[(y, x)]
+            return _runs_before(memo, scop, under[y], under[x], k, y < x)
 
         for seed in kids:
             part = {seed}
@@ -211,6 +292,36 @@ def _fission_once(scop: Scop, rels: list[TreeRelation]) -> bool:
     return False
 
 
+def _runs_before(memo: _Memo, scop: Scop, ys: list[TreeRelation], xs: list[TreeRelation],
+                 k: int, y_first: bool) -> bool:
+    """Does some instance of ``ys`` (the relations of a child of a loop at
+    depth ``k``) run before one of ``xs`` (those of another child; the one
+    of ``ys`` first when ``y_first``) in the same iteration of the outer
+    loops?  Pair by pair: the dates up to β_k are made of α_1 … α_k, and of
+    β_k only its order."""
+    return any(memo.get(("runs before", k, memo.state(ry, k), memo.state(rx, k), y_first),
+                        lambda ry=ry, rx=rx: _chained_before(memo, scop, ry, rx, k, y_first))
+               for ry in ys for rx in xs)
+
+
+def _chained_before(memo: _Memo, scop: Scop, ry: TreeRelation, rx: TreeRelation, k: int,
+                    y_first: bool) -> bool:
+    """Does some instance of ``ry`` run before one of ``rx`` in the same
+    iteration of the loops outside depth ``k``, the two in different
+    children of the loop at depth ``k`` (that of ``ry`` first when
+    ``y_first``)?  Dates up to β_k: ties on α_k go by position."""
+    n_out = 2 * k + 1
+
+    def dates(r: TreeRelation, b: int) -> isl.Map:
+        return memo.get(("truncated", memo.state(r, k), b, k), lambda: _truncated(
+            scop, replace(r, betas=(0,) * k + (b,) + (0,) * (len(r.betas) - k - 1)), n_out))
+    dy, dx = dates(ry, int(not y_first)), dates(rx, int(y_first))
+    pre = 2 * k - 1
+    same = dy.project_out(_dt.out, pre, n_out - pre).apply_range(
+        dx.project_out(_dt.out, pre, n_out - pre).reverse())
+    return not dy.lex_lt_map(dx).intersect(same).is_empty()
+
+
 def _truncated(scop: Scop, r: TreeRelation, n_out: int) -> isl.Map:
     """The first ``n_out`` dimensions of ``r``'s dates."""
     m = r.map(_space(scop, r)).intersect_domain(_instances(scop, r))
@@ -223,7 +334,8 @@ def hoist(scop: Scop, rels: list[TreeRelation]) -> list[TreeRelation]:
     leaves every instance pair in the same order (step 1 of the module
     docstring).  Returns new relations; β values dense."""
     rels = _copy(rels)
-    while _hoist_once(scop, rels) or _fission_once(scop, rels):
+    memo = _Memo()
+    while _hoist_once(scop, rels, memo) or _fission_once(scop, rels, memo):
         pass
     return rels
 

@@ -12,6 +12,20 @@ statement pair coalesce into one diamond-shaped relation of twenty
 constraints, and isl's Farkas step on it takes 1.1 s against 0.05 s for the
 seven simple ones (same schedule; measured on all 31 examples, none
 changes).
+
+isl's scheduler is the slowest step of ``--auto`` on adi (~0.5 s CPU) and
+deriche (~0.15 s): a few large ILPs (``isl_tab_basic_set_non_trivial_lexmin``
+on the merged clusters; on adi three of them take ~90% of the time).  The
+options that bound the ILP as Pluto does (``max_coefficient=4``,
+``max_constant_term`` from 2 to 64), ``treat_coalescing=0`` and
+``separate_components=0`` give the same schedules on all 31 examples but
+do not reduce isl's work: the operation count (pivots and allocations,
+which ``max_operations`` bounds) stays within 4% (adi 0.58 M, deriche
+0.74 M); ``max_coefficient=2`` changes ludcmp's schedule,
+``whole_component``, ``serialize_sccs``, ``maximize_coincidence`` and
+``maximize_band_depth=0`` change others.  Coalescing or
+simplifying each dependence relation does not help either, and dropping
+the RAR proximity of scalars changes deriche's schedule.
 """
 
 from __future__ import annotations
@@ -62,9 +76,15 @@ def schedule_tree(scop: Scop, preset: Preset, deps=None, *,
     dom = scop.domains()
     ctx = scop.context.get_ctx()
     sc = isl.ScheduleConstraints.on_domain(dom).set_context(scop.context)
-    sc = sc.set_validity(_union(deps, preset.validity))
-    sc = sc.set_proximity(_union(deps, preset.proximity))
-    sc = sc.set_coincidence(_union(deps, preset.coincidence))
+    unions: dict[tuple[str, ...], isl.UnionMap] = {}     # cpu: coincidence = validity
+
+    def union(kinds: tuple[str, ...]) -> isl.UnionMap:
+        if kinds not in unions:
+            unions[kinds] = _union(deps, kinds)
+        return unions[kinds]
+    sc = sc.set_validity(union(preset.validity))
+    sc = sc.set_proximity(union(preset.proximity))
+    sc = sc.set_coincidence(union(preset.coincidence))
     prev = ctx.get_max_operations()
     try:
         with isl_options(ctx, preset.isl_options()):

@@ -70,14 +70,22 @@ def _alpha_dates(scop: Scop, rel, n: int) -> isl.Set:
 
 
 @_memoized
+def _dates_function(scop: Scop, rel, _unused) -> isl.PwMultiAff | None:
+    """The dates of ``rel`` on its statement's instances as a function (None
+    when isl cannot write one)."""
+    st = scop.statement(rel.stmt)
+    try:
+        return isl.PwMultiAff.from_map(rel.map.intersect_domain(st.domain))
+    except isl.Error:
+        return None
+
+
+@_memoized
 def _sizes(scop: Scop, rel, t: int) -> set[int]:
     """Denominators of the divisions in ``α_t`` of ``rel`` (candidate tile
     sizes)."""
-    st = scop.statement(rel.stmt)
-    m = rel.map.intersect_domain(st.domain)
-    try:
-        pma = isl.PwMultiAff.from_map(m)
-    except isl.Error:
+    pma = _dates_function(scop, rel, 0)
+    if pma is None:
         return set()
     out: set[int] = set()
     for _set, aff in pma.get_pw_aff(2 * t - 1).get_pieces():

@@ -1,0 +1,79 @@
+"""Hoisting and fission of the automatic schedule (``clayx.auto.post.hoist``)
+answer every order question pair by pair and memoize the answers across
+steps (issue 9's speed target); these tests hold them to the checks on
+whole unions of dates that they replace, on all 31 examples."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import clayx.auto.post as post
+from clayx.auto.presets import resolve
+from clayx.auto.scheduler import schedule_tree
+from clayx.auto.tree import from_tree
+from clayx.frontend import load
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+KERNELS = sorted(p.stem for p in EXAMPLES.glob("*.c"))
+
+
+def _union_runs_before(scop, ys, xs, k) -> bool:
+    """Some instance of ``ys`` before one of ``xs`` in the same outer
+    iteration, on the unions of their actual dates up to β_k."""
+    n_out = 2 * k + 1
+    dy = post._union(post._truncated(scop, r, n_out) for r in ys)
+    dx = post._union(post._truncated(scop, r, n_out) for r in xs)
+    same = post._project(dy, n_out, 2 * k - 1).apply_range(
+        post._project(dx, n_out, 2 * k - 1).reverse())
+    return not dy.lex_lt_union_map(dx).intersect(same).is_empty()
+
+
+@pytest.mark.parametrize("stem", KERNELS)
+def test_pairwise_memoized_checks_answer_like_the_union_checks(stem, monkeypatch):
+    scop = load(EXAMPLES / f"{stem}.c")[0]
+    rels = from_tree(schedule_tree(scop, resolve("cpu")), scop)
+    seen = {"hoist": 0, "fission": 0}
+    hoistable, runs_before = post._hoistable_memo, post._runs_before
+
+    def checked_hoistable(memo, scop, rels, r, k):
+        got = hoistable(memo, scop, rels, r, k)
+        assert got == post._hoistable(scop, rels, r, k), (stem, r.stmt, k)
+        seen["hoist"] += 1
+        return got
+
+    def checked_runs_before(memo, scop, ys, xs, k, y_first):
+        got = runs_before(memo, scop, ys, xs, k, y_first)
+        assert got == _union_runs_before(scop, ys, xs, k), (stem, k)
+        seen["fission"] += 1
+        return got
+
+    monkeypatch.setattr(post, "_hoistable_memo", checked_hoistable)
+    monkeypatch.setattr(post, "_runs_before", checked_runs_before)
+    post.hoist(scop, rels)
+    if stem in ("adi", "deriche"):
+        assert seen["hoist"] and seen["fission"]
+
+
+def test_memo_spares_most_isl_checks(monkeypatch):
+    """deriche: 24 hoists in a row; without the memo every step asks isl
+    again about pairs no hoist touched."""
+    scop = load(EXAMPLES / "deriche.c")[0]
+    rels = from_tree(schedule_tree(scop, resolve("cpu")), scop)
+    calls = {"n": 0}
+    around, chained = post._runs_around, post._chained_before
+
+    def count(fn):
+        def wrapper(*args):
+            calls["n"] += 1
+            return fn(*args)
+        return wrapper
+    monkeypatch.setattr(post, "_runs_around", count(around))
+    monkeypatch.setattr(post, "_chained_before", count(chained))
+    memoized = post.hoist(scop, rels)
+    with_memo, calls["n"] = calls["n"], 0
+    monkeypatch.setattr(post._Memo, "get", lambda self, key, compute: compute())
+    plain = post.hoist(scop, rels)
+    assert [r.betas for r in plain] == [r.betas for r in memoized]
+    assert 2 * with_memo < calls["n"], (with_memo, calls["n"])
