@@ -50,8 +50,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Mapping, Sequence
 
-import islpy as isl
 
+from .auto.post import stride_class as _stride_class
 from .errors import ClayxError, VerifyError
 from .run import region_seconds, default_compiler, default_flags, instrument, program_text
 from .verify import run_timed, compare_outputs, compile_c
@@ -187,41 +187,6 @@ class TuneResult:
 # Candidates
 # ---------------------------------------------------------------------------
 
-def _stride_class(scop, rel, access, dim: int) -> int | None:
-    """How the array element of ``access`` moves when schedule dimension
-    ``dim`` of relation ``rel`` advances by one: 0 not at all, 1 by at most
-    one element of the last subscript (stride 1), 2 otherwise; None when
-    the loop never advances with the access defined."""
-    st = scop.statement(rel.stmt)
-    sched = rel.map.intersect_domain(st.domain.intersect_params(scop.context))
-    n = sched.dim(isl.dim_type.out)
-    acc = access.relation.intersect_domain(st.domain)
-    at = sched.reverse().apply_range(acc)                     # dates -> element
-    shift = isl.Map(
-        "{ [" + ", ".join(f"x{k}" for k in range(n)) + "] -> ["
-        + ", ".join(f"x{k} + 1" if k == dim else f"x{k}" for k in range(n)) + "] }",
-        context=scop.context.get_ctx())
-    shift = shift.align_params(at.get_space())
-    pairs = at.reverse().apply_range(shift).apply_range(at)   # element -> next element
-    if pairs.is_empty():
-        return None
-    deltas = pairs.deltas()
-    m = deltas.dim(isl.dim_type.set)
-    if m == 0:
-        return 0
-    zero = isl.Set.universe(deltas.get_space())
-    for k in range(m):
-        zero = zero.fix_val(isl.dim_type.set, k, 0)
-    if deltas.is_subset(zero):
-        return 0
-    near = isl.Set.universe(deltas.get_space())
-    for k in range(m - 1):
-        near = near.fix_val(isl.dim_type.set, k, 0)
-    near = near.lower_bound_val(isl.dim_type.set, m - 1, -1).upper_bound_val(
-        isl.dim_type.set, m - 1, 1)
-    return 1 if deltas.is_subset(near) else 2
-
-
 def point_order(scop, prefix, n: int, first: int) -> int:
     """The index (0-based, among the ``n`` point loops of the permutable
     band at β-prefix ``prefix``, the first at α depth ``first``) of the
@@ -270,7 +235,9 @@ class _Space:
         from .auto import schedule
         key = (c.preset, c.tile, c.wavefront)
         if key not in self._auto:
-            self._auto[key] = schedule(self.scop, c.preset, c.tile, wavefront=c.wavefront)
+            # isl's order and Pluto's tiling: the stages search the orders
+            self._auto[key] = schedule(self.scop, c.preset, c.tile, wavefront=c.wavefront,
+                                       locality=False)
         return self._auto[key]
 
     def chains(self, c: Candidate) -> list[tuple]:

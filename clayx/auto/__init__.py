@@ -44,18 +44,21 @@ class AutoSchedule:
     included), isl's ``tree`` before post-processing, the ``preset`` used,
     the tiled chains ``(prefix, number of tile loops)`` and the time spent
     in seconds (``timings``: ``isl`` for isl's scheduler, ``post`` for the
-    rest)."""
+    rest); ``kept_order``: the loops of the input schedule were kept
+    (isl's would walk the arrays worse), only parallel marks added."""
 
     schedule: ClaySchedule
     tree: isl.Schedule
     preset: Preset
     tiled: list = field(default_factory=list)
     timings: dict = field(default_factory=dict)
+    kept_order: bool = False
 
 
 def schedule(scop: Scop, preset: str | Preset = "cpu", tile: int = DEFAULT_TILE, *,
              deps=None, scale_tiles: bool = False, wavefront: bool = True,
-             parallel: bool = True, **isl_options) -> AutoSchedule:
+             parallel: bool = True, locality: bool | None = None,
+             **isl_options) -> AutoSchedule:
     """The automatic schedule of ``scop`` (see the module docstring).
 
     ``preset``: a name of :data:`PRESETS` or a :class:`Preset`;
@@ -64,7 +67,12 @@ def schedule(scop: Scop, preset: str | Preset = "cpu", tile: int = DEFAULT_TILE,
     ``scale_tiles``: tile loops step by the tile size (isl's
     ``tile_scale_tile_loops``) instead of by 1; ``wavefront``: skew the tile
     loops of bands without a parallel member; ``parallel``: add parallel
-    marks; ``deps``: the dependences in force (default: ``scop``'s).
+    marks; ``deps``: the dependences in force (default: ``scop``'s);
+    ``locality``: the CPU post-processing (default: on, except for the
+    ``gpu`` preset, whose bands are mapped as PPCG maps them): band loops
+    ordered for stride-1 innermost access, two-loop bands tiled only when
+    that access still jumps, parallel marks inside sequential loops only
+    over at least two-dimensional work (:mod:`.post`).
 
     Raises :class:`SchedulingError` when isl fails, and
     :class:`~clayx.errors.LegalityError` if the result breaks a dependence
@@ -79,8 +87,32 @@ def schedule(scop: Scop, preset: str | Preset = "cpu", tile: int = DEFAULT_TILE,
     t1 = time.perf_counter()
     rels = from_tree(tree, scop)
     rels = post.hoist(scop, rels)
-    rels, tiled = post.tile(scop, rels, tile, scale=scale_tiles, wavefront=wavefront)
-    marks = post.parallel_marks(scop, rels, deps) if parallel else ()
+    if locality is None:
+        locality = p.name != "gpu"
+    if locality:
+        rels = post.distribute(scop, rels, deps)
+    waves: list = []
+    rels, tiled = post.tile(scop, rels, tile, scale=scale_tiles, wavefront=wavefront,
+                            locality=locality, waves=waves)
+    min_work = 2 if locality else 0
+    marks = post.parallel_marks(scop, rels, deps, min_work=min_work) if parallel else ()
+    kept = False
+    if locality:
+        # keep the loops as they are, with parallel marks, unless isl's
+        # schedule walks the arrays better, or as well and tiled (not only
+        # wavefront tiles where the loops as written have as much parallel
+        # work: time-tiled stencils vectorize worse than their sweeps) or
+        # more parallel (skewed or fused loops that bring neither cost only)
+        orig = from_tree(to_tree(scop), scop)
+        orig_marks = (post.parallel_marks(scop, orig, deps, min_work=min_work)
+                      if parallel else ())
+        ja = post.jumps(scop, relations_schedule(rels, scop))
+        jo = post.jumps(scop, scop.schedule)
+        pa = post.parallel_work(scop, rels, marks)
+        po = post.parallel_work(scop, orig, orig_marks)
+        useful_tiles = len(waves) < len(tiled)
+        if ja > jo or (ja == jo and not useful_tiles and pa <= po):
+            rels, tiled, marks, kept = orig, [], orig_marks, True
     sched = relations_schedule(rels, scop, marks)
     try:
         check(replace(scop, schedule=sched), deps, directive=f"the {p.name} schedule")
@@ -88,4 +120,4 @@ def schedule(scop: Scop, preset: str | Preset = "cpu", tile: int = DEFAULT_TILE,
         raise LegalityError(f"bug: the automatic schedule breaks a dependence: {e}",
                             violations=e.violations, total=e.total) from None
     t2 = time.perf_counter()
-    return AutoSchedule(sched, tree, p, tiled, {"isl": t1 - t0, "post": t2 - t1})
+    return AutoSchedule(sched, tree, p, tiled, {"isl": t1 - t0, "post": t2 - t1}, kept)
