@@ -12,7 +12,12 @@ post-processing, as a Clay schedule and as a verified Clay script.
 (:func:`.scheduler.schedule_tree`), reads the tree into β/α relations
 (:func:`.tree.from_tree`), hoists constant dimensions, tiles the permutable
 band chains, adds wavefronts and parallel marks (:mod:`.post`) and checks
-the result against the dependences.  :func:`auto` then whiteboxes it
+the result against the dependences.  For a CPU (every preset but ``gpu``,
+``locality=False`` turns it off) the band loops are ordered so the
+innermost walks the arrays with stride 1, two-loop bands with such access
+stay untiled, parallel regions inside sequential loops need two-dimensional
+work, and the loops as written are kept (with parallel marks) when isl's
+schedule walks the arrays worse or brings only skews and wavefronts.  :func:`auto` then whiteboxes it
 (:func:`clayx.whitebox.whitebox`): the sequence of Clay directives from the
 SCoP's schedule to that target, replayed with clayx's own engine before it
 is returned.
@@ -45,7 +50,8 @@ class AutoSchedule:
     the tiled chains ``(prefix, number of tile loops)`` and the time spent
     in seconds (``timings``: ``isl`` for isl's scheduler, ``post`` for the
     rest); ``kept_order``: the loops of the input schedule were kept
-    (isl's would walk the arrays worse), only parallel marks added."""
+    (isl's would walk the arrays worse), only parallel marks added;
+    ``locality``: the CPU post-processing was on."""
 
     schedule: ClaySchedule
     tree: isl.Schedule
@@ -53,6 +59,7 @@ class AutoSchedule:
     tiled: list = field(default_factory=list)
     timings: dict = field(default_factory=dict)
     kept_order: bool = False
+    locality: bool = False
 
 
 def schedule(scop: Scop, preset: str | Preset = "cpu", tile: int = DEFAULT_TILE, *,
@@ -120,4 +127,5 @@ def schedule(scop: Scop, preset: str | Preset = "cpu", tile: int = DEFAULT_TILE,
         raise LegalityError(f"bug: the automatic schedule breaks a dependence: {e}",
                             violations=e.violations, total=e.total) from None
     t2 = time.perf_counter()
-    return AutoSchedule(sched, tree, p, tiled, {"isl": t1 - t0, "post": t2 - t1}, kept)
+    return AutoSchedule(sched, tree, p, tiled, {"isl": t1 - t0, "post": t2 - t1}, kept,
+                        locality)

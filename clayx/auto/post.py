@@ -25,6 +25,27 @@ On the relations :func:`.tree.from_tree` read from isl's schedule tree:
    the root is marked ``parallel`` (never a loop inside a parallel one);
    every mark is checked against the dependences
    (:func:`clayx.analysis.check_parallel`) and dropped if it does not hold.
+
+With ``locality`` (the default of :func:`clayx.auto.schedule` for CPU
+presets), code for a CPU, deterministically (nothing is timed; the tuner
+is the measuring path):
+
+- :func:`distribute`: a statement beside a deeper loop of the same band
+  (2mm's ``tmp[i][j] = 0``) gets its own copy of the band's loops, so the
+  deeper loop nest is one chain (checked exactly against the dependences);
+- :func:`tile` orders each chain's loops (the point loops when tiled) for
+  spatial locality: the innermost walks the arrays with stride 1 or not at
+  all (:func:`stride_class`, seed 002's idea, as Pluto's and PPCG's
+  post-pass); a chain of two loops is tiled only when an access still
+  jumps in its innermost loop;
+- :func:`parallel_marks` with ``min_work=2``: a parallel loop inside
+  sequential loops is marked only over at least two-dimensional work per
+  outer iteration (cholesky's, trisolv's, durbin's inner loops stay
+  sequential: an ``omp parallel for`` there costs 10-100x);
+- :func:`clayx.auto.schedule` keeps the loops as they are (parallel marks
+  only) when the result walks the arrays worse (:func:`jumps`), or as well
+  while adding only wavefront tiles or skews and no parallel work
+  (:func:`parallel_work`).
 """
 
 from __future__ import annotations
@@ -379,7 +400,8 @@ def _innermost(scop: Scop, rels: Sequence[TreeRelation], k: int, n: int) -> tupl
     of the relations ``rels``) to put innermost for spatial locality, and
     the number of accesses that still jump (stride other than 0 or 1) under
     it: the fewest jumps, then the most stride-1 accesses, each access
-    counted once; ties keep isl's innermost member.  Only the relations
+    counted once; isl's innermost member stays unless another has fewer
+    jumps.  Only the relations
     whose innermost loop is the last of the chain count (all of them when
     none is)."""
     inner = [r for r in rels if len(r.alphas) == k + n] or list(rels)
@@ -393,8 +415,12 @@ def _innermost(scop: Scop, rels: Sequence[TreeRelation], k: int, n: int) -> tupl
                 jumps += c == 2
                 ones += c == 1
         score = (jumps, -ones, 0 if j == n - 1 else 1)
+        if j == n - 1:
+            isl_jumps = jumps
         if key is None or score < key:
             best, key = j, score
+    if key[0] == isl_jumps:             # no fewer jumps: isl's order stays
+        return n - 1, isl_jumps
     return best, key[0]
 
 
