@@ -102,7 +102,10 @@ def schedule(scop: Scop, preset: str | Preset = "cpu", tile: int = DEFAULT_TILE,
     rels, tiled = post.tile(scop, rels, tile, scale=scale_tiles, wavefront=wavefront,
                             locality=locality, waves=waves)
     min_work = 2 if locality else 0
-    marks = post.parallel_marks(scop, rels, deps, min_work=min_work) if parallel else ()
+
+    def marked(rels):
+        return post.parallel_marks(scop, rels, deps, min_work=min_work) if parallel else ()
+
     kept = False
     if locality:
         # keep the loops as they are, with parallel marks, unless isl's
@@ -110,16 +113,20 @@ def schedule(scop: Scop, preset: str | Preset = "cpu", tile: int = DEFAULT_TILE,
         # wavefront tiles where the loops as written have as much parallel
         # work: time-tiled stencils vectorize worse than their sweeps) or
         # more parallel (skewed or fused loops that bring neither cost only)
-        orig = from_tree(to_tree(scop), scop)
-        orig_marks = (post.parallel_marks(scop, orig, deps, min_work=min_work)
-                      if parallel else ())
         ja = post.jumps(scop, relations_schedule(rels, scop))
         jo = post.jumps(scop, scop.schedule)
-        pa = post.parallel_work(scop, rels, marks)
-        po = post.parallel_work(scop, orig, orig_marks)
-        useful_tiles = len(waves) < len(tiled)
-        if ja > jo or (ja == jo and not useful_tiles and pa <= po):
-            rels, tiled, marks, kept = orig, [], orig_marks, True
+        orig = from_tree(to_tree(scop), scop) if ja >= jo else None
+        if ja > jo:
+            rels, tiled, marks, kept = orig, [], marked(orig), True
+        else:
+            marks = marked(rels)
+            if ja == jo and len(waves) == len(tiled):
+                orig_marks = marked(orig)
+                if (post.parallel_work(scop, rels, marks)
+                        <= post.parallel_work(scop, orig, orig_marks)):
+                    rels, tiled, marks, kept = orig, [], orig_marks, True
+    else:
+        marks = marked(rels)
     sched = relations_schedule(rels, scop, marks)
     try:
         check(replace(scop, schedule=sched), deps, directive=f"the {p.name} schedule")
