@@ -64,12 +64,16 @@ def test_auto_never_walks_the_arrays_worse_than_the_original(stem):
     assert post.jumps(s.original, a.schedule) <= post.jumps(s.original, s.original.schedule)
 
 
-@pytest.mark.parametrize("stem", ["cholesky", "trisolv", "durbin", "jacobi-1d"])
-def test_no_parallel_loop_inside_a_sequential_loop_over_one_dimensional_work(stem):
+@pytest.mark.parametrize("stem", ["cholesky", "trisolv", "durbin", "jacobi-1d", "doitgen"])
+def test_no_parallel_loop_inside_sequential_loops_over_too_little_work(stem):
+    # doitgen: for r, q { parallel p { for s … } }: NR·NQ regions of NP² work
     for tile in (32, 0):
         s, a = _auto(stem, tile)
         assert all(len(m.loop) == 1 for m in a.schedule.marks if m.kind == "parallel"), \
             (tile, a.schedule.marks)
+        s.apply(s.auto(tile=tile))
+        assert [len(m.loop) for m in s.current.schedule.marks] == \
+            [len(m.loop) for m in a.schedule.marks]
 
 
 def test_a_time_loop_around_a_two_dimensional_sweep_keeps_its_parallel_sweeps():

@@ -79,7 +79,8 @@ def schedule(scop: Scop, preset: str | Preset = "cpu", tile: int = DEFAULT_TILE,
     ``gpu`` preset, whose bands are mapped as PPCG maps them): band loops
     ordered for stride-1 innermost access, two-loop bands tiled only when
     that access still jumps, parallel marks inside sequential loops only
-    over at least two-dimensional work (:mod:`.post`).
+    over at least two-dimensional work, more dimensions than the
+    sequential loops around (:mod:`.post`).
 
     Raises :class:`SchedulingError` when isl fails, and
     :class:`~clayx.errors.LegalityError` if the result breaks a dependence

@@ -40,7 +40,8 @@ is the measuring path):
   jumps in its innermost loop;
 - :func:`parallel_marks` with ``min_work=2``: a parallel loop inside
   sequential loops is marked only over at least two-dimensional work per
-  outer iteration (cholesky's, trisolv's, durbin's inner loops stay
+  outer iteration, and more work dimensions than sequential loops around
+  it (cholesky's, trisolv's, durbin's, doitgen's inner loops stay
   sequential: an ``omp parallel for`` there costs 10-100x);
 - :func:`clayx.auto.schedule` keeps the loops as they are (parallel marks
   only) when the result walks the arrays worse (:func:`jumps`), or as well
@@ -539,12 +540,14 @@ def parallel_marks(scop: Scop, rels: Sequence[TreeRelation], deps, *,
     """``parallel`` marks on the outermost loop of every path that carries no
     dependence of ``deps`` (step 4 of the module docstring).
 
-    ``min_work``: a parallel loop inside sequential loops is marked only
-    when one iteration of those loops runs a ``min_work``-dimensional set
-    of instances under it or more (a parallel region per outer iteration
-    must have the work to pay for starting it: cholesky's inner ``j`` loop
-    under ``k`` and ``i`` is left sequential; a time loop around a 2-D
-    stencil sweep keeps its parallel sweep); the loops inside it stay
+    ``min_work``: a parallel loop inside ``s`` sequential loops is marked
+    only when one iteration of those loops runs a set of instances under it
+    of dimension ``min_work`` and more than ``s`` (a parallel region per
+    outer iteration must have the work to pay for starting it, and there
+    are more work dimensions than dimensions of regions started:
+    cholesky's inner ``j`` loop under ``k`` and ``i`` and doitgen's ``p``
+    loop under ``r`` and ``q`` are left sequential; a time loop around a
+    2-D stencil sweep keeps its parallel sweep); the loops inside it stay
     sequential too."""
     from ..analysis import parallel_violations
     loops = _loops(rels)
@@ -558,7 +561,8 @@ def parallel_marks(scop: Scop, rels: Sequence[TreeRelation], deps, *,
                 continue
             if not parallel_violations(new_scop, kid, len(kid), deps, limit=1):
                 if len(kid) > 1 and min_work and max(
-                        _fiber_dim(scop, r, len(kid) - 1) for r in loops[kid].rels) < min_work:
+                        _fiber_dim(scop, r, len(kid) - 1)
+                        for r in loops[kid].rels) < max(min_work, len(kid)):
                     continue
                 marks.append(Mark("parallel", kid))
                 continue
