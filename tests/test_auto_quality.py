@@ -104,12 +104,17 @@ def test_two_loop_bands_with_stride_one_access_are_not_tiled():
     assert a.tiled == [((0,), 3)]
 
 
-def test_wavefront_tiles_only_where_the_loops_as_written_have_no_parallel_sweep():
-    # jacobi-2d, heat-3d: for t { parallel sweeps }: the sweeps stay as written
-    for stem in ("jacobi-2d", "heat-3d"):
-        _, a = _auto(stem)
-        assert a.kept_order and not a.tiled and a.schedule.marks, stem
-    # seidel-2d updates in place: no parallel sweep; the wavefront's tile loop is parallel
+def test_wavefront_tiles_only_where_they_fit_the_cache_or_nothing_else_is_parallel():
+    # heat-3d: 4-loop time tiles of 32 (32^3 elements of two arrays) have
+    # no reuse left; its parallel sweeps stay as written
+    _, a = _auto("heat-3d")
+    assert a.kept_order and not a.tiled and a.schedule.marks
+    # jacobi-2d: 3-loop time tiles (32^2 elements) pay; the tile loop
+    # inside the wavefront is parallel
+    _, a = _auto("jacobi-2d")
+    assert not a.kept_order and a.tiled == [((0,), 3)]
+    assert [m.loop for m in a.schedule.marks] == [(0, 0)]
+    # seidel-2d updates in place: no parallel sweep; tiled likewise
     _, a = _auto("seidel-2d")
     assert not a.kept_order and [m.loop for m in a.schedule.marks] == [(0, 0)]
 
