@@ -64,16 +64,16 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Iterable, Mapping, Sequence
-
 import islpy as isl
 
-_dt = isl.dim_type
-
+from .auto.post import stride_class as _stride_class
 from .errors import ClayxError, VerifyError
 from .model import dead_arrays, identifiers
 from .run import (STOPS_ENV, default_compiler, default_flags, has_main, instrument,
                   program_text, region_seconds, region_stops)
 from .verify import run_timed, compare_outputs, compile_c
+
+_dt = isl.dim_type
 
 __all__ = ["AUTO", "Candidate", "Confirmation", "Trial", "TuneResult", "DEFAULT_BUDGET", "NOISE",
            "best_orders", "candidate_script", "confirm", "point_order", "progress_bar",
@@ -337,41 +337,6 @@ class TuneResult:
 # Candidates
 # ---------------------------------------------------------------------------
 
-def _stride_class(scop, rel, access, dim: int) -> int | None:
-    """How the array element of ``access`` moves when schedule dimension
-    ``dim`` of relation ``rel`` advances by one: 0 not at all, 1 by at most
-    one element of the last subscript (stride 1), 2 otherwise; None when
-    the loop never advances with the access defined."""
-    st = scop.statement(rel.stmt)
-    sched = rel.map.intersect_domain(st.domain.intersect_params(scop.context))
-    n = sched.dim(isl.dim_type.out)
-    acc = access.relation.intersect_domain(st.domain)
-    at = sched.reverse().apply_range(acc)                     # dates -> element
-    shift = isl.Map(
-        "{ [" + ", ".join(f"x{k}" for k in range(n)) + "] -> ["
-        + ", ".join(f"x{k} + 1" if k == dim else f"x{k}" for k in range(n)) + "] }",
-        context=scop.context.get_ctx())
-    shift = shift.align_params(at.get_space())
-    pairs = at.reverse().apply_range(shift).apply_range(at)   # element -> next element
-    if pairs.is_empty():
-        return None
-    deltas = pairs.deltas()
-    m = deltas.dim(isl.dim_type.set)
-    if m == 0:
-        return 0
-    zero = isl.Set.universe(deltas.get_space())
-    for k in range(m):
-        zero = zero.fix_val(isl.dim_type.set, k, 0)
-    if deltas.is_subset(zero):
-        return 0
-    near = isl.Set.universe(deltas.get_space())
-    for k in range(m - 1):
-        near = near.fix_val(isl.dim_type.set, k, 0)
-    near = near.lower_bound_val(isl.dim_type.set, m - 1, -1).upper_bound_val(
-        isl.dim_type.set, m - 1, 1)
-    return 1 if deltas.is_subset(near) else 2
-
-
 def point_order(scop, prefix, n: int, first: int) -> int:
     """The index (0-based, among the ``n`` point loops of the permutable
     band at β-prefix ``prefix``, the first at α depth ``first``) of the
@@ -461,9 +426,14 @@ class _Space:
     def auto(self, c: Candidate):
         """The AutoSchedule of ``c`` (cached)."""
         from .auto import schedule
-        key = (c.preset, c.tile, c.wavefront)
+        # AUTO is what --auto gives (its locality pass included); the other
+        # candidates take isl's order and Pluto's tiling: the stages search
+        # the orders
+        locality = c == AUTO
+        key = (c.preset, c.tile, c.wavefront, locality)
         if key not in self._auto:
-            self._auto[key] = schedule(self.scop, c.preset, c.tile, wavefront=c.wavefront)
+            self._auto[key] = schedule(self.scop, c.preset, c.tile, wavefront=c.wavefront,
+                                       locality=locality)
         return self._auto[key]
 
     def chains(self, c: Candidate) -> list[tuple]:

@@ -9,8 +9,9 @@ For each kernel:
    original's region takes ``--min-time`` (0.1 s) — a calibration kept in
    the JSON file, so a resumed run uses the same sizes;
 2. ``--auto``: the automatic schedule (:func:`clayx.auto.schedule`, preset
-   ``cpu``, tiles of 32, isl's loop order, parallel marks), whiteboxed into a
-   Clay script and regenerated with OpenMP pragmas;
+   ``cpu``, tiles of 32, its CPU post-processing and parallel marks), as
+   ``clayx FILE.c --auto`` prints it (:meth:`clayx.Session.auto`),
+   regenerated with OpenMP pragmas;
 3. ``--tune``: :func:`clayx.tune.tune` with ``--budget`` seconds and
    ``--threads`` threads (its winner's script, kept only when its final
    interleaved confirmation beats the original beyond the noise, see
@@ -73,7 +74,7 @@ import clayx  # noqa: E402
 from clayx.run import default_compiler, default_flags, instrument  # noqa: E402
 from clayx.run import program_text  # noqa: E402
 from clayx.session import Session  # noqa: E402
-from clayx.tune import AUTO, Candidate, candidate_script, region_timer, tune  # noqa: E402
+from clayx.tune import Candidate, region_timer, tune  # noqa: E402
 from clayx.verify import compare_outputs, compile_c  # noqa: E402
 
 EXAMPLES = ROOT / "examples"
@@ -166,7 +167,7 @@ def bench(name: str, args) -> dict:
     s = clayx.load(EXAMPLES / f"{name}.c")
     row: dict = {"kernel": name, "sizes": sizes, "calibration_s": t_cal}
     try:
-        auto_script = candidate_script(s, AUTO)
+        auto_script = s.auto_result("cpu", 32).text()
         row["auto_script"] = auto_script
     except clayx.ClayxError as e:
         auto_script = None

@@ -12,7 +12,12 @@ post-processing, as a Clay schedule and as a verified Clay script.
 (:func:`.scheduler.schedule_tree`), reads the tree into β/α relations
 (:func:`.tree.from_tree`), hoists constant dimensions, tiles the permutable
 band chains, adds wavefronts and parallel marks (:mod:`.post`) and checks
-the result against the dependences.  :func:`auto` then whiteboxes it
+the result against the dependences.  For a CPU (every preset but ``gpu``,
+``locality=False`` turns it off) the band loops are ordered so the
+innermost walks the arrays with stride 1, two-loop bands with such access
+stay untiled, parallel regions inside sequential loops need two-dimensional
+work, and the loops as written are kept (with parallel marks) when isl's
+schedule walks the arrays worse or brings only skews and wavefronts.  :func:`auto` then whiteboxes it
 (:func:`clayx.whitebox.whitebox`): the sequence of Clay directives from the
 SCoP's schedule to that target, replayed with clayx's own engine before it
 is returned.
@@ -38,24 +43,46 @@ __all__ = ["AutoSchedule", "PRESETS", "Preset", "SchedulingError", "auto", "from
 DEFAULT_TILE = 32
 
 
+#: Bytes a wavefront (time) tile may touch and still bring reuse: a chain of
+#: ``n`` loops tiled by ``size`` touches ``size ** (n - 1)`` elements of each
+#: array (the time loop adds none).  Measured on the 2-core machine, 2
+#: threads: jacobi-2d's 3-loop tiles (16 KiB) 1.25x the original against
+#: 0.82x for its parallel sweeps; heat-3d's 4-loop tiles (512 KiB) 0.51x
+#: against 1.02x.
+WAVE_FOOTPRINT = 256 * 1024
+
+
+def _cached(scop: Scop, rels, prefix: tuple, n: int, size: int) -> bool:
+    """Whether the tiles of the chain of ``n`` loops at ``prefix`` (tiled
+    by ``size``) fit :data:`WAVE_FOOTPRINT` (8-byte elements)."""
+    arrays = {a.array for r in rels if tuple(r.betas[:len(prefix)]) == prefix
+              for a in scop.statement(r.stmt).accesses}
+    return 8 * len(arrays) * size ** (n - 1) <= WAVE_FOOTPRINT
+
+
 @dataclass
 class AutoSchedule:
     """What :func:`schedule` computed: the Clay ``schedule`` (marks
     included), isl's ``tree`` before post-processing, the ``preset`` used,
     the tiled chains ``(prefix, number of tile loops)`` and the time spent
     in seconds (``timings``: ``isl`` for isl's scheduler, ``post`` for the
-    rest)."""
+    rest); ``kept_order``: the loops of the input schedule were kept
+    (isl's would walk the arrays worse), only parallel marks added;
+    ``locality``: the CPU post-processing was on."""
 
     schedule: ClaySchedule
     tree: isl.Schedule
     preset: Preset
     tiled: list = field(default_factory=list)
     timings: dict = field(default_factory=dict)
+    kept_order: bool = False
+    locality: bool = False
 
 
 def schedule(scop: Scop, preset: str | Preset = "cpu", tile: int = DEFAULT_TILE, *,
              deps=None, scale_tiles: bool = False, wavefront: bool = True,
-             parallel: bool = True, **isl_options) -> AutoSchedule:
+             parallel: bool = True, locality: bool | None = None,
+             **isl_options) -> AutoSchedule:
     """The automatic schedule of ``scop`` (see the module docstring).
 
     ``preset``: a name of :data:`PRESETS` or a :class:`Preset`;
@@ -64,7 +91,13 @@ def schedule(scop: Scop, preset: str | Preset = "cpu", tile: int = DEFAULT_TILE,
     ``scale_tiles``: tile loops step by the tile size (isl's
     ``tile_scale_tile_loops``) instead of by 1; ``wavefront``: skew the tile
     loops of bands without a parallel member; ``parallel``: add parallel
-    marks; ``deps``: the dependences in force (default: ``scop``'s).
+    marks; ``deps``: the dependences in force (default: ``scop``'s);
+    ``locality``: the CPU post-processing (default: on, except for the
+    ``gpu`` preset, whose bands are mapped as PPCG maps them): band loops
+    ordered for stride-1 innermost access, two-loop bands tiled only when
+    that access still jumps, parallel marks inside sequential loops only
+    over at least two-dimensional work, more dimensions than the
+    sequential loops around (:mod:`.post`).
 
     Raises :class:`SchedulingError` when isl fails, and
     :class:`~clayx.errors.LegalityError` if the result breaks a dependence
@@ -79,8 +112,40 @@ def schedule(scop: Scop, preset: str | Preset = "cpu", tile: int = DEFAULT_TILE,
     t1 = time.perf_counter()
     rels = from_tree(tree, scop)
     rels = post.hoist(scop, rels)
-    rels, tiled = post.tile(scop, rels, tile, scale=scale_tiles, wavefront=wavefront)
-    marks = post.parallel_marks(scop, rels, deps) if parallel else ()
+    if locality is None:
+        locality = p.name != "gpu"
+    if locality:
+        rels = post.distribute(scop, rels, deps)
+    waves: list = []
+    rels, tiled = post.tile(scop, rels, tile, scale=scale_tiles, wavefront=wavefront,
+                            locality=locality, waves=waves)
+    min_work = 2 if locality else 0
+
+    def marked(rels):
+        return post.parallel_marks(scop, rels, deps, min_work=min_work) if parallel else ()
+
+    kept = False
+    if locality:
+        # keep the loops as they are, with parallel marks, unless isl's
+        # schedule walks the arrays better, or as well and tiled (not only
+        # wavefront tiles too big for the cache, where the loops as written
+        # have as much parallel work) or more parallel (skewed or fused
+        # loops that bring neither cost only)
+        ja = post.jumps(scop, relations_schedule(rels, scop))
+        jo = post.jumps(scop, scop.schedule)
+        orig = from_tree(to_tree(scop), scop) if ja >= jo else None
+        if ja > jo:
+            rels, tiled, marks, kept = orig, [], marked(orig), True
+        else:
+            marks = marked(rels)
+            if ja == jo and all(p in waves and not _cached(scop, rels, p, n, tile)
+                                for p, n in tiled):
+                orig_marks = marked(orig)
+                if (post.parallel_work(scop, rels, marks)
+                        <= post.parallel_work(scop, orig, orig_marks)):
+                    rels, tiled, marks, kept = orig, [], orig_marks, True
+    else:
+        marks = marked(rels)
     sched = relations_schedule(rels, scop, marks)
     try:
         check(replace(scop, schedule=sched), deps, directive=f"the {p.name} schedule")
@@ -88,4 +153,5 @@ def schedule(scop: Scop, preset: str | Preset = "cpu", tile: int = DEFAULT_TILE,
         raise LegalityError(f"bug: the automatic schedule breaks a dependence: {e}",
                             violations=e.violations, total=e.total) from None
     t2 = time.perf_counter()
-    return AutoSchedule(sched, tree, p, tiled, {"isl": t1 - t0, "post": t2 - t1})
+    return AutoSchedule(sched, tree, p, tiled, {"isl": t1 - t0, "post": t2 - t1}, kept,
+                        locality)

@@ -25,6 +25,28 @@ On the relations :func:`.tree.from_tree` read from isl's schedule tree:
    the root is marked ``parallel`` (never a loop inside a parallel one);
    every mark is checked against the dependences
    (:func:`clayx.analysis.check_parallel`) and dropped if it does not hold.
+
+With ``locality`` (the default of :func:`clayx.auto.schedule` for CPU
+presets), code for a CPU, deterministically (nothing is timed; the tuner
+is the measuring path):
+
+- :func:`distribute`: a statement beside a deeper loop of the same band
+  (2mm's ``tmp[i][j] = 0``) gets its own copy of the band's loops, so the
+  deeper loop nest is one chain (checked exactly against the dependences);
+- :func:`tile` orders each chain's loops (the point loops when tiled) for
+  spatial locality: the innermost walks the arrays with stride 1 or not at
+  all (:func:`stride_class`, seed 002's idea, as Pluto's and PPCG's
+  post-pass); a chain of two loops is tiled only when an access still
+  jumps in its innermost loop;
+- :func:`parallel_marks` with ``min_work=2``: a parallel loop inside
+  sequential loops is marked only over at least two-dimensional work per
+  outer iteration, and more work dimensions than sequential loops around
+  it (cholesky's, trisolv's, durbin's, doitgen's inner loops stay
+  sequential: an ``omp parallel for`` there costs 10-100x);
+- :func:`clayx.auto.schedule` keeps the loops as they are (parallel marks
+  only) when the result walks the arrays worse (:func:`jumps`), or as well
+  while adding only wavefront tiles or skews and no parallel work
+  (:func:`parallel_work`).
 """
 
 from __future__ import annotations
@@ -35,10 +57,10 @@ from typing import Sequence
 
 import islpy as isl
 
-from ..model import Mark, Scop
+from ..model import Mark, Relation, Scop
 from .tree import Member, TreeRelation, relations_schedule
 
-__all__ = ["Loop", "hoist", "parallel_marks", "tile"]
+__all__ = ["Loop", "distribute", "hoist", "jumps", "parallel_marks", "parallel_work", "stride_class", "tile"]
 
 _dt = isl.dim_type
 
@@ -371,16 +393,11 @@ def _floor(pa: isl.PwAff, size: int, scale: bool) -> isl.PwAff:
     return t.scale_val(isl.Val.int_from_si(ctx, size)) if scale else t
 
 
-def tile(scop: Scop, rels: list[TreeRelation], size: int, *, scale: bool = False,
-         wavefront: bool = True) -> tuple[list[TreeRelation], list[tuple[tuple, int]]]:
-    """Tile the permutable band chains of ``rels`` (step 2 and 3 of the
-    module docstring) with tiles of ``size``.  Returns the new relations and,
-    for each tiled chain, ``(prefix of its first tile loop, number of tile
-    loops)``."""
-    rels = [replace(r, keys=list(r.keys), alphas=list(r.alphas), members=list(r.members))
-            for r in rels]
-    if size <= 0:
-        return rels, []
+def _chains(scop: Scop, rels: list[TreeRelation]) -> list[list[Loop]]:
+    """The permutable band chains of ``rels`` worth tiling or reordering:
+    loops from consecutive members of one permutable band, each the only
+    child of the one before, at least two, in which every statement runs
+    more than one iteration of each loop per outer iteration."""
     loops = _loops(rels)
     chains: list[list[Loop]] = []
     in_chain: set[tuple] = set()
@@ -407,11 +424,159 @@ def tile(scop: Scop, rels: list[TreeRelation], size: int, *, scale: bool = False
             continue
         if len(chain) >= 2:
             chains.append(chain)
+    return chains
+
+
+def distribute(scop: Scop, rels: list[TreeRelation], deps) -> list[TreeRelation]:
+    """Distribute a band chain whose last loop holds, beside statements, a
+    loop of the next member of the same band (2mm's ``tmp[i][j] = 0`` next
+    to the ``k`` loop of the product): each child of the last loop gets
+    its own copy of the chain, when that breaks no dependence (checked
+    exactly), so that the deeper loop nest becomes one longer chain to
+    tile and order::
+
+        for i, for j: { S0; for k: S1 }  ⇒  for i, for j: S0;
+                                            for i, for j, for k: S1
+    """
+    from ..analysis import check
+    from ..errors import LegalityError
+    rels = _copy(rels)
+    done: set = set()
+    while True:
+        loops = _loops(rels)
+        for chain in _chains(scop, rels):
+            last = chain[-1]
+            kids = _children(loops, rels, last.prefix)
+            m = last.member
+            if len(kids) < 2 or last.prefix in done or not any(
+                    kid in loops and loops[kid].member is not None
+                    and loops[kid].member.band == m.band
+                    and loops[kid].member.index == m.index + 1 for kid in kids):
+                continue
+            done.add(last.prefix)
+            k = len(chain[0].prefix) - 1          # β level of the chain's first loop
+            lvl = len(last.prefix)                # β level of the last loop's children
+            trial = _copy(rels)
+            for r in trial:
+                if tuple(r.betas[:lvl]) == last.prefix:
+                    c = r.betas[lvl]
+                    r.betas = (r.betas[:k] + (Fraction(r.betas[k]) + Fraction(c, len(kids) + 1),)
+                               + r.betas[k + 1:])
+            _renumber(trial)
+            try:
+                check(replace(scop, schedule=relations_schedule(trial, scop)), deps)
+            except LegalityError:
+                continue
+            rels = trial
+            break
+        else:
+            return rels
+
+
+def stride_class(scop: Scop, rel, access, dim: int) -> int | None:
+    """How the array element of ``access`` moves when schedule dimension
+    ``dim`` of relation ``rel`` (a :class:`~clayx.model.Relation`: ``stmt``
+    and ``map``) advances by one, the other dimensions fixed: 0 not at all,
+    1 by at most one element of the last subscript (stride 1), 2 otherwise
+    (a jump); None when the loop never advances with the access defined."""
+    st = scop.statement(rel.stmt)
+    sched = rel.map.intersect_domain(st.domain.intersect_params(scop.context))
+    n = sched.dim(_dt.out)
+    acc = access.relation.intersect_domain(st.domain)
+    at = sched.reverse().apply_range(acc)                     # dates -> element
+    shift = isl.Map(
+        "{ [" + ", ".join(f"x{k}" for k in range(n)) + "] -> ["
+        + ", ".join(f"x{k} + 1" if k == dim else f"x{k}" for k in range(n)) + "] }",
+        context=scop.context.get_ctx())
+    shift = shift.align_params(at.get_space())
+    pairs = at.reverse().apply_range(shift).apply_range(at)   # element -> next element
+    if pairs.is_empty():
+        return None
+    deltas = pairs.deltas()
+    m = deltas.dim(_dt.set)
+    if m == 0:
+        return 0
+    zero = isl.Set.universe(deltas.get_space())
+    for k in range(m):
+        zero = zero.fix_val(_dt.set, k, 0)
+    if deltas.is_subset(zero):
+        return 0
+    near = isl.Set.universe(deltas.get_space())
+    for k in range(m - 1):
+        near = near.fix_val(_dt.set, k, 0)
+    near = near.lower_bound_val(_dt.set, m - 1, -1).upper_bound_val(_dt.set, m - 1, 1)
+    return 1 if deltas.is_subset(near) else 2
+
+
+def _innermost(scop: Scop, rels: Sequence[TreeRelation], k: int, n: int) -> tuple[int, int]:
+    """The member (0-based among the ``n`` loops at α depths ``k+1 … k+n``
+    of the relations ``rels``) to put innermost for spatial locality, and
+    the number of accesses that still jump (stride other than 0 or 1) under
+    it: the fewest jumps, then the most stride-1 accesses, each access
+    counted once; isl's innermost member stays unless another has fewer
+    jumps.  Only the relations
+    whose innermost loop is the last of the chain count (all of them when
+    none is)."""
+    inner = [r for r in rels if len(r.alphas) == k + n] or list(rels)
+    best, key = n - 1, None
+    for j in range(n):
+        jumps = ones = 0
+        for r in inner:
+            rel = Relation(r.stmt, tuple(r.betas), r.map(_space(scop, r)))
+            for a in scop.statement(r.stmt).accesses:
+                c = stride_class(scop, rel, a, 2 * (k + j + 1) - 1)
+                jumps += c == 2
+                ones += c == 1
+        score = (jumps, -ones, 0 if j == n - 1 else 1)
+        if j == n - 1:
+            isl_jumps = jumps
+        if key is None or score < key:
+            best, key = j, score
+    if key[0] == isl_jumps:             # no fewer jumps: isl's order stays
+        return n - 1, isl_jumps
+    return best, key[0]
+
+
+def tile(scop: Scop, rels: list[TreeRelation], size: int, *, scale: bool = False,
+         wavefront: bool = True, locality: bool = False, waves: list | None = None
+         ) -> tuple[list[TreeRelation], list[tuple[tuple, int]]]:
+    """Tile the permutable band chains of ``rels`` (step 2 and 3 of the
+    module docstring) with tiles of ``size``.  Returns the new relations and,
+    for each tiled chain, ``(prefix of its first tile loop, number of tile
+    loops)``; the prefixes of the chains that got a wavefront are appended
+    to ``waves`` when given.
+
+    With ``locality`` (step 2b): the loops of each chain (the point loops
+    when tiled, the tile loops keep isl's order) are ordered so that the
+    innermost one walks the arrays with stride 1 or not at all
+    (:func:`_innermost`), and a chain of two loops is tiled only when some
+    access still jumps in the innermost loop (two loops with stride-1
+    access have no reuse that tiling would bring closer)::
+
+        for i, for j, for k: C[i][j] += A[i][k] * B[k][j]
+          ⇒  for ti, tj, tk: for i, for k, for j: …   (j innermost)
+        for j, for i: y[j] += A[i][j] * t[i]
+          ⇒  for i, for j: …                           (untiled)
+    """
+    rels = _copy(rels)
+    if size <= 0 and not locality:
+        return rels, []
+    chains = _chains(scop, rels)
     tiled = []
     # innermost chains first: the β prefixes of outer chains stay valid
     for chain in sorted(chains, key=lambda c: -len(c[0].prefix)):
         k = len(chain[0].prefix) - 1          # α depths k+1 … k+n
         n = len(chain)
+        perm = list(range(n))
+        jumps = 1
+        if locality:
+            j, jumps = _innermost(scop, chain[0].rels, k, n)
+            perm = [x for x in perm if x != j] + [j]
+        if size <= 0 or (locality and n == 2 and not jumps):
+            for r in chain[0].rels:
+                r.alphas[k:k + n] = [r.alphas[k + x] for x in perm]
+                r.members[k:k + n] = [r.members[k + x] for x in perm]
+            continue
         coincident = [c.member.coincident for c in chain]
         wave = wavefront and not any(coincident)
         for r in chain[0].rels:
@@ -421,17 +586,81 @@ def tile(scop: Scop, rels: list[TreeRelation], size: int, *, scale: bool = False
                 tiles[0] = tiles[0].add(tiles[1])
             mem = [replace(c.member, coincident=(j == 1) if wave else c.member.coincident)
                    for j, c in enumerate(chain)]
+            r.alphas[k:k + n] = [points[x] for x in perm]
+            r.members[k:k + n] = [r.members[k + x] for x in perm]
             r.alphas[k:k] = tiles
             r.members[k:k] = mem
             r.betas = r.betas[:k + 1] + (0,) * n + r.betas[k + 1:]
             r.keys = list(r.keys)
         tiled.append((chain[0].prefix, n))
+        if wave and waves is not None:
+            waves.append(chain[0].prefix)
     return rels, tiled
 
 
-def parallel_marks(scop: Scop, rels: Sequence[TreeRelation], deps) -> tuple[Mark, ...]:
+def jumps(scop: Scop, sched) -> tuple[int, ...]:
+    """How badly the innermost loops of ``sched`` (a
+    :class:`~clayx.model.ClaySchedule` of ``scop``'s statements) walk the
+    arrays: per statement dimension, deepest first, the number of accesses
+    whose element jumps (:func:`stride_class` 2) when the innermost loop
+    around their statement advances.  Tuples compare as the cost they
+    stand for: a deeper statement runs more instances, its jumps count
+    first.  Accesses under a tiled loop count too: the tile keeps the
+    lines in cache, but the code the compiler sees does not vectorize."""
+    by: dict[int, int] = {}
+    for rel in sched.relations:
+        dim = scop.statement(rel.stmt).domain.dim(_dt.set)
+        by.setdefault(dim, 0)
+        if not rel.depth:
+            continue
+        for a in scop.statement(rel.stmt).accesses:
+            by[dim] += stride_class(scop, rel, a, 2 * rel.depth - 1) == 2
+    return tuple(by[d] for d in sorted(by, reverse=True))
+
+
+def parallel_work(scop: Scop, rels: Sequence[TreeRelation], marks) -> tuple[int, ...]:
+    """Per statement dimension, deepest first, the number of statements of
+    ``rels`` that run under a loop with one of the ``marks`` (tuples
+    compare as :func:`jumps`, more is better)."""
+    loops = {tuple(m.loop) for m in marks if m.kind == "parallel"}
+    by: dict[int, int] = {}
+    for r in rels:
+        dim = _space(scop, r).dim(_dt.set)
+        by[dim] = by.get(dim, 0) + any(tuple(r.betas[:k]) in loops
+                                       for k in range(1, len(r.betas)))
+    return tuple(by[d] for d in sorted(by, reverse=True))
+
+
+def _fiber_dim(scop: Scop, r: TreeRelation, d: int) -> int:
+    """The dimension of the instances of ``r`` that one iteration of its
+    first ``d`` loops runs (the work of a loop at depth ``d + 1`` per
+    iteration of the loops around it)."""
+    space = _space(scop, r)
+    n = space.dim(_dt.set)
+    if d == 0:
+        return n
+    m = r.map(space).intersect_domain(_instances(scop, r))
+    m = m.project_out(_dt.out, 2 * d, m.dim(_dt.out) - 2 * d)
+    same = m.apply_range(m.reverse())
+    hull = same.deltas().affine_hull()
+    eqs = sum(1 for c in hull.get_constraints() if c.is_equality())
+    return n - eqs
+
+
+def parallel_marks(scop: Scop, rels: Sequence[TreeRelation], deps, *,
+                   min_work: int = 0) -> tuple[Mark, ...]:
     """``parallel`` marks on the outermost loop of every path that carries no
-    dependence of ``deps`` (step 4 of the module docstring)."""
+    dependence of ``deps`` (step 4 of the module docstring).
+
+    ``min_work``: a parallel loop inside ``s`` sequential loops is marked
+    only when one iteration of those loops runs a set of instances under it
+    of dimension ``min_work`` and more than ``s`` (a parallel region per
+    outer iteration must have the work to pay for starting it, and there
+    are more work dimensions than dimensions of regions started:
+    cholesky's inner ``j`` loop under ``k`` and ``i`` and doitgen's ``p``
+    loop under ``r`` and ``q`` are left sequential; a time loop around a
+    2-D stencil sweep keeps its parallel sweep); the loops inside it stay
+    sequential too."""
     from ..analysis import parallel_violations
     loops = _loops(rels)
     sched = relations_schedule(rels, scop)
@@ -443,6 +672,10 @@ def parallel_marks(scop: Scop, rels: Sequence[TreeRelation], deps) -> tuple[Mark
             if kid not in loops:
                 continue
             if not parallel_violations(new_scop, kid, len(kid), deps, limit=1):
+                if len(kid) > 1 and min_work and max(
+                        _fiber_dim(scop, r, len(kid) - 1)
+                        for r in loops[kid].rels) < max(min_work, len(kid)):
+                    continue
                 marks.append(Mark("parallel", kid))
                 continue
             walk(kid)
