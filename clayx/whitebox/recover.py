@@ -979,6 +979,8 @@ def _post_comment(st: Step) -> str:
         return f"strip-mine the loop at depth {st.args[1]} by {st.args[2]}"
     if st.name == "grain":
         return "scale the loop"
+    if st.name == "interchange":
+        return f"interchange the loops at depths {st.args[1]} and {st.args[2]}"
     if st.name == "skew":
         return "wavefront of the tile loops"
     return ""
