@@ -580,7 +580,19 @@ CATALOGUE = [
     ("dimcontract([9,9], 1, 0);", "depth overflow"),
     ("dimcontract([9,9], 1, -1);", "the beta vector was not found"),
     ("dimreorder([9,9], 1, [1,0]);", "the beta vector was not found"),
-    ("dimreorder([1], 1, [3]);", "the order array is too small or too big"),   # x: none
+    ("dimreorder([1], 5, [3]);", "the order array is too small or too big"),   # x: none
+    # dim* take an array id (B 1, A 2, C 3, D 4, x 5) and any β (6.1): the
+    # depth check (4.2) on the first matching statement before any access
+    ("dimreorder([0,0], 3, [0]);", "the order array is too small or too big"),  # Q's C
+    ("dimreorder([], 4, [0,1]);", "the order array is too small or too big"),   # R's D
+    ("dimprivatize([9], 2, 1);", "the beta vector was not found"),
+    ("dimprivatize([0], 2, 2);", "depth overflow"),                    # a loop β: d <= |β|
+    ("dimprivatize([0,0,0], 2, 3);", "depth overflow"),                # a statement: |β| - 1
+    ("dimprivatize([0,0,0,7], 2, 4);", "depth overflow"),              # over-long: P, 3
+    ("dimprivatize([], 2, 1);", "depth overflow"),                     # [] allows none
+    ("dimprivatize([1], 9, 1);", "depth overflow"),                    # before "not found"
+    ("dimcontract([0], 2, 2);", "depth overflow"),                     # |β| bounds it too
+    ("dimprivatize([0], 2, 1);", "privatization failed"),              # A[i][j] uses i
     # the array was not found; the id already exists
     ('a = get_array_id("Z");', "the array was not found"),
     ('a = add_array("A");', "the id already exists"),

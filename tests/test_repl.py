@@ -329,13 +329,13 @@ def test_layout_steps_show_the_changed_statements(tmp_path):
     src = tmp_path / "priv.c"
     src.write_text(PRIV)
     script = tmp_path / "priv.clay"
-    script.write_text("dimprivatize([0, 0], 2, 1);\ndimprivatize([0, 1], 1, 1);\n"
+    script.write_text("dimprivatize_access([0, 0], 2, 1);\ndimprivatize_access([0, 1], 1, 1);\n"
                       "parallelize([0]);\n")
-    out, repl = drive(src, lines("dimprivatize([0, 0], 2, 1); dimprivatize([0, 1], 1, 1);",
+    out, repl = drive(src, lines("dimprivatize_access([0, 0], 2, 1); dimprivatize_access([0, 1], 1, 1);",
                                  ":reset", f":load {script}"))
     assert "changed S0: t[i] = A[i] * 2;\n  changed S1: B[i] = t[i] + 1;" in out
     # :load gives the session the two layout steps together (checked as one change)
-    assert "[1-2/3] dimprivatize([0, 0], 2, 1); dimprivatize([0, 1], 1, 1);  ✓" in out
+    assert "[1-2/3] dimprivatize_access([0, 0], 2, 1); dimprivatize_access([0, 1], 1, 1);  ✓" in out
     assert "[3/3] parallelize([0]);  ✓" in out
     assert len(repl.session.entries) == 3
 
