@@ -77,7 +77,8 @@ def body(scop, name):
 #: (directive calls, file under tests/golden/layout/) on SRC
 GOLDEN = [
     ([("dimreorder_access", [0, 1, 0], 2, [1, 0])], "dimreorder"),
-    ([("dimprivatize_access", [0, 2], 2, 1), ("dimprivatize_access", [0, 3], 1, 1)], "dimprivatize-t"),
+    ([("dimprivatize_access", [0, 2], 2, 1), ("dimprivatize_access", [0, 3], 1, 1)],
+     "dimprivatize-t"),
     ([("dimcontract_access", [0, 0], 1, 1), ("dimcontract_access", [0, 1, 0], 1, 1),
       ("dimcontract_access", [0, 2], 1, 1)], "dimcontract-tmp"),
     ([("add_array", "xc"), ("datacopy", 7, 3, [0, 1, 0], True, [0, 1, 0]),
@@ -211,10 +212,12 @@ MUST_FAIL = [
     ("dimreorder_access", [[0, 1, 0], 5, [1, 0]], "access not found", 2),
     ("dimreorder_access", [[0, 1, 0], 0, [1, 0]], "positive integer", 2),
     ("dimreorder_access", [[0, 1, 0], 2, [1]], "the order array is too small or too big", 3),
-    ("dimreorder_access", [[0, 1, 0], 2, [0, 2]], "there is an overflow value on the reorder array", 3),
+    ("dimreorder_access", [[0, 1, 0], 2, [0, 2]],
+     "there is an overflow value on the reorder array", 3),
     ("dimreorder_access", [[0, 1, 0], 2, [1, 1]], "not a permutation", 3),
     ("dimreorder_access", [[0, 2], 2, []], "scalar", 2),
-    ("dimreorder_access", [[0, 2], 2, [0]], "the order array is too small or too big", 3),   # Clay's first
+    ("dimreorder_access", [[0, 2], 2, [0]], "the order array is too small or too big",
+     3),                                                             # Clay's first
     ("dimprivatize_access", [[9, 9], 1, 0], "depth overflow", 3),          # d = 0 before the β
     ("dimprivatize_access", [[9, 9], 1, -1], "the beta vector was not found", 1),  # d < 0 after it
     ("dimprivatize_access", [[0, 2], 2, -1], "depth overflow", 3),

@@ -441,8 +441,9 @@ def AccessNumber(name: str = "access", *, of: str = "stmt") -> AccessParam:
 class ArrayIdParam(Param):
     """A 1-based array id (OpenScop's ``<arrays>`` numbering,
     :func:`~.layout.array_ids`), resolved to the array's *name*: the
-    directive function receives the name (with ``lookup`` false, the id).  ``unlike``: an earlier array id
-    parameter it must differ from, refused with the message ``same``."""
+    directive function receives the name (with ``lookup`` false, the id,
+    whatever it is).  ``unlike``: an earlier array id parameter it must
+    differ from, refused with the message ``same``."""
 
     unlike: str | None = None
     same: str = ""
