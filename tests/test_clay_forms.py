@@ -637,7 +637,7 @@ def test_shift_array_form():
 # --------------------------------------------------------------------------- 6.1-6.4 dim*
 
 TWICE_C = RUNNING_C.parent / "twice.c"      # S0 [0,0,0] t[i][j] = …; S1 [0,1,0] … t[i][j], t[i][n-1-j]
-T = 'x = get_array_id("t"); '
+GET_T = 'x = get_array_id("t"); '
 
 
 def accesses(scop, stmt: str, array: str) -> list[tuple[str, isl.Map]]:
@@ -658,7 +658,7 @@ def test_dimreorder_on_a_loop_changes_every_access_to_the_array():
     array (once in S0, twice in S1: all three), gathered (new subscript k
     = old order[k]); the other arrays and the statements' other accesses
     are untouched."""
-    s = session(T + "dimreorder([0], x, [1, 0]);", TWICE_C)
+    s = session(GET_T + "dimreorder([0], x, [1, 0]);", TWICE_C)
     new, old = s.current, clayx.load(TWICE_C).current
     assert_accesses(new, "S0", "t", [("t[j][i]", "[n] -> { S0[i, j] -> t[j, i] }")])
     assert_accesses(new, "S1", "t", [("t[j][i]", "[n] -> { S1[i, j] -> t[j, i] }"),
@@ -713,7 +713,7 @@ def test_dimprivatize_and_dimcontract_on_a_loop():
     assert_accesses(new, "S0", "sum", [("sum[p][q]", "[nr, nq, np] -> { S0[r, q, p] -> sum[p, q] }")])
     assert [t for t, _ in accesses(new, "S1", "sum")] == ["sum[p][q]", "sum[p][q]"]
     assert_accesses(new, "S2", "sum", [("sum[p][q]", "[nr, nq, np] -> { S2[r, q, p] -> sum[p, q] }")])
-    s = session(T + "dimcontract([0], x, 1);", TWICE_C)
+    s = session(GET_T + "dimcontract([0], x, 1);", TWICE_C)
     assert_accesses(s.current, "S0", "t", [("t[j]", "[n] -> { S0[i, j] -> t[j] }")])
     assert_accesses(s.current, "S1", "t", [("t[j]", "[n] -> { S1[i, j] -> t[j] }"),
                                            ("t[n - 1 - j]", "[n] -> { S1[i, j] -> t[n - 1 - j] }")])
@@ -741,16 +741,16 @@ def test_no_access_under_the_beta_warns_and_succeeds():
 
 @pytest.mark.parametrize("script, message", [
     # per access, in statement order: S0's t first (6.2)
-    (T + "dimreorder([0], x, [0]);", "the order array is too small or too big: can't reorder "
+    (GET_T + "dimreorder([0], x, [0]);", "the order array is too small or too big: can't reorder "
      "dims of `t[i][j]` of S0 (t[i][j] = A[i][j] * 2;)"),
-    (T + "dimreorder([0], x, [0, 5]);", "there is an overflow value on the reorder array"),
-    (T + "dimreorder([0], x, [1, 1]);", "not a permutation"),               # clayx's
+    (GET_T + "dimreorder([0], x, [0, 5]);", "there is an overflow value on the reorder array"),
+    (GET_T + "dimreorder([0], x, [1, 1]);", "not a permutation"),               # clayx's
     # 6.3: the iterator used already; clayx's: beyond the statement's iterators
-    (T + "dimprivatize([0], x, 1);", "privatization failed: can't privatize `t[i][j]` of S0 "
+    (GET_T + "dimprivatize([0], x, 1);", "privatization failed: can't privatize `t[i][j]` of S0 "
      "(t[i][j] = A[i][j] * 2;): the dim (depth=1) seems to be already used"),
-    (T + "dimprivatize([0,0,0,9], x, 3);", "depth overflow: S0 has 2 iterators, got depth 3"),
+    (GET_T + "dimprivatize([0,0,0,9], x, 3);", "depth overflow: S0 has 2 iterators, got depth 3"),
     # 6.4: a subscript beyond the access's (clayx's; Clay's is undefined)
-    (T + "dimcontract([0,1,0], x, 2); dimcontract([0,1,0], x, 2);",
+    (GET_T + "dimcontract([0,1,0], x, 2); dimcontract([0,1,0], x, 2);",
      "depth overflow: `t[i]` of S1"),
 ])
 def test_dim_per_access_failures(script, message):
@@ -762,7 +762,7 @@ def test_dim_changes_are_checked_for_meaning():
     only S1's reads of t reordered, S0 still writes t[i][j]."""
     s = clayx.load(TWICE_C)
     with pytest.raises(LegalityError, match="dimreorder would change the program's meaning"):
-        s.apply(T + "dimreorder([0,1], x, [1,0]);")
+        s.apply(GET_T + "dimreorder([0,1], x, [1,0]);")
     assert s.entries == ()
 
 
@@ -810,10 +810,10 @@ DIFFERENTIAL = [
 
 #: Clay-form layout scripts on tests/data/clay/twice.c (t is dead after the SCoP)
 TWICE_DIFFERENTIAL = [
-    T + "dimreorder([0], x, [1, 0]);",
-    T + "dimcontract([0], x, 1);",
-    T + "dimreorder([0], x, [1, 0]); parallelize([0]);",
-    T + "dimreorder([], x, [1, 0]); reverse([0,1], 2);",
+    GET_T + "dimreorder([0], x, [1, 0]);",
+    GET_T + "dimcontract([0], x, 1);",
+    GET_T + "dimreorder([0], x, [1, 0]); parallelize([0]);",
+    GET_T + "dimreorder([], x, [1, 0]); reverse([0,1], 2);",
 ]
 
 
