@@ -441,6 +441,17 @@ def test_completion_of_accesses():
         REGISTRY.pop("zz_test_access", None)
 
 
+def test_completion_of_array_ids():
+    """Clay's dim* forms take an array id: those accessed under the β come
+    first, with their names."""
+    scop = clayx.load(EXAMPLES / "gemm.c").current
+    got = [(c.text, c.display_meta_text) for c in complete(scop, "dimreorder([0, 1], ")]
+    assert got == [("2", "C (accessed under the β)"), ("3", "alpha (accessed under the β)"),
+                   ("4", "A (accessed under the β)"), ("5", "B (accessed under the β)"),
+                   ("1", "beta (not under the β)")]
+    assert complete(scop, "dimreorder([0, 0], 1, ") == []          # no loop order offered
+
+
 def test_call_context():
     ctx = call_context('interchange([0, 1], 2, ')
     assert (ctx.call, ctx.arg, ctx.args) == ("interchange", 2, ["[0, 1]", "2"])
