@@ -1,4 +1,4 @@
-/* Clay's layout directives on a loop (CLAY-REFERENCE.md 6.1-6.4): the local
+/* Layout directives of Clay on a loop (CLAY-REFERENCE.md 6.1-6.4): the local
    array t is accessed once by S0 [0,0,0] and twice, by two references, by
    S1 [0,1,0]; A and B live.  Array ids: see get_array_id. */
 #include <stdio.h>
