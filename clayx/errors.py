@@ -68,6 +68,13 @@ class InputWarning(UserWarning):
     numbers of subscripts); the command prints it as ``clayx: warning: …``."""
 
 
+class DirectiveWarning(UserWarning):
+    """A step was applied, but Clay would warn about it (its ``[Clay]
+    Warning: …``: a layout directive that finds no access to its array under
+    its β, and changes nothing); the command prints it as ``clayx: warning:
+    …``, the REPL under the step."""
+
+
 class VerifyError(ClayxError):
     """A program could not be compiled or run while verifying."""
 

@@ -127,7 +127,7 @@ CLAY_SCRIPTS = (
     ("gemm", "tile([0,1], 3, 2, 32);\nparallelize([0]);\nunroll([0,1,0,0], 4);\n"),
     ("atax", "fuse([0]);\nshift([1], 1, [], -1);\nskew([0,0], 2, 1, -1);\n"),
     ("gemm", 'a = get_beta_loop_by_name("k");\nreverse([0,1], 2);\nprint({1 | | -6});\n'),
-    ("mvt", "unchecked fuse([0]);\ndimreorder([0,0,0], 1, [1,0]);\ncollapse([0]);\n"),
+    ("mvt", "unchecked fuse([0]);\ndimreorder_access([0,0,0], 1, [1,0]);\ncollapse([0]);\n"),
 )
 
 

@@ -604,7 +604,8 @@ class _Space:
         """The layout steps that give ``array`` a private copy per iteration
         of the loops from ``depth`` down to the deepest loop its statements
         share (``add_array``, ``replace_array``, one ``dimprivatize`` per
-        loop and reference, ``dimreorder`` to put the new subscripts first);
+        loop and ``dimreorder`` to put the new subscripts first, Clay's
+        forms on that deepest loop: every access to the new array in it);
         when ``array`` is live after the SCoP, a copy back
         (``datacopy`` after its last statement, then ``split`` out of the
         loop at ``depth``) leaves its final values::
@@ -636,26 +637,19 @@ class _Space:
         last = rels[-1].beta
         lines = [f'priv = add_array("{name}");',
                  f'replace_array(get_array_id("{array}"), priv);']
-        refs = []
-        for r in rels:
-            st = scop.statement(r.stmt)
-            seen = set()
-            for k, a in enumerate(st.accesses):
-                if a.array == array and a.text not in seen:
-                    seen.add(a.text)
-                    refs.append((r.beta, k + 1, a.relation.dim(_dt.out)))
         live = array not in dead_arrays(scop)
         if live:
             lines.append(f'datacopy(get_array_id("{array}"), priv, {list(last)}, false, '
                          f'{list(last)});')
-            n_last = next(n for b, _k, n in refs if b == last)
-            refs.append((last[:-1] + (last[-1] + 1,), 1, n_last))
-        m = len(depths)
-        for beta, k, n in refs:
-            lines += [f"dimprivatize({list(beta)}, {k}, {d});" for d in depths]
-            if n:
-                order = [m + j for j in range(n)] + list(range(m))
-                lines.append(f"dimreorder({list(beta)}, {k}, {order});")
+        # Clay's forms on the loop all its statements share (the copy back
+        # too): every access to the new array in it
+        loop = list(last[:common])
+        lines += [f"dimprivatize({loop}, priv, {d});" for d in depths]
+        n = next(a.relation.dim(_dt.out) for a in scop.statement(rels[0].stmt).accesses
+                 if a.array == array)
+        if n:
+            m = len(depths)
+            lines.append(f"dimreorder({loop}, priv, {[m + j for j in range(n)] + list(range(m))});")
         if live:
             lines.append(f"split({list(last)}, {depth});")
         return "".join(ln + "\n" for ln in lines)

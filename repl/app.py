@@ -219,7 +219,7 @@ class Repl:
         t0 = time.perf_counter()
         text = with_semicolon(text)
         try:
-            new = s.apply(text)
+            new, said = commands.applied(s, text)
         except ClayxError as e:
             self.last_ms = (time.perf_counter() - t0) * 1000
             self.print(render.error(e, text, steps=len(s.entries)))
@@ -240,6 +240,8 @@ class Repl:
         for e in new:
             if e.output:
                 self.print(Text("  " + e.output))
+        for w in said:
+            self.note(f"  warning: {w}")
         for ln in ch.lines:
             self.print(ln)
         if new and not ch and all(not e.output for e in new):

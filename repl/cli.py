@@ -76,7 +76,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Sequence
 
-from clayx.errors import ClayxError, InputWarning, LegalityError
+from clayx.errors import ClayxError, DirectiveWarning, InputWarning, LegalityError
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_ILLEGAL = 0, 1, 2, 3
 
@@ -223,11 +223,12 @@ def run(argv: Sequence[str] | None = None, stdout=None, stderr=None, stdin=None)
                           demo=args.demo, no_color=args.no_color, unchecked=args.unchecked)
         with warnings.catch_warnings(record=True) as seen:
             warnings.simplefilter("always", InputWarning)
+            warnings.simplefilter("always", DirectiveWarning)
             try:
                 out = _main(args, stdin, stderr)
             finally:
                 for w in seen:
-                    if issubclass(w.category, InputWarning):
+                    if issubclass(w.category, (InputWarning, DirectiveWarning)):
                         print(f"clayx: warning: {w.message}", file=stderr)
                     else:
                         warnings.showwarning(w.message, w.category, w.filename, w.lineno)

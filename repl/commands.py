@@ -344,6 +344,21 @@ def _load(repl, args: list[str]) -> bool:
     return True
 
 
+def applied(session, text) -> tuple[list, list[str]]:
+    """``session.apply(text)``: the new entries, and the warnings its steps
+    gave (Clay's, :class:`~clayx.errors.DirectiveWarning`), which the REPL
+    shows under the step rather than on standard error."""
+    import warnings
+    from clayx.errors import DirectiveWarning
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always", DirectiveWarning)
+        new = session.apply(text)
+    for w in seen:
+        if not issubclass(w.category, DirectiveWarning):
+            warnings.showwarning(w.message, w.category, w.filename, w.lineno)
+    return new, [str(w.message) for w in seen if issubclass(w.category, DirectiveWarning)]
+
+
 def load_script(repl, text: str, name: str) -> bool:
     """Apply the Clay script ``text`` (from ``name``) step by step as
     ``:load`` does -- in the check groups of
@@ -360,7 +375,7 @@ def load_script(repl, text: str, name: str) -> bool:
         label = Text(f"[{first}/{n}] " if first == k else f"[{first}-{k}/{n}] ", style="dim")
         label.append(" ".join(str(st) for st in group.steps))
         try:
-            s.apply(Script(group.steps))
+            _, said = applied(s, Script(group.steps))
         except ClayxError as e:
             repl.print(label)
             line_text = text if getattr(e, "line", None) is not None else None
@@ -371,6 +386,8 @@ def load_script(repl, text: str, name: str) -> bool:
             return False
         label.append("  ✓", style="green")
         repl.print(label)
+        for w in said:
+            repl.note(f"  warning: {w}")
         ch = render.changes(before, s.current)
         for ln in ch.lines:
             repl.print(ln)

@@ -287,7 +287,22 @@ class ClayCompleter(Completer):
                     yield Completion(str(k), -len(partial),
                                      display_meta=f"{a.kind} {a.text or a.array}")
             return
-        if p.kind == "ints" and p.name == "order" and partial in ("", "["):
+        if p.kind == "int" and p.name == "array" and re.fullmatch(r"\d*", partial):
+            # Clay's dim* forms: array ids, those accessed under the β first
+            from clayx.directives.common import clay_matching
+            from clayx.directives.layout import array_ids
+            beta = _int_list(ctx.args[0]) if ctx.args else None
+            under = set() if beta is None else {
+                a.array for r in clay_matching(scop, beta)
+                for a in scop.statement(r.stmt).accesses}
+            ids = sorted(array_ids(scop).items(), key=lambda kv: (kv[0] not in under, kv[1]))
+            for name, k in ids:
+                if str(k).startswith(partial):
+                    where = "accessed under the β" if name in under else "not under the β"
+                    yield Completion(str(k), -len(partial), display_meta=f"{name} ({where})")
+            return
+        if p.kind == "ints" and p.name == "order" and d.kind == "transform" \
+                and partial in ("", "["):
             beta = _int_list(ctx.args[0]) if ctx.args else None
             if beta is None or not (beta == () or scop.schedule.is_loop(beta)):
                 return

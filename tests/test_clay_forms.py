@@ -15,13 +15,16 @@ from __future__ import annotations
 
 import re
 import shutil
+import tempfile
+from pathlib import Path
 
 import islpy as isl
 import pytest
 
 import clayx
-from clayx.errors import ClayxError, DirectiveError, LegalityError, OpenScopError
-from clayx.frontend.c import parse_file
+from clayx.directives.layout import array_ids
+from clayx.errors import ClayxError, DirectiveError, DirectiveWarning, LegalityError, OpenScopError
+from clayx.frontend.c import parse_file, parse_string
 from clayx.frontend.openscop import read
 from clayx.verify import SMALL_SIZES, verify
 
@@ -580,7 +583,19 @@ CATALOGUE = [
     ("dimcontract([9,9], 1, 0);", "depth overflow"),
     ("dimcontract([9,9], 1, -1);", "the beta vector was not found"),
     ("dimreorder([9,9], 1, [1,0]);", "the beta vector was not found"),
-    ("dimreorder([1], 1, [3]);", "the order array is too small or too big"),   # x: none
+    ("dimreorder([1], 5, [3]);", "the order array is too small or too big"),   # x: none
+    # dim* take an array id (B 1, A 2, C 3, D 4, x 5) and any β (6.1): the
+    # depth check (4.2) on the first matching statement before any access
+    ("dimreorder([0,0], 3, [0]);", "the order array is too small or too big"),  # Q's C
+    ("dimreorder([], 4, [0,1]);", "the order array is too small or too big"),   # R's D
+    ("dimprivatize([9], 2, 1);", "the beta vector was not found"),
+    ("dimprivatize([0], 2, 2);", "depth overflow"),                    # a loop β: d <= |β|
+    ("dimprivatize([0,0,0], 2, 3);", "depth overflow"),                # a statement: |β| - 1
+    ("dimprivatize([0,0,0,7], 2, 4);", "depth overflow"),              # over-long: P, 3
+    ("dimprivatize([], 2, 1);", "depth overflow"),                     # [] allows none
+    ("dimprivatize([1], 9, 1);", "depth overflow"),                    # before "not found"
+    ("dimcontract([0], 2, 2);", "depth overflow"),                     # |β| bounds it too
+    ("dimprivatize([0], 2, 1);", "privatization failed"),              # A[i][j] uses i
     # the array was not found; the id already exists
     ('a = get_array_id("Z");', "the array was not found"),
     ('a = add_array("A");', "the id already exists"),
@@ -589,7 +604,13 @@ CATALOGUE = [
 
 @pytest.mark.parametrize("script, message", CATALOGUE, ids=[c[0] for c in CATALOGUE])
 def test_catalogue_message_and_order(script, message):
-    s = clayx.load(RUNNING_C)
+    assert_script_refused(RUNNING_C, script, message)
+
+
+def assert_script_refused(path, script: str, message: str) -> None:
+    """``script`` on ``path`` is refused with ``message``; the session is
+    unchanged."""
+    s = clayx.load(path)
     with pytest.raises(ClayxError) as e:
         s.apply(script)
     assert message in str(e.value)
@@ -612,6 +633,156 @@ def test_shift_array_form():
     assert_relation(s, (0, 0, 0), "[N] -> { S0[i, j] -> [0, i, 0, j - N + 2, 0] }")
 
 
+
+# --------------------------------------------------------------------------- 6.1-6.4 dim*
+
+TWICE_C = RUNNING_C.parent / "twice.c"      # S0 [0,0,0] t[i][j] = …; S1 [0,1,0] … t[i][j], t[i][n-1-j]
+GET_T = 'x = get_array_id("t"); '
+
+
+def accesses(scop, stmt: str, array: str) -> list[tuple[str, isl.Map]]:
+    """The (text, relation) of ``stmt``'s accesses to ``array``, in order."""
+    return [(a.text, a.relation) for a in scop.statement(stmt).accesses if a.array == array]
+
+
+def assert_accesses(scop, stmt: str, array: str, want: list[tuple[str, str]]) -> None:
+    got = accesses(scop, stmt, array)
+    assert [t for t, _ in got] == [t for t, _ in want]
+    for (_, rel), (_, text) in zip(got, want):
+        assert rel.is_equal(isl.Map(text).intersect_domain(scop.statement(stmt).domain)), \
+            (stmt, str(rel), text)
+
+
+def test_dimreorder_on_a_loop_changes_every_access_to_the_array():
+    """6.1, 6.2: β a loop: every statement inside it, every access to the
+    array (once in S0, twice in S1: all three), gathered (new subscript k
+    = old order[k]); the other arrays and the statements' other accesses
+    are untouched."""
+    s = session(GET_T + "dimreorder([0], x, [1, 0]);", TWICE_C)
+    new, old = s.current, clayx.load(TWICE_C).current
+    assert_accesses(new, "S0", "t", [("t[j][i]", "[n] -> { S0[i, j] -> t[j, i] }")])
+    assert_accesses(new, "S1", "t", [("t[j][i]", "[n] -> { S1[i, j] -> t[j, i] }"),
+                                     ("t[n - 1 - j][i]", "[n] -> { S1[i, j] -> t[n - 1 - j, i] }")])
+    assert new.statement("S0").body == "t[j][i] = A[i][j] * 2;"
+    assert new.statement("S1").body == "B[i][j] = t[j][i] + t[n - 1 - j][i];"
+    for st, arr in (("S0", "A"), ("S1", "B")):
+        assert accesses(new, st, arr) == accesses(old, st, arr)
+    assert s.current.schedule == old.schedule
+
+
+def test_dimreorder_swaps_two_references_at_once():
+    """``t[i][j]`` and ``t[j][i]`` in one body trade places (the body is
+    rewritten once, not reference after reference)."""
+    [scop] = parse_string("""
+void f(int n, double A[9][9], double t[9][9]) {
+  int i, j;
+#pragma scop
+  for (i = 0; i < n; i++)
+    for (j = 0; j < n; j++)
+      A[i][j] = t[i][j] - t[j][i];
+#pragma endscop
+}""")
+    from clayx import directives as D
+    new = D.apply(scop, "dimreorder", [(0,), array_ids(scop)["t"], (1, 0)])
+    assert new.statement("S0").body == "A[i][j] = t[j][i] - t[i][j];"
+
+
+def test_dim_beta_selects_as_clay_matches():
+    """4.1: a statement β changes only that statement; ``[]`` every one;
+    an over-long β its prefix statement."""
+    from clayx import directives as D
+    scop = clayx.load(TWICE_C).current
+    t = array_ids(scop)["t"]
+    for beta, changed in (((0, 1, 0), {"S1"}), ((0, 1, 0, 4), {"S1"}), ((), {"S0", "S1"}),
+                          ((0, 0), {"S0"})):
+        new = D.apply(scop, "dimreorder", [beta, t, (1, 0)])
+        assert {st.name for st in new.statements
+                if accesses(new, st.name, "t") != accesses(scop, st.name, "t")} == changed
+
+
+def test_dimprivatize_and_dimcontract_on_a_loop():
+    """6.3: ``s[p]`` (written by S0, read and written by S1, read by S2, all
+    in loop [0,0]) gets iterator 2 (q) as a new last subscript; 6.4:
+    subscript d is dropped everywhere under the loop."""
+    from test_directives_layout import DOIT
+    with tempfile.TemporaryDirectory() as d:
+        p = Path(d) / "doit.c"
+        p.write_text(DOIT)
+        s = session('s = get_array_id("sum"); dimprivatize([0,0], s, 2);', p)
+    new = s.current
+    assert_accesses(new, "S0", "sum", [("sum[p][q]", "[nr, nq, np] -> { S0[r, q, p] -> sum[p, q] }")])
+    assert [t for t, _ in accesses(new, "S1", "sum")] == ["sum[p][q]", "sum[p][q]"]
+    assert_accesses(new, "S2", "sum", [("sum[p][q]", "[nr, nq, np] -> { S2[r, q, p] -> sum[p, q] }")])
+    s = session(GET_T + "dimcontract([0], x, 1);", TWICE_C)
+    assert_accesses(s.current, "S0", "t", [("t[j]", "[n] -> { S0[i, j] -> t[j] }")])
+    assert_accesses(s.current, "S1", "t", [("t[j]", "[n] -> { S1[i, j] -> t[j] }"),
+                                           ("t[n - 1 - j]", "[n] -> { S1[i, j] -> t[n - 1 - j] }")])
+
+
+def test_no_access_under_the_beta_warns_and_succeeds():
+    """6.1: no access to the id under β: Clay's warning "access number <id>
+    not found", success, nothing changes (an unknown id too)."""
+    s = clayx.load(TWICE_C)
+    before = s.current
+    with pytest.warns(DirectiveWarning, match=r"dimreorder: access number 1 not found: no "
+                      r"statement at or under \[0, 1\] accesses array 1 \(A\)"):
+        s.apply("dimreorder([0,1], 1, [1,0]);")                # A only in S0
+    with pytest.warns(DirectiveWarning, match="dimcontract: access number 99 not found"):
+        s.apply("dimcontract([0], 99, 1);")
+    with pytest.warns(DirectiveWarning, match="access number -1 not found"):
+        s.apply("dimprivatize([0], -1, 1);")                   # uint in Clay: no such id
+    assert len(s.entries) == 3 and s.current.statements == before.statements
+    # ... and the command line prints it, exit 0
+    script = Path(tempfile.mkdtemp()) / "w.clay"
+    script.write_text("dimreorder([0,1], 1, [1,0]);\n")
+    rc, out, err = call(TWICE_C, "--script", script, "--emit", "c")
+    assert rc == 0 and "clayx: warning: dimreorder: access number 1 not found" in err
+
+
+@pytest.mark.parametrize("script, message", [
+    # per access, in statement order: S0's t first (6.2)
+    (GET_T + "dimreorder([0], x, [0]);", "the order array is too small or too big: can't reorder "
+     "dims of `t[i][j]` of S0 (t[i][j] = A[i][j] * 2;)"),
+    (GET_T + "dimreorder([0], x, [0, 5]);", "there is an overflow value on the reorder array"),
+    (GET_T + "dimreorder([0], x, [1, 1]);", "not a permutation"),               # clayx's
+    # 6.3: the iterator used already; clayx's: beyond the statement's iterators
+    (GET_T + "dimprivatize([0], x, 1);", "privatization failed: can't privatize `t[i][j]` of S0 "
+     "(t[i][j] = A[i][j] * 2;): the dim (depth=1) seems to be already used"),
+    (GET_T + "dimprivatize([0,0,0,9], x, 3);", "depth overflow: S0 has 2 iterators, got depth 3"),
+    # 6.4: a subscript beyond the access's (clayx's; Clay's is undefined)
+    (GET_T + "dimcontract([0,1,0], x, 2); dimcontract([0,1,0], x, 2);",
+     "depth overflow: `t[i]` of S1"),
+])
+def test_dim_per_access_failures(script, message):
+    assert_script_refused(TWICE_C, script, message)
+
+
+def test_dim_changes_are_checked_for_meaning():
+    """The equivalence check still refuses a change that alters results:
+    only S1's reads of t reordered, S0 still writes t[i][j]."""
+    s = clayx.load(TWICE_C)
+    with pytest.raises(LegalityError, match="dimreorder would change the program's meaning"):
+        s.apply(GET_T + "dimreorder([0,1], x, [1,0]);")
+    assert s.entries == ()
+
+
+def test_access_forms_keep_clayx_meaning():
+    """clayx's forms (an access number of one statement) are kept under
+    their own names: access 1 of S1 is ``t[i][j]``, not array 1 (A)."""
+    from clayx import directives as D
+    scop = clayx.load(TWICE_C).current
+    new = D.apply(scop, "dimreorder_access", [(0, 1, 0), 1, (1, 0)])
+    assert new.statement("S1").body == "B[i][j] = t[j][i] + t[i][n - 1 - j];"
+    with pytest.raises(DirectiveError, match=r"privatization failed: can't privatize "
+                       r"`t\[i\]\[n - 1 - j\]` of S1"):
+        D.apply(scop, "dimprivatize_access", [(0, 1, 0), 2, 1])
+    new = D.apply(scop, "dimcontract_access", [(0, 0, 0), 2, 2])
+    assert new.statement("S0").body == "t[i] = A[i][j] * 2;"
+    listing = D.listing()
+    assert "dimreorder_access(stmt: beta(stmt), access: access, order: ints)" in listing
+    assert "dimreorder(beta: beta, array: array id, order: ints)" in listing
+
+
 # --------------------------------------------------------------------------- runs equal
 
 DIFFERENTIAL = [
@@ -630,7 +801,32 @@ DIFFERENTIAL = [
     ("gemm", "split([0,0],1); tile([1,0,0],3,1,4);"),                      # tile: d - o = 2
     ("seidel-2d", "skew([0,0],2,1,-1); skew([0,0,0],3,1,-1); skew([0,0,0],3,2,-1);"
      " tile([0,0,0],3,1,4);"),
+    # 6.2-6.6 with Clay's array ids: C computed transposed in a new array
+    ("gemm", 'context([0, 0, 1, -1]); c = add_array("Ct"); '
+     'datacopy(c, get_array_id("C"), [0,0,0], true, [0,0,0]); '
+     'replace_array(get_array_id("C"), c); '
+     'datacopy(get_array_id("C"), c, [0,1,0,0], false, [0,1,0,0]); dimreorder([0], c, [1,0]);'),
 ]
+
+#: Clay-form layout scripts on tests/data/clay/twice.c (t is dead after the SCoP)
+TWICE_DIFFERENTIAL = [
+    GET_T + "dimreorder([0], x, [1, 0]);",
+    GET_T + "dimcontract([0], x, 1);",
+    GET_T + "dimreorder([0], x, [1, 0]); parallelize([0]);",
+    GET_T + "dimreorder([], x, [1, 0]); reverse([0,1], 2);",
+]
+
+
+@needs_gcc
+@pytest.mark.slow
+@pytest.mark.parametrize("script", TWICE_DIFFERENTIAL)
+def test_clay_layout_forms_run_equal(tmp_path, script):
+    """Clay's dim* forms give code that computes what the original does."""
+    s = session(script, TWICE_C)
+    gen = tmp_path / "twice.c"
+    gen.write_text(s.code())
+    for sizes in ({}, {"N": 1}, {"N": 4}):
+        assert verify(TWICE_C, gen, sizes, workdir=tmp_path / "w").ok
 
 
 @needs_gcc

@@ -76,10 +76,11 @@ def body(scop, name):
 
 #: (directive calls, file under tests/golden/layout/) on SRC
 GOLDEN = [
-    ([("dimreorder", [0, 1, 0], 2, [1, 0])], "dimreorder"),
-    ([("dimprivatize", [0, 2], 2, 1), ("dimprivatize", [0, 3], 1, 1)], "dimprivatize-t"),
-    ([("dimcontract", [0, 0], 1, 1), ("dimcontract", [0, 1, 0], 1, 1),
-      ("dimcontract", [0, 2], 1, 1)], "dimcontract-tmp"),
+    ([("dimreorder_access", [0, 1, 0], 2, [1, 0])], "dimreorder"),
+    ([("dimprivatize_access", [0, 2], 2, 1), ("dimprivatize_access", [0, 3], 1, 1)],
+     "dimprivatize-t"),
+    ([("dimcontract_access", [0, 0], 1, 1), ("dimcontract_access", [0, 1, 0], 1, 1),
+      ("dimcontract_access", [0, 2], 1, 1)], "dimcontract-tmp"),
     ([("add_array", "xc"), ("datacopy", 7, 3, [0, 1, 0], True, [0, 1, 0]),
       ("replace_array", 3, 7)], "datacopy-x"),
     ([("add_array", "yc"), ("datacopy", 7, 6, [0, 3], False, [0, 3])], "datacopy-y"),
@@ -97,19 +98,19 @@ def test_golden(small, golden, calls, file):
 
 
 def test_accesses_relations_and_texts(small):
-    new = steps(small, ("dimreorder", [0, 1, 0], 2, [1, 0]))
+    new = steps(small, ("dimreorder_access", [0, 1, 0], 2, [1, 0]))
     a = new.statement("S1").accesses[1]
     assert a.text == "A[j][i]" and a.ref == "S1_r1"
     assert a.relation.is_equal(
         _map("[N, M] -> { S1[i, j] -> A[j, i] : 0 <= i < N and 0 <= j < M }"))
     # one reference, read and written: both accesses change (same text, same relation)
-    new = steps(small, ("dimprivatize", [0, 1, 0], 4, 2))
+    new = steps(small, ("dimprivatize_access", [0, 1, 0], 4, 2))
     reads = [a.text for a in new.statement("S1").accesses]
     assert reads == ["tmp[i][j]", "A[i][j]", "x[j]", "tmp[i][j]"]
     assert body(new, "S1") == "tmp[i][j] = tmp[i][j] + A[i][j] * x[j];"
     assert layout_info(new).reshaped == ("tmp",)
     # contracting then privatizing back gives the original relation
-    back = steps(small, ("dimcontract", [0, 0], 1, 1), ("dimprivatize", [0, 0], 1, 1))
+    back = steps(small, ("dimcontract_access", [0, 0], 1, 1), ("dimprivatize_access", [0, 0], 1, 1))
     assert back.statement("S0").accesses[0].relation.is_equal(
         small.statement("S0").accesses[0].relation)
     assert body(back, "S0") == "tmp[i] = 0;"
@@ -129,12 +130,12 @@ void f(int N, double C[9][9][9], double D[9][9][9]) {
 """)
     # reference 6.2: the new subscript k is the old subscript order[k] (the
     # opposite of reorder): A[i][j][k] with [2, 0, 1] is A[k][i][j]
-    new = steps(s, ("dimreorder", [0, 0, 0, 0], 2, [2, 0, 1]))
+    new = steps(s, ("dimreorder_access", [0, 0, 0, 0], 2, [2, 0, 1]))
     assert body(new, "S0") == "C[k + 1][i][j] = D[i][j][k];"
     rel = new.statement("S0").accesses[1].relation
     assert rel.is_equal(_map("[N] -> { S0[i, j, k] -> C[k + 1, i, j] : "
                              "0 <= i < N and 0 <= j < N and 0 <= k < N }"))
-    new = steps(s, ("dimreorder", [0, 0, 0, 0], 2, [1, 2, 0]))
+    new = steps(s, ("dimreorder_access", [0, 0, 0, 0], 2, [1, 2, 0]))
     assert body(new, "S0") == "C[j][k + 1][i] = D[i][j][k];"
 
 
@@ -206,24 +207,26 @@ def _map(text):
 # --- must-fail table -------------------------------------------------------------------------
 
 MUST_FAIL = [
-    ("dimreorder", [[9, 9], 1, [1, 0]], "the beta vector was not found", 1),
-    ("dimreorder", [[0], 1, [1, 0]], "the beta is not a statement", 1),
-    ("dimreorder", [[0, 1, 0], 5, [1, 0]], "access not found", 2),
-    ("dimreorder", [[0, 1, 0], 0, [1, 0]], "positive integer", 2),
-    ("dimreorder", [[0, 1, 0], 2, [1]], "the order array is too small or too big", 3),
-    ("dimreorder", [[0, 1, 0], 2, [0, 2]], "there is an overflow value on the reorder array", 3),
-    ("dimreorder", [[0, 1, 0], 2, [1, 1]], "not a permutation", 3),
-    ("dimreorder", [[0, 2], 2, []], "scalar", 2),
-    ("dimreorder", [[0, 2], 2, [0]], "the order array is too small or too big", 3),   # Clay's first
-    ("dimprivatize", [[9, 9], 1, 0], "depth overflow", 3),          # d = 0 before the β
-    ("dimprivatize", [[9, 9], 1, -1], "the beta vector was not found", 1),  # d < 0 after it
-    ("dimprivatize", [[0, 2], 2, -1], "depth overflow", 3),
-    ("dimcontract", [[9, 9], 1, 0], "depth overflow", 3),
-    ("dimcontract", [[9, 9], 1, -2], "the beta vector was not found", 1),
-    ("dimprivatize", [[0, 2], 2, 2], "depth overflow", 3),
-    ("dimprivatize", [[0, 2], 3, 1], "access not found", 2),
-    ("dimcontract", [[0, 1, 0], 2, 3], "depth overflow", 3),
-    ("dimcontract", [[0, 1, 0], 2, 0], "depth overflow", 3),
+    ("dimreorder_access", [[9, 9], 1, [1, 0]], "the beta vector was not found", 1),
+    ("dimreorder_access", [[0], 1, [1, 0]], "the beta is not a statement", 1),
+    ("dimreorder_access", [[0, 1, 0], 5, [1, 0]], "access not found", 2),
+    ("dimreorder_access", [[0, 1, 0], 0, [1, 0]], "positive integer", 2),
+    ("dimreorder_access", [[0, 1, 0], 2, [1]], "the order array is too small or too big", 3),
+    ("dimreorder_access", [[0, 1, 0], 2, [0, 2]],
+     "there is an overflow value on the reorder array", 3),
+    ("dimreorder_access", [[0, 1, 0], 2, [1, 1]], "not a permutation", 3),
+    ("dimreorder_access", [[0, 2], 2, []], "scalar", 2),
+    ("dimreorder_access", [[0, 2], 2, [0]], "the order array is too small or too big",
+     3),                                                             # Clay's first
+    ("dimprivatize_access", [[9, 9], 1, 0], "depth overflow", 3),          # d = 0 before the β
+    ("dimprivatize_access", [[9, 9], 1, -1], "the beta vector was not found", 1),  # d < 0 after it
+    ("dimprivatize_access", [[0, 2], 2, -1], "depth overflow", 3),
+    ("dimcontract_access", [[9, 9], 1, 0], "depth overflow", 3),
+    ("dimcontract_access", [[9, 9], 1, -2], "the beta vector was not found", 1),
+    ("dimprivatize_access", [[0, 2], 2, 2], "depth overflow", 3),
+    ("dimprivatize_access", [[0, 2], 3, 1], "access not found", 2),
+    ("dimcontract_access", [[0, 1, 0], 2, 3], "depth overflow", 3),
+    ("dimcontract_access", [[0, 1, 0], 2, 0], "depth overflow", 3),
     ("add_array", ["A"], "the id already exists", 1),
     ("add_array", ["f"], "the id already exists", 1),
     ("add_array", ["N"], "the id already exists", 1),
@@ -316,17 +319,17 @@ def test_reference_text_must_be_found(small):
     st = small.statement("S2")
     odd = replace(small, statements=tuple(replace(s, body="t = tmp [ i ]*2;") if s is st else s
                                           for s in small.statements))
-    new = D.apply(odd, "dimcontract", [[0, 2], 1, 1])             # spacing differs: found
+    new = D.apply(odd, "dimcontract_access", [[0, 2], 1, 1])             # spacing differs: found
     assert body(new, "S2") == "t = tmp*2;"
     gone = replace(small, statements=tuple(replace(s, body="t = 2;") if s is st else s
                                            for s in small.statements))
     with pytest.raises(DirectiveError, match="not found in the body"):
-        D.apply(gone, "dimcontract", [[0, 2], 1, 1])
+        D.apply(gone, "dimcontract_access", [[0, 2], 1, 1])
     # the scalar t is not rewritten inside a longer identifier, a comment or a string
     tricky = replace(small, statements=tuple(
         replace(s, body='t = tmp[i] * 2; /* t */ tt("t");') if s is st else s
         for s in small.statements))
-    new = D.apply(tricky, "dimprivatize", [[0, 2], 2, 1])
+    new = D.apply(tricky, "dimprivatize_access", [[0, 2], 2, 1])
     assert body(new, "S2") == 't[i] = tmp[i] * 2; /* t */ tt("t");'
 
 
@@ -344,19 +347,19 @@ def _unchanged(s, n, current):
 
 
 SEMANTIC_REFUSALS = [
-    # contracting a live-out array
-    ("dimcontract([0,3], 3, 1);", "dimcontract would change the program's meaning: y[0] "
+    # contracting a live-out array (Clay's form: y is array 6)
+    ("dimcontract([0,3], 6, 1);", "dimcontract would change the program's meaning: y[0] "
      "would hold another value after the SCoP (y may be used after it): e.g. N = 1, M = 0: "
      "its last value would be the initial value of y[0] instead of the value written by "
      "S3[i=0] (`y[i]`)"),
     # privatizing only one access: the other reads a cell never written
-    ("dimprivatize([0,2], 2, 1);", "S3 reads t before it is written: e.g. N = 1, M = 0: "
+    ("dimprivatize_access([0,2], 2, 1);", "S3 reads t before it is written: e.g. N = 1, M = 0: "
      "S3[i=0] reads `t` (access 1), a cell of t that no statement has written yet (t is "
      "dead after the SCoP and reshaped"),
     # privatizing by a loop the value crosses (tmp[i] accumulates over j); the
     # initialization S0 cannot follow: Clay refuses privatizing tmp[i] by i
     # ("privatization failed", reference 6.3)
-    ("dimprivatize([0,1,0], 4, 2);", "S1 reads tmp[0][0] before it is written"),
+    ("dimprivatize_access([0,1,0], 4, 2);", "S1 reads tmp[0][0] before it is written"),
     # a new array read before it is written
     ('b = add_array("xb"); replace_array(get_array_id("x"), b);',
      "S1 reads xb[0] before it is written: e.g. N = 1, M = 1: S1[i=0, j=0] reads `xb[j]` "
@@ -364,7 +367,7 @@ SEMANTIC_REFUSALS = [
     # replace_array on a live-out array without copying back
     ('b = add_array("yb"); replace_array(get_array_id("y"), b);',
      "y[0] would hold another value after the SCoP"),
-    # reordering a live array's subscripts
+    # reordering a live array's subscripts (Clay's form: A is array 2)
     ("dimreorder([0,1,0], 2, [1,0]);", "S1 would read another value through `A[j][i]` "
      "(access 2, A): e.g. N = 1, M = 2: S1[i=0, j=1] reads the initial value of A[1][0] "
      "instead of the initial value of A[0][1]"),
@@ -389,10 +392,10 @@ def test_values_changed_across_iterations_are_refused(tmp_path):
     p.write_text(CONTRACT)
     s = clayx.load(p)
     with pytest.raises(LegalityError) as e:
-        s.apply("dimcontract([0,0,0], 2, 2); dimcontract([0,1,0], 1, 2); "
-                "dimcontract([0,1,0], 2, 2);")
+        s.apply("dimcontract_access([0,0,0], 2, 2); dimcontract_access([0,1,0], 1, 2); "
+                "dimcontract_access([0,1,0], 2, 2);")
     msg = str(e.value)
-    assert msg.startswith("the layout steps dimcontract ×3 (checked together) would change")
+    assert msg.startswith("the layout steps dimcontract_access ×3 (checked together) would change")
     assert "would read another value through `w[i]`" in msg
     assert "instead of the value written by S0[i=0, j=" in msg
     assert len(s.entries) == 0
@@ -402,9 +405,9 @@ def test_layout_group_undo_redo_and_deps(src):
     s = clayx.load(src)
     d0 = s.deps
     assert d0.on_array("t", WAW)
-    dry = s.check("dimprivatize([0,2], 2, 1); dimprivatize([0,3], 1, 1);")
+    dry = s.check("dimprivatize_access([0,2], 2, 1); dimprivatize_access([0,3], 1, 1);")
     assert body(dry, "S3") == "y[i] = t[i] + B[i][i];" and s.current is s.original
-    s.apply("dimprivatize([0,2], 2, 1); dimprivatize([0,3], 1, 1);")
+    s.apply("dimprivatize_access([0,2], 2, 1); dimprivatize_access([0,3], 1, 1);")
     assert [e.pending for e in s.entries] == [True, False]
     d1 = s.deps
     assert d0.on_array("t", WAR) and d1 is not d0
@@ -452,7 +455,7 @@ def test_marks_must_hold_after_a_layout_group(tmp_path):
     # iteration of the parallel loop q: it would carry a dependence
     with pytest.raises(LegalityError, match="marked parallel at \\[0, 0\\] carry"):
         s.apply('c = add_array("acc"); datacopy(c, get_array_id("sum"), [0,0,1,0], true, '
-                '[0,0,1,0]); dimcontract([0,0,1,0], 2, 2);')
+                '[0,0,1,0]); dimcontract_access([0,0,1,0], 2, 2);')
     assert s.current is before
 
 
@@ -502,7 +505,7 @@ def test_openscop_round_trip_keeps_the_layout_record(small):
     merged = back.statements[2]
     assert info.part_bounds(merged.name) == (2,) and merged.body.startswith("{ t = tmp[i]")
     # layout steps go on from the read SCoP (reference ids are positional there)
-    again = steps(back, ("dimprivatize", [0, 2], 3, 1))
+    again = steps(back, ("dimprivatize_access", [0, 2], 3, 1))
     assert merged.name in {st.name for st in again.statements}
     assert "t[i]" in again.statement(merged.name).body
     # t was local to the C function (recorded in <clayx_arrays>): its final
@@ -510,7 +513,7 @@ def test_openscop_round_trip_keeps_the_layout_record(small):
     assert differences(back, again) == []
     # without that record every original array may be live: t's final value changes
     bare = with_layout(back, dataclasses.replace(info, new=("zz",)))
-    assert [d.what for d in differences(bare, steps(bare, ("dimprivatize", [0, 2], 3, 1)))] \
+    assert [d.what for d in differences(bare, steps(bare, ("dimprivatize_access", [0, 2], 3, 1)))] \
         == ["final"]
 
 
@@ -529,7 +532,7 @@ void f(int N, double a[9], double b[9]) {
         generate_region(new)
     with pytest.raises(CodegenError, match="accessed with 1 and 2 subscripts"):
         [s2] = parse_string(SRC)
-        generate_region(steps(s2, ("dimprivatize", [0, 1, 0], 1, 2)))
+        generate_region(steps(s2, ("dimprivatize_access", [0, 1, 0], 1, 2)))
 
 
 # --- differential runs ------------------------------------------------------------------------
@@ -585,8 +588,8 @@ int main(void)
 }
 """
 # sum[p] is written by S0 (access 1), read and written by S1 (accesses 3, 4), read by S2
-PRIVATIZE = "dimprivatize([0,0,0,0], 1, 2); dimprivatize([0,0,0,1,0], 3, 2); " \
-            "dimprivatize([0,0,1,0], 1, 2);"
+PRIVATIZE = "dimprivatize_access([0,0,0,0], 1, 2); dimprivatize_access([0,0,0,1,0], 3, 2); " \
+            "dimprivatize_access([0,0,1,0], 1, 2);"
 
 CONTRACT = r"""
 #include <stdio.h>
@@ -681,10 +684,10 @@ c = add_array("Ct");
 datacopy(c, get_array_id("C"), [0,0,0], true, [0,0,0]);
 replace_array(get_array_id("C"), c);
 datacopy(get_array_id("C"), c, [0,1,0,0], false, [0,1,0,0]);
-dimreorder([0,0,0], 2, [1,0]);
-dimreorder([0,0,1], 2, [1,0]);
-dimreorder([0,1,0,0], 4, [1,0]);
-dimreorder([0,1,0,1], 1, [1,0]);
+dimreorder_access([0,0,0], 2, [1,0]);
+dimreorder_access([0,0,1], 2, [1,0]);
+dimreorder_access([0,1,0,0], 4, [1,0]);
+dimreorder_access([0,1,0,1], 1, [1,0]);
 """
 
 
@@ -753,8 +756,8 @@ def test_contract_a_dead_temporary(tmp_path):
     p = tmp_path / "w.c"
     p.write_text(CONTRACT)
     s = clayx.load(p)
-    s.apply("dimcontract([0,0,0], 2, 1); dimcontract([0,1,0], 1, 1); "
-            "dimcontract([0,1,0], 2, 1);")
+    s.apply("dimcontract_access([0,0,0], 2, 1); dimcontract_access([0,1,0], 1, 1); "
+            "dimcontract_access([0,1,0], 2, 1);")
     assert body(s.current, "S1") == "y[i][j] = w[j] + w[m - 1 - j];"
     code = _generate_and_verify(tmp_path, s, p, {"N": 7, "M": 5})
     assert "double w[m];" in code
@@ -790,7 +793,7 @@ def test_block_then_schedule_the_merged_statement(tmp_path):
     # dependences of the merged statement are per instance: t still serializes i
     with pytest.raises(LegalityError, match="RAW on t"):
         s.apply("reverse([0], 1);")
-    s.apply("dimprivatize([0,0], 2, 1);")          # write and read of t: one reference
+    s.apply("dimprivatize_access([0,0], 2, 1);")          # write and read of t: one reference
     assert body(s.current, "S0") == "{ t[i] = b[i] * 2; a[i] = t[i] + 1; }"
     s.apply("reverse([0], 1); parallelize([0]);")
     code = _generate_and_verify(tmp_path, s, p, {"N": 17})

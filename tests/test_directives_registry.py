@@ -54,7 +54,8 @@ def test_kinds_of_the_catalogue():
     assert {n for n, k in kind.items() if k == "mark"} == {"parallelize", "vectorize",
                                                            "unroll_mark", "unroll_loop"}
     assert {n for n, k in kind.items() if k == "layout"} == {
-        "dimreorder", "dimprivatize", "dimcontract", "add_array", "replace_array",
+        "dimreorder", "dimprivatize", "dimcontract", "dimreorder_access",
+        "dimprivatize_access", "dimcontract_access", "add_array", "replace_array",
         "datacopy", "block"}
     assert {n for n, k in kind.items() if k == "query"} == {
         "get_beta_loop", "get_beta_stmt", "get_beta_loop_by_name", "get_array_id"}
@@ -128,7 +129,7 @@ def test_names_of_other_tools_say_what_to_use():
 @pytest.mark.parametrize("src,name,args,argument,message", [
     # a type error anywhere comes before everything else (Clay's call check, reference 3.4)
     (NEST, "tile", (("x",), 9, 1, -4), 1, "expected a β-vector"),
-    (NEST, "dimprivatize", ((9,), 0, 1), 2, "positive integer"),
+    (NEST, "dimprivatize_access", ((9,), 0, 1), 2, "positive integer"),
     (NEST, "reverse", ((9,), "1"), 2, "expected an integer"),
     (NEST, "reverse", ((), "1"), 2, "expected an integer"),
     (NEST, "shift", ((0,), 1, (), 2 ** 63), 4, "at most 64 bits"),
@@ -165,10 +166,10 @@ def test_names_of_other_tools_say_what_to_use():
     (LAYOUT, "datacopy", (3, 2, (0, 0, 0), True, (0,)), 5, NOT_A_STATEMENT),
     (LAYOUT, "replace_array", (2, 2), 2, "the two ids name the same array (t)"),
     # the statement, its access, then a depth bounded by either
-    (LAYOUT, "dimcontract", ((0, 0), 9, 9), 1, NOT_A_STATEMENT),
-    (LAYOUT, "dimcontract", ((0, 0, 0), 9, 9), 2, "access not found: S0 has 2 accesses"),
-    (LAYOUT, "dimcontract", ((0, 0, 0), 2, 2), 3, "`t[j]` has 1 subscripts, got 2"),
-    (LAYOUT, "dimprivatize", ((0, 0, 1), 1, 3), 3, "S1 is in 2 loops, got depth 3"),
+    (LAYOUT, "dimcontract_access", ((0, 0), 9, 9), 1, NOT_A_STATEMENT),
+    (LAYOUT, "dimcontract_access", ((0, 0, 0), 9, 9), 2, "access not found: S0 has 2 accesses"),
+    (LAYOUT, "dimcontract_access", ((0, 0, 0), 2, 2), 3, "`t[j]` has 1 subscripts, got 2"),
+    (LAYOUT, "dimprivatize_access", ((0, 0, 1), 1, 3), 3, "S1 is in 2 loops, got depth 3"),
 ], ids=lambda v: None if not isinstance(v, str) or "\n" not in v else "prog")
 def test_check_order(src, name, args, argument, message):
     assert_refused(scop_of(src), name, args, argument, message)

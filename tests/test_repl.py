@@ -329,15 +329,29 @@ def test_layout_steps_show_the_changed_statements(tmp_path):
     src = tmp_path / "priv.c"
     src.write_text(PRIV)
     script = tmp_path / "priv.clay"
-    script.write_text("dimprivatize([0, 0], 2, 1);\ndimprivatize([0, 1], 1, 1);\n"
+    script.write_text("dimprivatize_access([0, 0], 2, 1);\ndimprivatize_access([0, 1], 1, 1);\n"
                       "parallelize([0]);\n")
-    out, repl = drive(src, lines("dimprivatize([0, 0], 2, 1); dimprivatize([0, 1], 1, 1);",
+    steps = "dimprivatize_access([0, 0], 2, 1); dimprivatize_access([0, 1], 1, 1);"
+    out, repl = drive(src, lines(steps,
                                  ":reset", f":load {script}"))
     assert "changed S0: t[i] = A[i] * 2;\n  changed S1: B[i] = t[i] + 1;" in out
     # :load gives the session the two layout steps together (checked as one change)
-    assert "[1-2/3] dimprivatize([0, 0], 2, 1); dimprivatize([0, 1], 1, 1);  ✓" in out
+    assert f"[1-2/3] {steps}  ✓" in out
     assert "[3/3] parallelize([0]);  ✓" in out
     assert len(repl.session.entries) == 3
+
+
+def test_clay_layout_warning_is_shown_under_the_step(tmp_path):
+    """Clay's forms warn when no access to the array is under the β (Clay's
+    "access number <id> not found"): the step is applied, nothing changes,
+    the REPL says why (at the prompt and in :load)."""
+    src = tmp_path / "priv.c"
+    src.write_text(PRIV)
+    script = tmp_path / "w.clay"
+    script.write_text("dimreorder([0], 9, [0]);\n")
+    out, repl = drive(src, lines("dimreorder([0], 9, [0]);", f":load {script}"))
+    assert out.count("warning: dimreorder: access number 9 not found") == 2
+    assert len(repl.session.entries) == 2
 
 
 def test_step_shows_a_window_of_long_code(monkeypatch):
@@ -425,6 +439,17 @@ def test_completion_of_accesses():
         assert complete(scop, "zz_test_access([0, 1], ") == []     # a loop: no accesses
     finally:
         REGISTRY.pop("zz_test_access", None)
+
+
+def test_completion_of_array_ids():
+    """Clay's dim* forms take an array id: those accessed under the β come
+    first, with their names."""
+    scop = clayx.load(EXAMPLES / "gemm.c").current
+    got = [(c.text, c.display_meta_text) for c in complete(scop, "dimreorder([0, 1], ")]
+    assert got == [("2", "C (accessed under the β)"), ("3", "alpha (accessed under the β)"),
+                   ("4", "A (accessed under the β)"), ("5", "B (accessed under the β)"),
+                   ("1", "beta (not under the β)")]
+    assert complete(scop, "dimreorder([0, 0], 1, ") == []          # no loop order offered
 
 
 def test_call_context():

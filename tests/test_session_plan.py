@@ -39,12 +39,12 @@ def test_plan_groups_by_kind():
 
 def test_plan_unchecked_unknown_and_break():
     # an unchecked layout step is alone and closes the open group
-    g = Session.plan("dimprivatize([0], 1, 1); unchecked dimprivatize([0], 1, 1); "
-                     "dimprivatize([0], 1, 1); unchecked fuse([0]); nosuch([0]);")
+    g = Session.plan("dimprivatize_access([0], 1, 1); unchecked dimprivatize_access([0], 1, 1); "
+                     "dimprivatize_access([0], 1, 1); unchecked fuse([0]); nosuch([0]);")
     assert _shape(g) == [(0, 1, "equivalence"), (1, 1, "none"), (2, 1, "equivalence"),
                          (3, 1, "none"), (4, 1, "none")]
     # break() closes the group and ends the plan (the parser stops there too)
-    g = Session.plan("dimprivatize([0], 1, 1); break(); fuse([0]);")
+    g = Session.plan("dimprivatize_access([0], 1, 1); break(); fuse([0]);")
     assert _shape(g) == [(0, 1, "equivalence"), (1, 1, "none")]
     built = Script.parse("fuse([0]);") + Script.parse("break();").steps[0] \
         + Script.parse("fuse([1]);")

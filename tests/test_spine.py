@@ -222,7 +222,7 @@ def test_reshaped_array_subscripts_come_from_isl(tmp_path):
     p = tmp_path / "layout.c"
     p.write_text(LAYOUT)
     s = clayx.load(p)
-    s.apply("dimreorder([0, 0, 0], 1, [1, 0]); dimreorder([1, 0, 0], 1, [1, 0]);")
+    s.apply("dimreorder_access([0, 0, 0], 1, [1, 0]); dimreorder_access([1, 0, 0], 1, [1, 0]);")
     body = _region(s.code("c"))
     assert "t[j][i] = i + 2.0 * j;" in body and "out[i][j] = t[j][i] * t[j][i];" in body
     gen = tmp_path / "gen.c"

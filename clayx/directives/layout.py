@@ -1,9 +1,12 @@
 """Clay's data-layout directives: change which memory cells the statements
 use, not when they run.
 
-- ``dimreorder(stmt, access, order)``: permute an access's subscripts;
-- ``dimprivatize(stmt, access, depth)``: expand an access by an iterator;
-- ``dimcontract(stmt, access, depth)``: drop one subscript of an access;
+- ``dimreorder(beta, array, order)``: permute the subscripts of every access
+  to an array in the statements under ``beta``;
+- ``dimprivatize(beta, array, depth)``: expand them by an iterator;
+- ``dimcontract(beta, array, depth)``: drop one of their subscripts;
+- ``dimreorder_access``, ``dimprivatize_access``, ``dimcontract_access``
+  (clayx's forms): the same for one access of one statement;
 - ``add_array(name)``: declare a new array (returns its id);
 - ``replace_array(last_id, new_id)``: every access to one array uses another;
 - ``datacopy(id_copy, id_orig, beta_insert, insert_before, beta_get_domain)``:
@@ -11,12 +14,17 @@ use, not when they run.
 - ``block(stmt1, stmt2)``: merge two adjacent statements into one;
 - the query ``get_array_id(name)``.
 
-Numbers are Clay's: ``access`` is the 1-based position of the access in the
-statement's ``accesses`` (the order OpenScop writes them: in a C statement,
-the reads from left to right, then the write); array ids are 1-based, the
-ids OpenScop's ``<arrays>`` extension gives (:func:`array_ids`).  A β
-argument names a statement by one of its relations; the access change
-applies to the statement (all its relations, when ``iss`` split it).
+Numbers are Clay's: array ids are 1-based, the ids OpenScop's ``<arrays>``
+extension gives (:func:`array_ids`); ``access`` (the ``*_access`` forms) is
+the 1-based position of the access in the statement's ``accesses`` (the
+order OpenScop writes them: in a C statement, the reads from left to
+right, then the write).  Clay's forms take any β as Clay matches it
+(reference 4.1: ``[]`` every statement, a loop the statements inside it)
+and change every access to the array in every statement with a matching
+relation; when there is none, they warn as Clay does (``access number <id>
+not found``, a :class:`~clayx.errors.DirectiveWarning`) and change nothing.
+An access change applies to the statement (all its relations, when ``iss``
+split it).
 
 **References.**  The accesses of a statement that have the same text and the
 same relation are one reference written once or several times in the body
@@ -45,11 +53,13 @@ dependences are its own.
 from __future__ import annotations
 
 import re
+import warnings
 from dataclasses import replace
 from typing import Sequence
 
 import islpy as isl
 
+from ..errors import DirectiveWarning
 from ..model import (READ, WRITE, Access, Array, Relation, Scop, Statement, identifiers,
                      layout_info, substitute_iterators, with_layout)
 from .common import DEPTH_OVERFLOW, NOT_A_STATEMENT, NOT_FOUND, clay_matching, fail, rebuild
@@ -190,13 +200,24 @@ def _occurrences(body: str, text: str) -> list[tuple[int, int]]:
     return out
 
 
-def _rewrite_body(body: str, old: str, new: str, *, stmt: str, directive: str,
+def _rewrite_body(body: str, texts: dict[str, str], *, stmt: str, directive: str,
                   argument: int) -> str:
-    spans = _occurrences(body, old)
-    if not spans:
-        raise fail(directive, f"the reference `{old}` is not found in the body of {stmt} "
-                   f"({body.strip()}): it cannot be rewritten", argument)
-    for s, e in reversed(spans):
+    """``body`` with every occurrence of each reference ``old`` of
+    ``texts`` replaced by ``texts[old]``, all at once (``A[i][j]`` and
+    ``A[j][i]`` may trade places); refused when one is not found."""
+    spans = []
+    for old, new in texts.items():
+        found = _occurrences(body, old)
+        if not found:
+            raise fail(directive, f"the reference `{old}` is not found in the body of {stmt} "
+                       f"({body.strip()}): it cannot be rewritten", argument)
+        spans += [(s, e, new) for s, e in found]
+    spans.sort()
+    for (_, e, _), (s, _, _) in zip(spans, spans[1:]):
+        if s < e:
+            raise fail(directive, f"references overlap in the body of {stmt} "
+                       f"({body.strip()}): it cannot be rewritten", argument)
+    for s, e, new in reversed(spans):
         body = body[:s] + new + body[e:]
     return body
 
@@ -294,142 +315,327 @@ def _replace_statements(scop: Scop, new: dict[str, Statement | None]) -> Scop:
     return replace(scop, statements=tuple(s for s in sts if s is not None))
 
 
-def _change_reference(scop: Scop, st: Statement, k: int, rel: isl.Map, subs: list[str] | None,
-                      directive: str, argument: int) -> Scop:
-    """Access ``k`` of ``st`` (and the rest of its reference) gets relation
-    ``rel`` and the text made of ``subs``; the body is rewritten and the
-    array recorded as reshaped."""
-    group = _reference(st, k, directive, argument)
-    a = st.accesses[k]
-    rel = rel.set_tuple_name(_dt.out, a.array).set_tuple_name(_dt.in_, st.name)
-    if subs is None:
-        subs = print_subscripts(rel, st)
-        if subs is None:
-            raise fail(directive, f"cannot write the new subscripts of `{a.text}` as C "
-                       f"({rel})", argument)
-    text = _ref_text(a.array, subs)
-    body = _rewrite_body(st.body, a.text, text, stmt=st.name, directive=directive,
-                         argument=argument)
-    accs = list(st.accesses)
-    for j in group:
-        accs[j] = replace(accs[j], relation=rel, text=text)
-    new = _replace_statements(scop, {st.name: replace(st, body=body, accesses=tuple(accs))})
+def _change_accesses(scop: Scop, edits: dict[str, dict[int, tuple[isl.Map, list[str] | None]]],
+                     directive: str, argument: int) -> Scop:
+    """``scop`` (with reference ids) where access ``k`` of statement ``s``
+    gets relation ``edits[s][k][0]`` and the text made of the subscripts
+    ``edits[s][k][1]`` (None: printed from the relation), with the rest of
+    its reference; the bodies are rewritten (all references of a statement
+    at once) and the arrays recorded as reshaped."""
     info = layout_info(scop)
-    if not rel.is_equal(a.relation) and a.array not in info.reshaped \
-            and a.array not in info.new:
-        info = replace(info, reshaped=info.reshaped + (a.array,))
-    return _sync_arrays(with_layout(new, info))
+    reshaped = list(info.reshaped)
+    changed: dict[str, Statement] = {}
+    for name, edit in edits.items():
+        st = scop.statement(name)
+        accs = list(st.accesses)
+        texts: dict[str, str] = {}
+        for k, (rel, subs) in edit.items():
+            a = st.accesses[k]
+            group = _reference(st, k, directive, argument)
+            rel = rel.set_tuple_name(_dt.out, a.array).set_tuple_name(_dt.in_, st.name)
+            if subs is None:
+                subs = print_subscripts(rel, st)
+                if subs is None:
+                    raise fail(directive, f"cannot write the new subscripts of `{a.text}` as "
+                               f"C ({rel})", argument)
+            text = _ref_text(a.array, subs)
+            texts[a.text] = text
+            for j in group:
+                accs[j] = replace(accs[j], relation=rel, text=text)
+            if not rel.is_equal(a.relation) and a.array not in reshaped \
+                    and a.array not in info.new:
+                reshaped.append(a.array)
+        body = _rewrite_body(st.body, texts, stmt=st.name, directive=directive,
+                             argument=argument)
+        changed[name] = replace(st, body=body, accesses=tuple(accs))
+    new = _replace_statements(scop, changed)
+    return _sync_arrays(with_layout(new, replace(info, reshaped=tuple(reshaped))))
 
 
-# --- dimreorder / dimprivatize / dimcontract -----------------------------------------
+def _where(a: Access, st: Statement) -> str:
+    """``A[i][j]` of S0 (A[i][j] = B[i][j];)``: an access in its statement,
+    as Clay's messages show the statement's text."""
+    return f"`{a.text or a.array}` of {st.name} ({st.body.strip()})"
 
-@directive("dimreorder", Beta("stmt", statement=True, empty=None), AccessNumber("access"),
-           Ints("order"), kind="layout")
-def dimreorder(scop: Scop, stmt, access, order) -> Scop:
-    """Permute the subscripts of one access (Clay's DIMREORDER).
 
-    Arguments: ``stmt`` a statement β-vector; ``access`` the access number
-    (1-based, OpenScop order); ``order`` a permutation of ``0..n-1`` (n the
-    number of subscripts), Clay's convention (reference §6.2, the opposite
-    of ``reorder``'s): the new subscript ``k`` is the old subscript
-    ``order[k]``, so ``A[i][j][k]`` with ``[2, 0, 1]`` is ``A[k][i][j]``.
-
-        A[i][j] = B[j][i];       dimreorder([0, 0, 0], 2, [1, 0])
-        ->  A[j][i] = B[j][i];   (access 2 is the write of A)
-
-    Checks, Clay's first (reference §6.2): ``stmt`` found, a statement,
-    ``access`` one of its accesses; ``order`` as long as the subscripts
-    ("the order array is too small or too big"), its values subscripts
-    ("there is an overflow value on the reorder array"); then clayx's: the
-    access is not a scalar, ``order`` a permutation.
-    Meaning: checked by the equivalence check (with the other layout steps
-    applied together): every access to the array must be reordered alike,
-    and a live array may not change.
-    """
-    name = "dimreorder"
-    scop, st, k, a = _target_access(scop, stmt, access)
+def _reordered(a: Access, st: Statement, order: tuple[int, ...], directive: str, argument: int,
+               *, scalar: bool = False):
+    """Access ``a`` with its subscripts gathered by ``order`` (new ``k`` =
+    old ``order[k]``): (relation, subscript texts).  Clay's checks (length,
+    then values: reference 6.2), then clayx's: a permutation; a scalar is
+    refused when ``scalar`` (it has nothing to reorder)."""
     n = a.relation.dim(_dt.out)
-    order = tuple(order)
     if len(order) != n:
-        raise fail(name, f"{REORDER_TOO_SMALL}: `{a.text or a.array}` has {n} subscripts, "
-                   f"the order has {len(order)} values", 3)
+        raise fail(directive, f"{REORDER_TOO_SMALL}: can't reorder dims of {_where(a, st)}: "
+                   f"it has {n} subscripts, the order {len(order)} values", argument)
     if any(not 0 <= v < n for v in order):
-        raise fail(name, f"{REORDER_OVERFLOW}: values must be in 0..{n - 1}, got "
-                   f"{list(order)}", 3)
-    if n == 0:
-        raise fail(name, f"`{a.text or a.array}` is a scalar: it has no subscript to "
+        raise fail(directive, f"{REORDER_OVERFLOW}: values must be in 0..{n - 1}, got "
+                   f"{list(order)}", argument)
+    if scalar and n == 0:
+        raise fail(directive, f"`{a.text or a.array}` is a scalar: it has no subscript to "
                    "reorder", 2)
     if sorted(order) != list(range(n)):
-        raise fail(name, f"the reorder array is not a permutation of 0..{n - 1}: "
-                   f"{list(order)}", 3)
-    # gather: new subscript k = old subscript order[k]
-    sp = a.relation.get_space().range().map_from_set()
-    perm = isl.Map.universe(sp)
+        raise fail(directive, f"the reorder array is not a permutation of 0..{n - 1}: "
+                   f"{list(order)}", argument)
+    perm = isl.Map.universe(a.relation.get_space().range().map_from_set())
     for j, v in enumerate(order):
         perm = perm.equate(_dt.in_, v, _dt.out, j)
-    rel = a.relation.apply_range(perm)
     old = _subscripts(a, st)
-    subs = None if old is None else [old[v] for v in order]
-    return _change_reference(scop, st, k, rel, subs, name, 2)
+    return a.relation.apply_range(perm), None if old is None else [old[v] for v in order]
 
 
-@directive("dimprivatize", Beta("stmt", statement=True, empty=None), AccessNumber("access"),
-           Depth("depth", of="stmt", bound="iterators"), kind="layout")
-def dimprivatize(scop: Scop, stmt, access, depth) -> Scop:
-    """Expand one access by an iterator (Clay's DIMPRIVATIZE, array
-    expansion): the statement's original iterator number ``depth`` becomes
-    a new last subscript.
+def _privatized(a: Access, st: Statement, depth: int, directive: str, argument: int):
+    """Access ``a`` with the statement's original iterator ``depth`` as a new
+    last subscript: (relation, subscript texts); "privatization failed"
+    when the access uses that iterator already (reference 6.3)."""
+    if depth > st.dim:
+        raise fail(directive, f"{DEPTH_OVERFLOW}: {st.name} has {st.dim} iterators, got "
+                   f"depth {depth}", argument)
+    if a.relation.gist_domain(st.domain).involves_dims(_dt.in_, depth - 1, 1):
+        raise fail(directive, f"privatization failed: can't privatize {_where(a, st)}: the "
+                   f"dim (depth={depth}) seems to be already used", argument)
+    n = a.relation.dim(_dt.out)
+    rel = a.relation.add_dims(_dt.out, 1).equate(_dt.in_, depth - 1, _dt.out, n)
+    old = _subscripts(a, st)
+    return rel, None if old is None else old + [st.iterators[depth - 1]]
 
-    Arguments: ``stmt`` a statement β-vector; ``access`` the access number
-    (1-based); ``depth`` 1-based, at most the number of loops around the
-    statement (its original iterators, outermost first).
 
-        for i: for j: s[j] = s[j] + A[i][j];     dimprivatize([0,0,0], 1, 1)
-        ->  for i: for j: s[j][i] = s[j][i] + A[i][j];
+def _contracted(a: Access, st: Statement, depth: int, directive: str, argument: int):
+    """Access ``a`` without its subscript ``depth`` (1-based): (relation,
+    subscript texts)."""
+    n = a.relation.dim(_dt.out)
+    if depth > n:
+        raise fail(directive, f"{DEPTH_OVERFLOW}: {_where(a, st)} has {n} subscripts, got "
+                   f"{depth}", argument)
+    old = _subscripts(a, st)
+    return (a.relation.project_out(_dt.out, depth - 1, 1),
+            None if old is None else old[:depth - 1] + old[depth:])
 
-    Checks: ``stmt`` a statement, ``access`` one of its accesses,
-    ``1 <= depth <=`` its loops.
+
+# --- Clay's forms: an array id, every access under a β (reference 6.1-6.4) ---------------------
+
+def _clay_depth(scop: Scop, directive: str, beta, stmt: str, depth: int) -> None:
+    """Clay's ``CHECK(β, d)`` (reference 4.2) on every relation of ``stmt``:
+    ``d`` at most ``|β|`` (a loop β) or ``|β| - 1`` (a statement or longer
+    β); a negative ``d`` is a huge unsigned one in Clay."""
+    n = len(beta)
+    for r in scop.schedule.of(stmt):
+        hi = n if 2 * n - 1 < 2 * len(r.beta) - 1 else n - 1
+        if depth < 0 or depth > hi:
+            raise fail(directive, f"{DEPTH_OVERFLOW}: {list(beta)} allows depths 1..{hi}, got "
+                       f"{depth}" if hi >= 1 else f"{DEPTH_OVERFLOW}: {list(beta)} allows no "
+                       "depth", 3)
+
+
+def _clay_accesses(scop: Scop, directive: str, beta, ident: int, depth: int | None = None):
+    """Clay's access iteration (reference 6.1): ``(scop with reference ids,
+    [(statement, [access index, …]), …])``, the statements with a relation
+    ``beta`` matches, in order, with their accesses to the array ``ident``.
+    Checks: some relation matches ("the beta vector was not found"); with a
+    ``depth``, ``CHECK(β, depth)`` on the first matching statement.  No
+    access: :class:`~clayx.errors.DirectiveWarning` "access number <id> not
+    found" (Clay's warning), and no statement."""
+    rels = clay_matching(scop, beta)
+    if not rels:
+        raise fail(directive, NOT_FOUND, 1)
+    if depth is not None:
+        _clay_depth(scop, directive, beta, rels[0].stmt, depth)
+    scop = _with_refs(scop)
+    ids = array_ids(scop)
+    found = []
+    for name in dict.fromkeys(r.stmt for r in rels):
+        st = scop.statement(name)
+        ks = [k for k, a in enumerate(st.accesses) if ids.get(a.array) == ident]
+        if ks:
+            found.append((st, ks))
+    if not found:
+        arr = next((f" ({n})" for n, k in ids.items() if k == ident), "")
+        warnings.warn(f"{directive}: access number {ident} not found: no statement at or "
+                      f"under {list(beta)} accesses array {ident}{arr}; nothing changed",
+                      DirectiveWarning, stacklevel=2)
+    return scop, found
+
+
+def _clay_change(scop: Scop, directive: str, beta, ident: int, change, depth: int | None = None):
+    """Every access to array ``ident`` in the statements ``beta`` matches
+    changed by ``change(access, statement)`` -> (relation, subscripts), in
+    Clay's order (statements in order, their accesses in order); ``scop``
+    unchanged when there is none."""
+    new, found = _clay_accesses(scop, directive, beta, ident, depth)
+    if not found:
+        return scop
+    edits = {st.name: {k: change(st.accesses[k], st) for k in ks} for st, ks in found}
+    return _change_accesses(new, edits, directive, 2)
+
+
+@directive("dimreorder", Beta("beta", root=True, lookup=False), ArrayId("array", lookup=False),
+           Ints("order"), kind="layout")
+def dimreorder(scop: Scop, beta, ident: int, order) -> Scop:
+    """Permute the subscripts of every access to an array under a β
+    (Clay's DIMREORDER, reference 6.1-6.2).
+
+    Arguments: ``beta`` a loop or statement β (``[]``: every statement);
+    ``array`` the array's id (``get_array_id``, OpenScop's ``<arrays>``);
+    ``order`` a permutation of ``0..n-1`` (n the number of subscripts), Clay's
+    convention (the opposite of ``reorder``'s): the new subscript ``k`` is
+    the old subscript ``order[k]``, so ``A[i][j][k]`` with ``[2, 0, 1]`` is
+    ``A[k][i][j]``.  Every statement with a relation the β matches, every
+    access of it to the array.
+
+        for i: for j: { A[i][j] = B[j][i];        a = get_array_id("A");
+                        C[i][j] = A[i][j]; }      dimreorder([0], a, [1, 0]);
+        ->  for i: for j: { A[j][i] = B[j][i]; C[i][j] = A[j][i]; }
+
+    Checks, Clay's order: β found; per access, in statement order, ``order``
+    as long as its subscripts ("the order array is too small or too big"),
+    its values subscripts ("there is an overflow value on the reorder
+    array"); clayx's: ``order`` a permutation.  No access to the array under
+    the β: Clay's warning "access number <id> not found", nothing changes.
+    Meaning: checked by the equivalence check (with the other layout steps
+    applied together): every access to the array must be reordered alike,
+    and a live array may not change.  :func:`dimreorder_access` changes one
+    access (clayx's form).
+    """
+    order = tuple(order)
+    return _clay_change(scop, "dimreorder", beta, ident,
+                        lambda a, st: _reordered(a, st, order, "dimreorder", 3))
+
+
+@directive("dimprivatize", Beta("beta", root=True, lookup=False),
+           ArrayId("array", lookup=False), Int("depth", nonzero=True, clay=DEPTH_OVERFLOW),
+           kind="layout")
+def dimprivatize(scop: Scop, beta, ident: int, depth: int) -> Scop:
+    """Expand every access to an array under a β by an iterator (Clay's
+    DIMPRIVATIZE, array expansion, reference 6.3): each statement's original
+    iterator number ``depth`` becomes a new last subscript.
+
+    Arguments: ``beta`` a loop or statement β; ``array`` the array's id;
+    ``depth`` 1-based, an original iterator of each statement (outermost
+    first).
+
+        for i: for j: { s[j] = 0; s[j] += A[i][j]; }     x = get_array_id("s");
+                                                        dimprivatize([0], x, 1);
+        ->  for i: for j: { s[j][i] = 0; s[j][i] += A[i][j]; }
+
+    Checks, Clay's order: ``depth`` not 0 ("depth overflow"); β found; every
+    relation of the first matching statement passes Clay's depth check
+    (``depth`` at most ``|β|`` for a loop β, ``|β| - 1`` for a statement
+    β); per access, the iterator not used by it already ("privatization
+    failed"); clayx's: ``depth`` at most each statement's iterators.  No
+    access: Clay's warning "access number <id> not found".
     Meaning: checked by the equivalence check (usually together with the
     other accesses to the array); a privatized dead array is redeclared by
     the generated code with its new shape.  Afterwards the dependences are
     those of the new program, so a loop the temporary serialized may become
-    parallel.
+    parallel.  :func:`dimprivatize_access` changes one access.
     """
-    name = "dimprivatize"
+    return _clay_change(scop, "dimprivatize", beta, ident,
+                        lambda a, st: _privatized(a, st, depth, "dimprivatize", 3), depth)
+
+
+@directive("dimcontract", Beta("beta", root=True, lookup=False),
+           ArrayId("array", lookup=False), Int("depth", nonzero=True, clay=DEPTH_OVERFLOW),
+           kind="layout")
+def dimcontract(scop: Scop, beta, ident: int, depth: int) -> Scop:
+    """Remove subscript number ``depth`` of every access to an array under a
+    β (Clay's DIMCONTRACT, reference 6.4, the inverse of dimprivatize).
+
+    Arguments: ``beta`` a loop or statement β; ``array`` the array's id;
+    ``depth`` the subscript to drop, 1-based.
+
+        for i: for j: { t[i][j] = A[i][j];        x = get_array_id("t");
+                        B[i][j] = t[i][j]; }      dimcontract([0], x, 1);
+        ->  for i: for j: { t[j] = A[i][j]; B[i][j] = t[j]; }
+
+    Checks, Clay's order: ``depth`` not 0; β found; Clay's depth check on
+    the first matching statement, as dimprivatize's (so with a loop β of
+    length 1 only the first subscript can go); clayx's: ``depth`` at most
+    each access's subscripts.  No access: Clay's warning "access number
+    <id> not found".
+    Meaning: checked by the equivalence check (contracting is only correct
+    when no value still needed is overwritten, and never on a live array).
+    :func:`dimcontract_access` changes one access.
+    """
+    return _clay_change(scop, "dimcontract", beta, ident,
+                        lambda a, st: _contracted(a, st, depth, "dimcontract", 3), depth)
+
+
+# --- clayx's forms: one access of one statement --------------------------------------------------
+
+def _access_change(scop: Scop, directive: str, stmt, access: int, change) -> Scop:
+    """Access ``access`` of the statement ``stmt`` (and its reference)
+    changed by ``change(access, statement)`` -> (relation, subscripts)."""
     scop, st, k, a = _target_access(scop, stmt, access)
-    if a.relation.gist_domain(st.domain).involves_dims(_dt.in_, depth - 1, 1):
-        raise fail(name, f"privatization failed: the dim (depth={depth}) seems to be already "
-                   f"used in `{a.text or a.array}`", 3)
-    n = a.relation.dim(_dt.out)
-    rel = a.relation.add_dims(_dt.out, 1).equate(_dt.in_, depth - 1, _dt.out, n)
-    old = _subscripts(a, st)
-    subs = None if old is None else old + [st.iterators[depth - 1]]
-    return _change_reference(scop, st, k, rel, subs, name, 2)
+    return _change_accesses(scop, {st.name: {k: change(a, st)}}, directive, 2)
 
 
-@directive("dimcontract", Beta("stmt", statement=True, empty=None), AccessNumber("access"),
-           Depth("depth", of="access", bound="subscripts"), kind="layout")
-def dimcontract(scop: Scop, stmt, access, depth) -> Scop:
-    """Remove one subscript of an access (Clay's DIMCONTRACT, the inverse of
-    dimprivatize).
+@directive("dimreorder_access", Beta("stmt", statement=True, empty=None), AccessNumber("access"),
+           Ints("order"), kind="layout")
+def dimreorder_access(scop: Scop, stmt, access, order) -> Scop:
+    """Permute the subscripts of one access (clayx's form of
+    :func:`dimreorder`: an access number, not an array id).
+
+    Arguments: ``stmt`` a statement β-vector; ``access`` the access number
+    (1-based, OpenScop order: the reads left to right, then the write);
+    ``order`` as dimreorder's (new subscript ``k`` = old ``order[k]``).  The
+    change applies to the reference (every access with that text).
+
+        A[i][j] = B[j][i];       dimreorder_access([0, 0, 0], 2, [1, 0])
+        ->  A[j][i] = B[j][i];   (access 2 is the write of A)
+
+    Checks, Clay's first: ``stmt`` found, a statement, ``access`` one of its
+    accesses; ``order`` as long as the subscripts, its values subscripts;
+    then clayx's: the access is not a scalar, ``order`` a permutation.
+    Meaning: checked by the equivalence check (with the other layout steps
+    applied together).
+    """
+    name = "dimreorder_access"
+    return _access_change(scop, name, stmt, access,
+                          lambda a, st: _reordered(a, st, tuple(order), name, 3, scalar=True))
+
+
+@directive("dimprivatize_access", Beta("stmt", statement=True, empty=None),
+           AccessNumber("access"), Depth("depth", of="stmt", bound="iterators"), kind="layout")
+def dimprivatize_access(scop: Scop, stmt, access, depth) -> Scop:
+    """Expand one access by an iterator (clayx's form of
+    :func:`dimprivatize`): the statement's original iterator number
+    ``depth`` becomes a new last subscript.
+
+    Arguments: ``stmt`` a statement β-vector; ``access`` the access number
+    (1-based); ``depth`` 1-based, at most the statement's original
+    iterators.
+
+        for i: for j: s[j] = s[j] + A[i][j];     dimprivatize_access([0,0,0], 1, 1)
+        ->  for i: for j: s[j][i] = s[j][i] + A[i][j];
+
+    Checks: ``stmt`` a statement, ``access`` one of its accesses,
+    ``1 <= depth <=`` its iterators, the iterator not used by the access
+    ("privatization failed").
+    Meaning: checked by the equivalence check, as dimprivatize's.
+    """
+    return _access_change(scop, "dimprivatize_access", stmt, access,
+                          lambda a, st: _privatized(a, st, depth, "dimprivatize_access", 3))
+
+
+@directive("dimcontract_access", Beta("stmt", statement=True, empty=None),
+           AccessNumber("access"), Depth("depth", of="access", bound="subscripts"),
+           kind="layout")
+def dimcontract_access(scop: Scop, stmt, access, depth) -> Scop:
+    """Remove one subscript of one access (clayx's form of
+    :func:`dimcontract`).
 
     Arguments: ``stmt`` a statement β-vector; ``access`` the access number
     (1-based); ``depth`` the subscript to drop, 1-based.
 
-        t[i][j] = A[i][j]; B[i][j] = t[i][j];    dimcontract(…, 2) on both t
+        t[i][j] = A[i][j]; B[i][j] = t[i][j];    dimcontract_access(…, 2) on both t
         ->  t[i] = A[i][j]; B[i][j] = t[i];
 
     Checks: ``stmt`` a statement, ``access`` one of its accesses,
     ``1 <= depth <=`` its subscripts.
-    Meaning: checked by the equivalence check (contracting is only correct
-    when no value still needed is overwritten, and never on a live array).
+    Meaning: checked by the equivalence check, as dimcontract's.
     """
-    name = "dimcontract"
-    scop, st, k, a = _target_access(scop, stmt, access)
-    rel = a.relation.project_out(_dt.out, depth - 1, 1)
-    old = _subscripts(a, st)
-    subs = None if old is None else old[:depth - 1] + old[depth:]
-    return _change_reference(scop, st, k, rel, subs, name, 2)
+    return _access_change(scop, "dimcontract_access", stmt, access,
+                          lambda a, st: _contracted(a, st, depth, "dimcontract_access", 3))
 
 
 # --- arrays ---------------------------------------------------------------------------------
@@ -530,9 +736,8 @@ def replace_array(scop: Scop, old: str, new: str) -> Scop:
     ctype = _check_types(scop, old, new, d, 2)
     changed: dict[str, Statement] = {}
     for st in sts:
-        body = st.body
         accs = list(st.accesses)
-        done: set[str] = set()
+        texts: dict[str, str] = {}
         for k, a in enumerate(st.accesses):
             if a.array != old:
                 continue
@@ -545,12 +750,11 @@ def replace_array(scop: Scop, old: str, new: str) -> Scop:
                 if subs is None:
                     raise fail(d, f"cannot rewrite `{a.text}` of {st.name}", 1)
                 text = _ref_text(new, subs)
-            if a.text not in done:
-                body = _rewrite_body(body, a.text, text, stmt=st.name, directive=d, argument=1)
-                done.add(a.text)
+            texts[a.text] = text
             for j in group:
                 accs[j] = replace(accs[j], array=new, text=text,
                                   relation=accs[j].relation.set_tuple_name(_dt.out, new))
+        body = _rewrite_body(st.body, texts, stmt=st.name, directive=d, argument=1)
         changed[st.name] = replace(st, body=body, accesses=tuple(accs))
     out = _replace_statements(scop, changed)
     return _sync_arrays(out, {new: ctype} if ctype else None)
@@ -778,5 +982,6 @@ def block(scop: Scop, stmt1, stmt2) -> Scop:
 
 
 __all__ = ["ACCESS_NOT_FOUND", "ARRAY_NOT_FOUND", "array_ids", "add_array", "block", "datacopy",
-           "dimcontract", "dimprivatize", "dimreorder", "get_array_id", "print_subscripts",
+           "dimcontract", "dimcontract_access", "dimprivatize", "dimprivatize_access", "dimreorder",
+           "dimreorder_access", "get_array_id", "print_subscripts",
            "replace_array", "split_reference"]

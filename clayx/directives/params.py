@@ -348,9 +348,9 @@ class DepthParam(Param):
     - ``enclosing``: the loops strictly around the β, ``1..len(β) - 1``
       (``split``);
     - ``iterators``: the original iterators of the statement the β names
-      (``dimprivatize``);
+      (``dimprivatize_access``);
     - ``subscripts``: the subscripts of the access ``of`` names
-      (``dimcontract``);
+      (``dimcontract_access``);
     - ``outer``: a depth at most the depth ``of`` (``tile``'s
       ``depth_outer``), "the depth is not 'outer'" above it.
 
@@ -441,16 +441,20 @@ def AccessNumber(name: str = "access", *, of: str = "stmt") -> AccessParam:
 class ArrayIdParam(Param):
     """A 1-based array id (OpenScop's ``<arrays>`` numbering,
     :func:`~.layout.array_ids`), resolved to the array's *name*: the
-    directive function receives the name.  ``unlike``: an earlier array id
-    parameter it must differ from, refused with the message ``same``."""
+    directive function receives the name (with ``lookup`` false, the id,
+    whatever it is).  ``unlike``: an earlier array id parameter it must
+    differ from, refused with the message ``same``."""
 
     unlike: str | None = None
     same: str = ""
+    lookup: bool = True
 
     def describe(self) -> str:
         return f"{self.name}: array id"
 
     def resolve(self, ctx: Resolution, pos: int, ident: Any) -> Any:
+        if not self.lookup:
+            return ident
         from .layout import array_ids
         ids = array_ids(ctx.scop)
         name = next((n for n, k in ids.items() if k == ident), None)
@@ -462,7 +466,10 @@ class ArrayIdParam(Param):
         return name
 
 
-def ArrayId(name: str, *, unlike: str | None = None, same: str = "") -> ArrayIdParam:
+def ArrayId(name: str, *, unlike: str | None = None, same: str = "",
+            lookup: bool = True) -> ArrayIdParam:
     """An array id parameter, resolved to the array's name; ``unlike`` the
-    name of an earlier one it must differ from (message ``same``)."""
-    return ArrayIdParam(name, "int", positive=True, unlike=unlike, same=same)
+    name of an earlier one it must differ from (message ``same``).
+    ``lookup`` false: any integer, passed on as it is (Clay's dim*
+    directives warn, rather than fail, when no access has the id)."""
+    return ArrayIdParam(name, "int", positive=lookup, unlike=unlike, same=same, lookup=lookup)

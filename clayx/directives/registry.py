@@ -258,6 +258,9 @@ def listing() -> str:
     lines.append("")
     lines.append("unroll and unroll_noepilog unroll in the schedule (Clay's); unroll_mark and "
                  "unroll_loop mark a loop for the compiler (#pragma GCC unroll)")
+    lines.append("dimreorder, dimprivatize and dimcontract change every access to an array "
+                 "(its id) under a β (Clay's); dimreorder_access, dimprivatize_access and "
+                 "dimcontract_access one access (its number) of one statement")
     lines.append("")
     lines.append("names of other tools (see the README's translation table):")
     for n in sorted(FOREIGN):
