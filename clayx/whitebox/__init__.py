@@ -78,17 +78,14 @@ class WhiteboxResult:
 
 def symbolic(scop: Scop, schedule: ClaySchedule, divs: Divs, *, tags: bool) -> Sched:
     """The :class:`~.model.Sched` of ``schedule`` over ``scop``'s statements
-    (relations tagged 0, 1, … in β order when ``tags``)."""
+    (relations tagged 0, 1, … in β order when ``tags``); a relation with no
+    instance (an empty index-set split half, which Clay keeps) is read as
+    written (:attr:`~.model.Rel.empty`)."""
     rels = []
     for k, r in enumerate(schedule.relations):
         st = scop.statement(r.stmt)
         dom = st.domain.intersect_params(scop.context)
         part = r.map.domain().intersect(dom)
-        if part.is_empty():
-            raise WhiteboxError(
-                f"the relation of {r.stmt} at β={list(r.beta)} schedules no instance (an "
-                "empty half of an index-set split): whiteboxing does not recreate empty "
-                "parts yet; remove it from the target")
         rels.append(from_relation(r.map, r.beta, st.dim, dom, divs, scop.params,
                                   k if tags else -1, equalities(part, scop.params)))
     marks = [(m.kind, tuple(m.loop), m.arg) for m in schedule.marks]
@@ -101,9 +98,10 @@ class Oracle:
     these), the instances of a part of a statement, the equalities they
     satisfy."""
 
-    def __init__(self, scop: Scop, deps):
+    def __init__(self, scop: Scop, deps, divs: Divs | None = None):
         self.scop = scop
         self.deps = deps
+        self.divs = divs if divs is not None else Divs()
         self.calls = 0
 
     def part(self, stmt: str, cons) -> "isl.Set":
@@ -116,7 +114,7 @@ class Oracle:
             return dom
         names = {it(k): n for k, n in enumerate(st.iterators)}
         names.update({par(p): p for p in self.scop.params})
-        text = " and ".join(f"{isl_text(c, names, None)} >= 0" for c in cons)
+        text = " and ".join(f"{isl_text(c, names, self.divs)} >= 0" for c in cons)
         s = isl.Set(f"[{', '.join(self.scop.params)}] -> {{ {stmt}[{', '.join(st.iterators)}]"
                     f" : {text} }}", context=dom.get_ctx())
         return dom.intersect(s)
@@ -181,7 +179,7 @@ def whitebox(original, target, *, simplify: bool = True, verify: bool = True,
     O = symbolic(scop, scop.schedule, divs, tags=False)
     T = symbolic(scop, target_sched, divs, tags=True)
     t1 = time.perf_counter()
-    oracle = Oracle(scop, deps)
+    oracle = Oracle(scop, deps, divs)
     raw, reached = recover(O, T, oracle=oracle)
     t2 = time.perf_counter()
     steps = shorten(raw, O, T) if simplify else list(raw)

@@ -44,7 +44,7 @@ the same statements.  Output: steps that turn ``O`` into ``T`` exactly.
    relation alone (the pivot choice keeps the remaining dimensions in an
    order compatible with the target's); the replay checks every step
    anyway.
-4. The target's marks (``parallelize``, ``vectorize``, ``unroll``).
+4. The target's marks (``parallelize``, ``vectorize``, ``unroll_mark``).
 """
 
 from __future__ import annotations
@@ -52,6 +52,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Sequence
 
+from ..errors import ClayxError
 from .model import Aff, Rel, Sched, WhiteboxError, it
 from .steps import Recorder, Step
 
@@ -211,6 +212,13 @@ def reduce(T: Sched, oracle=None) -> list[Step]:
                     f"cannot express the strip-mined dimension {k + 1} of {r.stmt} "
                     f"({a.text()}): it is not a tile or chunk of another dimension of "
                     "the same loop nest")
+    if found and oracle is not None and not oracle(T):
+        # every schedule between the core and the target is one of the
+        # reduced targets; the core itself breaks a dependence
+        raise WhiteboxError(
+            "cannot order the target's tiling legally: without its tile loops, the "
+            "target breaks a dependence (its loops are distributed or reordered inside "
+            "a tile loop in a way the recovery does not undo)")
     return list(reversed(found))
 
 
@@ -361,25 +369,89 @@ def _linearize_once(T: Sched, found: list[Step], oracle=None) -> bool:
             for _, group in _groups(T, r, t, len(r.beta) - 1):
                 if not all(_chunk_of(T, x, t, p, size, oracle) for x in group):
                     continue
-                X = T.copy()
-                ids = {x.tag for x in group}
-                for x in X.rels:
-                    if x.tag in ids:
-                        del x.alphas[t - 1]
-                        x.beta = x.beta[:p - 1] + x.beta[p:]
-                X.normalize()
-                xr = X.by_tag(r.tag)
-                for m in range(p - 1, len(xr.beta)):
-                    prefix = xr.beta[:m]
-                    if {x.tag for x in X.under(prefix)} != ids:
-                        continue
-                    step = (Step("stripmine", (prefix, t, size)) if p - 1 == t
-                            else Step("tile", (prefix, p - 1, t, size)))
-                    if _replays(X, [step], T, oracle):
-                        T.rels = X.rels
-                        found.append(step)
-                        return True
+                if _unchunk(T, r, group, t, p, size, found, oracle):
+                    return True
     return False
+
+
+def _unchunk(T: Sched, r: Rel, group: list[Rel], t: int, p: int, size: int,
+             found: list[Step], oracle) -> bool:
+    """Remove the chunk dimension ``t`` (of ``α_p``) from the relations of
+    ``group`` (``r`` among them), as :func:`_linearize_once` says.
+
+    When the chunk loop holds several loops of the group (down to the point
+    loop), the schedule without the chunk dimension keeps them apart; when
+    that schedule is
+    illegal (the tile was applied to one loop, split after: a fission that
+    only the tiling makes legal), the loops are fused first and the direct
+    steps are the tile followed by the ``split`` s that undo the fusion."""
+    node = r.beta[:t]
+    several = len({x.beta[:p] for x in group}) > 1
+    X = _without_chunk(T, group, t, p)
+    steps = _retile(X, T, r, group, t, p, size, [], oracle)
+    if steps and (not several or oracle is None or oracle(X)):
+        T.rels = X.rels
+        found.extend(reversed(steps))
+        return True
+    if not several or {x.tag for x in group} != {x.tag for x in T.under(node)}:
+        return False
+    # fuse the loops of every level from the chunk loop to the point loop
+    # (the stripmine's β); the splits at the chunk loop's level undo it, or
+    # all the splits
+    fused = T.copy()
+    outer: list[Step] = []
+    inner: list[Step] = []
+    for length in range(t, p):
+        for sub in sorted({x.beta[:length] for x in fused.under(node)}):
+            while len(fused.children(sub)) > 1:
+                first = fused.children(sub)[0]
+                last = fused.under(first)[-1].beta
+                fused.fuse(first)
+                (outer if length == t else inner).append(Step("split", (last, length + 1)))
+    group2 = fused.under(node)
+    X = _without_chunk(fused, group2, t, p)
+    try:
+        if oracle is not None and not oracle(X):
+            return False
+    except ClayxError:            # the fused β-tree is not a schedule
+        return False
+    for after in (outer[::-1], (outer + inner)[::-1]):
+        steps = _retile(X, T, r, group2, t, p, size, after, oracle)
+        if steps:
+            T.rels = X.rels
+            found.extend(reversed(steps))
+            return True
+    return False
+
+
+def _without_chunk(T: Sched, group: list[Rel], t: int, p: int) -> Sched:
+    """``T`` without the chunk dimension ``t`` (and the β after it) in the
+    relations of ``group``."""
+    X = T.copy()
+    ids = {x.tag for x in group}
+    for x in X.rels:
+        if x.tag in ids:
+            del x.alphas[t - 1]
+            x.beta = x.beta[:p - 1] + x.beta[p:]
+    X.normalize()
+    return X
+
+
+def _retile(X: Sched, T: Sched, r: Rel, group: list[Rel], t: int, p: int, size: int,
+            after: list[Step], oracle) -> list[Step] | None:
+    """The ``tile``/``stripmine`` step that, followed by ``after``, turns
+    ``X`` into ``T``, and ``after`` (None when there is none)."""
+    ids = {x.tag for x in group}
+    xr = X.by_tag(r.tag)
+    for m in range(1, len(xr.beta)):
+        prefix = xr.beta[:m]
+        if {x.tag for x in X.under(prefix)} != ids:
+            continue
+        step = (Step("stripmine", (prefix, t, size)) if p - 1 == t
+                else Step("tile", (prefix, p - 1, t, size)))
+        if _replays(X, [step, *after], T, oracle):
+            return [step, *after]
+    return None
 
 
 def _chunk_of(T: Sched, x: Rel, t: int, p: int, size: int, oracle) -> bool:
@@ -437,8 +509,9 @@ def _fix_point_once(T: Sched, found: list[Step]) -> bool:
 def _fix_point(T, r, t, p, sign, others, coef, const, found) -> bool:
     """Try the inverse steps that make α_p of ``r`` (and of a set of
     relations around it) ``sign·α_p + Σ coef·α_q + const``."""
+    need = max([p, t] + [q for q, c in zip(others, coef) if c])
     for prefix, group in _groups(T, r, 1, len(r.beta)):
-        if any(x.depth < r.depth for x in group):
+        if any(x.depth < need for x in group):
             continue
         X = T.copy()
         ids = {x.tag for x in group}
@@ -447,7 +520,8 @@ def _fix_point(T, r, t, p, sign, others, coef, const, found) -> bool:
             if x.tag in ids:
                 v = x.alphas[p - 1].scale(sign)
                 for q, c in zip(others, coef):
-                    v = v + x.alphas[q - 1].scale(c)
+                    if c:
+                        v = v + x.alphas[q - 1].scale(c)
                 x.alphas[p - 1] = x.canon(v + const)
         # direct steps, from X back to T: undo the skews and the shift, then reverse
         for q, c in zip(others, coef):
@@ -530,6 +604,9 @@ class _Core:
             if self.oracle is not None:
                 def subset(cons, c, stmt=stmt):
                     part = self.oracle.part(stmt, cons)
+                    if part.is_empty():
+                        # an empty part (Clay keeps them): by its constraints as written
+                        return c in cons
                     return part.is_subset(self.oracle.part(stmt, list(cons) + [c]))
             tree = _split_tree([(t.tag, list(t.cons)) for t in tparts], subset)
             cur[0].tag = self._fresh()
@@ -567,6 +644,7 @@ class _Core:
             self.rec.do("unembed", nxt + (0,), comment="remove the one-iteration loop")
         if self.oracle is not None:
             for x in (self.C.by_tag(tag), self.C.by_tag(new_tag)):
+                x.empty = self.oracle.part(x.stmt, x.cons).is_empty()
                 x.elim = self.oracle.elim(x.stmt, x.cons)
                 x.alphas = [x.canon(a) for a in x.alphas]
         self._apply_split(tag, pos)
@@ -664,6 +742,8 @@ class _Core:
     def plan(self, r: Rel, d: int) -> tuple:
         """The α steps (positions only) that make α ``d`` of ``r`` the
         target's (part 3b)."""
+        if r.empty or self.T.by_tag(r.tag).empty:
+            return ()               # no instance: any α gives the same dates
         t = self.T.by_tag(r.tag).alphas[d - 1]
         cur = r.alphas
         if cur[d - 1] == t:
@@ -865,7 +945,8 @@ class _Core:
             r = C.by_tag(tag)
             for m in range(len(c), len(r.beta) + 1):
                 p = r.beta[:m]
-                if {x.tag for x in C.under(p)} <= tagset:
+                # an empty part (no instance) follows whatever its loop gets
+                if {x.tag for x in C.under(p) if not x.empty} <= tagset:
                     out.append(p)
                     done |= {x.tag for x in C.under(p)}
                     break
@@ -893,15 +974,15 @@ class _Core:
                     self.rec.do("skew", beta, j, l, coef, comment="skew")
                 else:
                     r = self.C.under(beta)[0]
-                    other = r.alphas[l - 1]
-                    for m in r.free:
-                        v = other[it(m)]
-                        if v:
-                            self.rec.do("reshape", beta, j, m + 1, int(coef * v),
+                    cur = r.alphas[j - 1]
+                    new = r.canon(cur - r.alphas[l - 1].scale(coef))
+                    # the reshapes in an order that keeps the dates unique
+                    for sub in _reshaped(r, cur, new, j):
+                        if sub[0] == "reshape":
+                            self.rec.do("reshape", beta, sub[1], sub[2], sub[3],
                                         comment="skew by an outer loop")
-                    rest = other.part("p", "1").scale(coef)
-                    if not rest.is_zero:
-                        self.rec.do("shift", beta, j, rest.integral(), comment="shift")
+                        else:
+                            self.rec.do("shift", beta, j, sub[2].integral(), comment="shift")
             elif kind == "reverse":
                 self.rec.do("reverse", beta, st[1], comment="reverse")
             elif kind == "shift":
@@ -933,7 +1014,7 @@ def recover(O: Sched, T: Sched, names: dict | None = None,
                     f"the schedule to start from strip-mines {r.stmt}: whitebox from a "
                     "schedule without tiles (the original)")
     for r in core_T.rels:
-        if _rank([a.part("i") for a in r.alphas], _iter_keys(r)) != len(r.free):
+        if not r.empty and _rank([a.part("i") for a in r.alphas], _iter_keys(r)) != len(r.free):
             raise WhiteboxError(
                 f"the target gives several instances of {r.stmt} the same date (once its "
                 "tiles are removed, its dimensions do not determine its iterators)")
@@ -955,7 +1036,7 @@ def recover(O: Sched, T: Sched, names: dict | None = None,
         elif kind == "vectorize":
             rec.do("vectorize", loop, comment="vectorize this loop")
         elif kind == "unroll":
-            rec.do("unroll", loop, arg, comment="unroll this loop")
+            rec.do("unroll_mark", loop, arg, comment="ask the compiler to unroll this loop")
     return rec.steps, rec.sched
 
 

@@ -70,7 +70,8 @@ class Recorder:
     def do(self, name: str, *args, comment: str = "", **kw) -> None:
         """Apply directive ``name`` to the schedule and record it
         (``densify`` takes its ``factor=``, ``iss`` its ``new_tag=``, the
-        tag of the copies it makes)."""
+        tag of the copies it makes; ``unroll_mark`` is the mark, not Clay's
+        ``unroll``)."""
         s = self.sched
         if name in self.PLAIN:
             getattr(s, name)(*args)
@@ -80,7 +81,7 @@ class Recorder:
             s.iss(args[0], args[1], kw["new_tag"])
         elif name in ("parallelize", "vectorize"):
             s.mark("parallel" if name == "parallelize" else "vectorize", args[0])
-        elif name == "unroll":
+        elif name == "unroll_mark":
             s.mark("unroll", args[0], args[1])
         else:
             raise ValueError(f"unknown step {name}")
