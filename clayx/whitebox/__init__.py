@@ -45,7 +45,9 @@ class WhiteboxResult:
       target's date; False when only the execution order is the same
       (``note`` says why);
     - ``timings``: seconds spent (``read``, ``recover``, ``simplify``,
-      ``replay``);
+      ``replay``), ``legality_checks``, and ``simplification_undone`` when
+      the simplified sequence failed its replay and the recovered one was
+      replayed instead;
     - ``scop``: the SCoP after the replay.
     """
 
@@ -188,7 +190,16 @@ def whitebox(original, target, *, simplify: bool = True, verify: bool = True,
     result.timings = {"read": t1 - t0, "recover": t2 - t1, "simplify": t3 - t2,
                       "legality_checks": oracle.calls}
     if verify:
-        replay(result, scop, session, target_sched, deps)
+        try:
+            replay(result, scop, session, target_sched, deps)
+        except WhiteboxError:
+            if not simplify or steps == list(raw):
+                raise
+            # a simplification changed an intermediate schedule into an illegal
+            # one: the recovered sequence as it was (it must replay)
+            result.steps = list(raw)
+            result.timings["simplification_undone"] = True
+            replay(result, scop, session, target_sched, deps)
     else:
         from ..script import Script
         result.script = Script.parse(result.text(comments=False))

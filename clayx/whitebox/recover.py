@@ -202,7 +202,8 @@ def reduce(T: Sched, oracle=None) -> list[Step]:
         if guard > 10000:
             raise WhiteboxError("internal: the reduction of the target does not end")
         if (_densify_once(T, found) or _plain_div_once(T, found) or _unskew_once(T, found)
-                or _linearize_once(T, found, oracle) or _fix_point_once(T, found)):
+                or _linearize_once(T, found, oracle) or _fix_point_once(T, found)
+                or _unskew_chunk_once(T, found, oracle) or _sink_chunk_once(T, found, oracle)):
             continue
         break
     for r in T.rels:
@@ -306,6 +307,101 @@ def _unskew_once(T: Sched, found: list[Step]) -> bool:
                             x.alphas[q - 1] = x.alphas[q - 1] - x.alphas[t - 1].scale(c)
                         found.append(Step("skew", (p, q, t, -c)))
                         return True
+    return False
+
+
+def _unskew_chunk_once(T: Sched, found: list[Step], oracle=None) -> bool:
+    """Undo a ``skew`` or ``shift`` of a chunk (tile) loop by other loops
+    (point loops among them): a dimension ``±d + Σ c_q·α_q + rest`` of one
+    div ``d`` becomes ``±d``, for the largest group of relations under one
+    prefix where the direct ``skew`` and ``shift`` steps reach ``T`` (and,
+    with an oracle, the schedule before them is legal)."""
+    for r in T.rels:
+        for t, a in enumerate(r.alphas, 1):
+            ds = a.keys("d")
+            if len(ds) != 1 or abs(a[ds[0]]) != 1 or _is_div(a) is not None:
+                continue
+            chunk = Aff.var(ds[0]).scale(a[ds[0]])
+            rest = a - chunk
+            others = [q for q in range(1, r.depth + 1)
+                      if q != t and not r.alphas[q - 1].part("i", "d").is_zero]
+            keys = sorted({k for k in rest.c if k[0] in "id"}
+                          | {k for q in others for k in r.alphas[q - 1].c if k[0] in "id"})
+            coef = [Fraction(0)] * len(others)
+            if keys:
+                if not others:
+                    continue
+                sol = solve([r.alphas[q - 1].part("i", "d") for q in others],
+                            rest.part("i", "d"), keys)
+                if sol is None or any(v.denominator != 1 for v in sol):
+                    continue
+                coef = sol
+            const = rest - sum((r.alphas[q - 1].scale(c) for q, c in zip(others, coef)), Aff())
+            if const.part("i", "d").c:
+                continue
+            need = max([t] + [q for q, c in zip(others, coef) if c])
+            for prefix, group in _groups(T, r, 1, len(r.beta)):
+                if any(x.depth < need for x in group):
+                    continue
+                X = T.copy()
+                ids = {x.tag for x in group}
+                for x in X.rels:
+                    if x.tag in ids:
+                        v = x.alphas[t - 1] - const
+                        for q, c in zip(others, coef):
+                            if c:
+                                v = v - x.alphas[q - 1].scale(c)
+                        x.alphas[t - 1] = x.canon(v)
+                direct = [Step("skew", (prefix, t, q, -int(c)))
+                          for q, c in zip(others, coef) if c]
+                if not const.is_zero:
+                    direct.append(Step("shift", (prefix, t, -const.integral())))
+                if not direct or not (T.is_loop(prefix) or len(direct) == 1 and
+                                      direct[0].name == "shift"):
+                    continue
+                if not _replays(X, direct, T, oracle):
+                    continue
+                if oracle is not None and not oracle(X):
+                    continue
+                T.rels = X.rels
+                found.extend(reversed(direct))
+                return True
+    return False
+
+
+def _sink_chunk_once(T: Sched, found: list[Step], oracle=None) -> bool:
+    """Undo the ``interchange`` s that moved a chunk loop inside its point
+    loop: a chunk ``α_t = floor(α_p / s)`` with ``p < t`` goes back right
+    before its point loop, for the largest group of relations under one
+    prefix where the direct interchanges reach ``T`` (and, with an oracle,
+    the schedule before them is legal)."""
+    for r in T.rels:
+        for t, a in enumerate(r.alphas, 1):
+            k = _is_div(a)
+            if k is None:
+                continue
+            num, _ = T.divs.of(k)
+            if any(r.alphas[q - 1] == num for q in range(t + 1, r.depth + 1)):
+                continue
+            p = next((q for q in range(1, t) if r.alphas[q - 1] == num), None)
+            if p is None:
+                continue
+            for prefix, group in _groups(T, r, 1, len(r.beta)):
+                if any(x.depth < t for x in group) or not T.is_loop(prefix):
+                    continue
+                X = T.copy()
+                ids = {x.tag for x in group}
+                for x in X.rels:
+                    if x.tag in ids:
+                        x.alphas.insert(p - 1, x.alphas.pop(t - 1))
+                direct = [Step("interchange", (prefix, m, m + 1)) for m in range(p, t)]
+                if not _replays(X, direct, T, oracle):
+                    continue
+                if oracle is not None and not oracle(X):
+                    continue
+                T.rels = X.rels
+                found.extend(reversed(direct))
+                return True
     return False
 
 

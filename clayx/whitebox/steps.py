@@ -14,7 +14,7 @@ from typing import Sequence
 
 from .model import ONE, Aff, Sched, par, it
 
-__all__ = ["Recorder", "Step"]
+__all__ = ["Recorder", "Step", "tile_step"]
 
 
 def _beta(b: Sequence[int]) -> str:
@@ -52,6 +52,17 @@ def _arg(a, name: str, params: Sequence[str]) -> str:
         plist = "{}" if not any(ps) else "{" + " | ".join(str(x) for x in ps) + "}"
         return f"{plist}, {int(a[ONE])}"
     return str(a)
+
+
+def tile_step(beta: Sequence[int], d: int, o: int, size: int, comment: str = "") -> list[Step]:
+    """The steps that strip-mine the dimension ``d`` of the statements under
+    ``beta`` by ``size`` and put the chunk (tile) loop at depth ``o ≤ d``,
+    the dimensions ``o … d-1`` moving one inward: today one ``tile(beta, d,
+    o, size)``.  Simplification creates tiles only through this helper (and
+    only with ``d - o ≤ 1``, where a rotation and a swap of depths ``d`` and
+    ``o`` agree), so a change of ``tile``'s semantics is adapted here."""
+    return [Step("tile", (tuple(beta), d, o, size),
+                 comment or f"tile the loop at depth {d} by {size}, tile loop at depth {o}")]
 
 
 class Recorder:
