@@ -151,7 +151,36 @@ FIXED_BUGS = [
     ("gemm", "iss([0], {[] | [1] | [0, 0, 0] | 10}); stripmine([0], 1, 4);"),
     ("gemm", "iss([0], {[] | [1] | [0, 0, 0] | 10}); reverse([0], 1); fuse([0, 1]);"),
     ("atax", "iss([0], {0 | | 0, 0 | 3});"),
+    # tile loops skewed by a point loop, reversed, moved inside their point loop
+    ("gemm", "grain([0, 1, 0, 0], 3, 1); tile([0], 1, 1, 2); skew([0, 0, 0], 1, 2, 1);"),
+    ("mvt", "tile([1], 1, 1, 2); fuse([0, 0]); tile([0], 1, 1, 2); reverse([0, 0], 1); "
+            "reorder([0, 0, 0], [0]);"),
+    ("mvt", "reshape([1], 1, 2, -2); tile([1], 1, 1, 2); reshape([0], 2, 1, 3);"),
+    ("mvt", "reverse([0, 0, 0], 1); tile([1, 0], 1, 1, 16); reorder_loops([1, 0], 1); "
+            "reorder_loops([0, 0], 1); interchange([1], 3, 2);"),
 ]
+
+#: Targets the recovery cannot order legally: refused with a message, never
+#: a sequence that fails its replay (both once were such bugs).
+REFUSED = [
+    # loops distributed and reordered inside two tile loops
+    ("gemm", "tile([0], 1, 1, 2); tile([0], 2, 1, 2); split([0, 0, 0, 0, 0], 3); "
+             "reorder_loops([0], 3);"),
+    # a chunk loop of one statement moved inside its point loop, past a loop
+    # it shares with another statement
+    ("trmm", "interchange([0], 2, 1); stripmine([0, 0, 0], 2, 4); reorder_loops([0], 1); "
+             "interchange([0, 0, 0, 0], 3, 1); fuse([0, 0, 0]);"),
+]
+
+
+@pytest.mark.parametrize("stem,script", REFUSED)
+def test_refused_not_bugs(stem, script):
+    """These targets are refused cleanly (not a failed replay)."""
+    s = _fresh(stem)
+    s.apply(script)
+    with pytest.raises(WhiteboxError) as e:
+        whitebox(s.original, s.current.schedule)
+    assert not str(e.value).startswith("bug:")
 
 
 @pytest.mark.parametrize("stem,script", FIXED_BUGS)

@@ -196,13 +196,14 @@ def reduce(T: Sched, oracle=None) -> list[Step]:
     module docstring, part 1); return the direct steps in the order they
     must be applied (from the core to the original ``T``)."""
     found: list[Step] = []
+    doubts: list[str] = []      # reductions whose result was found illegal once
     guard = 0
     while True:
         guard += 1
         if guard > 10000:
             raise WhiteboxError("internal: the reduction of the target does not end")
         if (_densify_once(T, found) or _plain_div_once(T, found) or _unskew_once(T, found)
-                or _linearize_once(T, found, oracle) or _fix_point_once(T, found)
+                or _linearize_once(T, found, oracle, doubts) or _fix_point_once(T, found)
                 or _unskew_chunk_once(T, found, oracle) or _sink_chunk_once(T, found, oracle)):
             continue
         break
@@ -213,7 +214,7 @@ def reduce(T: Sched, oracle=None) -> list[Step]:
                     f"cannot express the strip-mined dimension {k + 1} of {r.stmt} "
                     f"({a.text()}): it is not a tile or chunk of another dimension of "
                     "the same loop nest")
-    if found and oracle is not None and not oracle(T):
+    if doubts and oracle is not None and not oracle(T):
         # every schedule between the core and the target is one of the
         # reduced targets; the core itself breaks a dependence
         raise WhiteboxError(
@@ -359,14 +360,27 @@ def _unskew_chunk_once(T: Sched, found: list[Step], oracle=None) -> bool:
                 if not direct or not (T.is_loop(prefix) or len(direct) == 1 and
                                       direct[0].name == "shift"):
                     continue
-                if not _replays(X, direct, T, oracle):
-                    continue
-                if oracle is not None and not oracle(X):
+                if not _replays(X, direct, T, oracle) or not _legal_path(X, direct, oracle):
                     continue
                 T.rels = X.rels
                 found.extend(reversed(direct))
                 return True
     return False
+
+
+def _legal_path(X: Sched, direct: Sequence[Step], oracle) -> bool:
+    """Are ``X`` and the schedules after each of ``direct`` but the last
+    legal (the last one is the reduced target, legal already)?  True
+    without an oracle."""
+    if oracle is None:
+        return True
+    rec = Recorder(X.copy())
+    for st in [None, *direct[:-1]]:
+        if st is not None:
+            rec.do(st.name, *st.args)
+        if not oracle(rec.sched):
+            return False
+    return True
 
 
 def _sink_chunk_once(T: Sched, found: list[Step], oracle=None) -> bool:
@@ -395,9 +409,7 @@ def _sink_chunk_once(T: Sched, found: list[Step], oracle=None) -> bool:
                     if x.tag in ids:
                         x.alphas.insert(p - 1, x.alphas.pop(t - 1))
                 direct = [Step("interchange", (prefix, m, m + 1)) for m in range(p, t)]
-                if not _replays(X, direct, T, oracle):
-                    continue
-                if oracle is not None and not oracle(X):
+                if not _replays(X, direct, T, oracle) or not _legal_path(X, direct, oracle):
                     continue
                 T.rels = X.rels
                 found.extend(reversed(direct))
@@ -447,7 +459,7 @@ def _groups(T: Sched, r: Rel, lo: int, hi: int):
             yield r.beta[:m], g
 
 
-def _linearize_once(T: Sched, found: list[Step], oracle=None) -> bool:
+def _linearize_once(T: Sched, found: list[Step], oracle=None, doubts=None) -> bool:
     """Remove one chunk dimension ``α_t = floor(α_p / s)`` (a ``tile`` or
     ``stripmine`` step, possibly on part of a loop), checked by replaying
     the direct step."""
@@ -465,13 +477,13 @@ def _linearize_once(T: Sched, found: list[Step], oracle=None) -> bool:
             for _, group in _groups(T, r, t, len(r.beta) - 1):
                 if not all(_chunk_of(T, x, t, p, size, oracle) for x in group):
                     continue
-                if _unchunk(T, r, group, t, p, size, found, oracle):
+                if _unchunk(T, r, group, t, p, size, found, oracle, doubts):
                     return True
     return False
 
 
 def _unchunk(T: Sched, r: Rel, group: list[Rel], t: int, p: int, size: int,
-             found: list[Step], oracle) -> bool:
+             found: list[Step], oracle, doubts=None) -> bool:
     """Remove the chunk dimension ``t`` (of ``α_p``) from the relations of
     ``group`` (``r`` among them), as :func:`_linearize_once` says.
 
@@ -480,7 +492,9 @@ def _unchunk(T: Sched, r: Rel, group: list[Rel], t: int, p: int, size: int,
     that schedule is
     illegal (the tile was applied to one loop, split after: a fission that
     only the tiling makes legal), the loops are fused first and the direct
-    steps are the tile followed by the ``split`` s that undo the fusion."""
+    steps are the tile followed by the ``split`` s that undo the fusion.
+    An illegal schedule met is noted in ``doubts`` (the core is then checked
+    at the end of :func:`reduce`)."""
     node = r.beta[:t]
     several = len({x.beta[:p] for x in group}) > 1
     X = _without_chunk(T, group, t, p)
@@ -489,6 +503,8 @@ def _unchunk(T: Sched, r: Rel, group: list[Rel], t: int, p: int, size: int,
         T.rels = X.rels
         found.extend(reversed(steps))
         return True
+    if steps and doubts is not None:
+        doubts.append(r.stmt)
     if not several or {x.tag for x in group} != {x.tag for x in T.under(node)}:
         return False
     # fuse the loops of every level from the chunk loop to the point loop
