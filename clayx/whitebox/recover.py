@@ -712,20 +712,24 @@ class _Core:
                 raise WhiteboxError(
                     f"{stmt} is index-set split differently in the two schedules; "
                     "whitebox from a schedule where it is one relation")
-            subset = None
-            if self.oracle is not None:
-                def subset(cons, c, stmt=stmt):
-                    part = self.oracle.part(stmt, cons)
-                    if part.is_empty():
-                        # an empty part (Clay keeps them): by its constraints as written
-                        return c in cons
-                    return part.is_subset(self.oracle.part(stmt, list(cons) + [c]))
-            tree = _split_tree([(t.tag, list(t.cons)) for t in tparts], subset)
+            tree = _split_tree([(t.tag, list(t.cons)) for t in tparts],
+                               None if self.oracle is None else self._subset(stmt))
             cur[0].tag = self._fresh()
             self._apply_split(cur[0].tag, tree)
         missing = [r.stmt for r in self.C.rels if r.tag < 0]
         if missing:
             raise WhiteboxError(f"the target does not schedule {', '.join(sorted(set(missing)))}")
+
+    def _subset(self, stmt: str):
+        """``subset(cons, c)`` for :func:`_split_tree`: does the part
+        ``cons`` of ``stmt`` lie in ``c ≥ 0`` (exactly, with isl)?"""
+        def subset(cons, c):
+            part = self.oracle.part(stmt, cons)
+            if part.is_empty():
+                # an empty part (Clay keeps them): by its constraints as written
+                return c in cons
+            return part.is_subset(self.oracle.part(stmt, list(cons) + [c]))
+        return subset
 
     def _fresh(self) -> int:
         self._next_tag += 1
