@@ -200,7 +200,7 @@ def reduce(T: Sched, oracle=None) -> list[Step]:
     guard = 0
     while True:
         guard += 1
-        if guard > 10000:
+        if guard > 500:
             raise WhiteboxError("internal: the reduction of the target does not end")
         if (_densify_once(T, found) or _plain_div_once(T, found) or _unskew_once(T, found)
                 or _linearize_once(T, found, oracle, doubts) or _fix_point_once(T, found)
@@ -353,6 +353,8 @@ def _unskew_chunk_once(T: Sched, found: list[Step], oracle=None) -> bool:
                             if c:
                                 v = v - x.alphas[q - 1].scale(c)
                         x.alphas[t - 1] = x.canon(v)
+                if any(_is_div(x.alphas[t - 1]) is None for x in X.rels if x.tag in ids):
+                    continue            # no progress for some of the group
                 direct = [Step("skew", (prefix, t, q, -int(c)))
                           for q, c in zip(others, coef) if c]
                 if not const.is_zero:
