@@ -197,11 +197,15 @@ def reduce(T: Sched, oracle=None) -> list[Step]:
     must be applied (from the core to the original ``T``)."""
     found: list[Step] = []
     doubts: list[str] = []      # reductions whose result was found illegal once
-    guard = 0
+    seen: set[str] = set()      # the reduced targets met: a repeat is a cycle
     while True:
-        guard += 1
-        if guard > 500:
-            raise WhiteboxError("internal: the reduction of the target does not end")
+        state = str(T)
+        if state in seen or len(seen) > 500:
+            raise WhiteboxError(
+                "cannot express the target's tiling: undoing its strip-mined and scaled "
+                "dimensions goes round in circles (a tile or scaled loop skewed by a loop "
+                "it depends on)")
+        seen.add(state)
         if (_densify_once(T, found) or _plain_div_once(T, found) or _unskew_once(T, found)
                 or _linearize_once(T, found, oracle, doubts) or _fix_point_once(T, found)
                 or _unskew_chunk_once(T, found, oracle) or _sink_chunk_once(T, found, oracle)):
