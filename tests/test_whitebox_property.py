@@ -165,6 +165,11 @@ FIXED_BUGS = [
     ("gemm", "iss([0], {[] | [1] | [0, 0, 0] | 10}); stripmine([0], 1, 4);"),
     ("gemm", "iss([0], {[] | [1] | [0, 0, 0] | 10}); reverse([0], 1); fuse([0, 1]);"),
     ("atax", "iss([0], {0 | | 0, 0 | 3});"),
+    # several halves empty everywhere, and one empty on the context only
+    ("mvt", "grain([0, 0], 1, 3); reorder_loops([0, 0, 0], 1); iss([1, 0], {-1, 0 | | -1 | -2}); "
+            "tile([1, 0], 2, 2, 32); linearize([1, 0], 2); iss([1, 0], {0 | | 0 | 5});"),
+    ("seidel-2d", "iss([0, 0, 0], {0, 0 | | -1, -1 | 0}); shift([0], 3, {0 | 1}, 2); "
+                  "skew([0, 0], 3, 1, -2); iss([0, 0, 0], {0, 0, 0 | | -1, -1 | 0});"),
     # tile loops skewed by a point loop, reversed, moved inside their point loop
     ("gemm", "grain([0, 1, 0, 0], 3, 1); tile([0], 1, 1, 2); skew([0, 0, 0], 1, 2, 1);"),
     ("mvt", "tile([1], 1, 1, 2); fuse([0, 0]); tile([0], 1, 1, 2); reverse([0, 0], 1); "

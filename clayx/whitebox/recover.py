@@ -659,13 +659,15 @@ def _fix_point(T, r, t, p, sign, others, coef, const, found) -> bool:
 
 # --- 2. index-set splitting --------------------------------------------------------------
 
-def _split_tree(pieces: list[tuple[int, list[Aff]]], subset=None):
+def _split_tree(pieces: list[tuple[int, list[Aff]]], subset=None, empty=None):
     """A binary tree ``(constraint, positive subtree, negative subtree)``
     whose leaves are the tags of the parts ``(tag, constraints)``: the
     index-set splits that separate them.  ``subset(cons, c)`` (when given)
     says whether the part with constraints ``cons`` lies in ``c ≥ 0``
     (exactly, with isl); otherwise the constraints are compared as written
-    (``c`` and ``-c - 1``)."""
+    (``c`` and ``-c - 1``).  ``empty(cons)`` (when given) says whether a part
+    has no instance: such a part that no constraint separates is split off
+    by ``-1 >= 0``."""
     if len(pieces) == 1:
         return pieces[0][0]
     cands = []
@@ -682,7 +684,13 @@ def _split_tree(pieces: list[tuple[int, list[Aff]]], subset=None):
             pos_p = [(t, cs) for t, cs in pieces if subset(cs, c)]
             neg_p = [(t, cs) for t, cs in pieces if (t, cs) not in pos_p and subset(cs, neg)]
         if pos_p and neg_p and len(pos_p) + len(neg_p) == len(pieces):
-            return (c, _split_tree(pos_p, subset), _split_tree(neg_p, subset))
+            return (c, _split_tree(pos_p, subset, empty), _split_tree(neg_p, subset, empty))
+    hollow = next((x for x in pieces if empty is not None and empty(x[1])), None)
+    if hollow is not None:
+        # a part with no instance that no written constraint separates (isl
+        # reduced its constraints to false): split it off by ``-1 >= 0``
+        rest = [x for x in pieces if x is not hollow]
+        return (Aff.const(-1), hollow[0], _split_tree(rest, subset, empty))
     raise WhiteboxError("the parts of a target statement are not separated by "
                         "index-set splits (complementary inequalities)")
 
@@ -718,8 +726,11 @@ class _Core:
                 raise WhiteboxError(
                     f"{stmt} is index-set split differently in the two schedules; "
                     "whitebox from a schedule where it is one relation")
-            tree = _split_tree([(t.tag, list(t.cons)) for t in tparts],
-                               None if self.oracle is None else self._subset(stmt))
+            if self.oracle is None:
+                tree = _split_tree([(t.tag, list(t.cons)) for t in tparts])
+            else:
+                tree = _split_tree([(t.tag, list(t.cons)) for t in tparts], self._subset(stmt),
+                                   lambda cons, stmt=stmt: self.oracle.part(stmt, cons).is_empty())
             cur[0].tag = self._fresh()
             self._apply_split(cur[0].tag, tree)
         missing = [r.stmt for r in self.C.rels if r.tag < 0]
