@@ -710,6 +710,7 @@ class _Core:
         """Give every current relation the tag of its target part, splitting
         statements into parts where the target has several."""
         by_stmt: dict[str, list[Rel]] = {}
+        trees: dict[int, object] = {}       # tag of a relation to split: its tree
         for r in self.T.rels:
             by_stmt.setdefault(r.stmt, []).append(r)
         for stmt, tparts in by_stmt.items():
@@ -732,10 +733,51 @@ class _Core:
                 tree = _split_tree([(t.tag, list(t.cons)) for t in tparts], self._subset(stmt),
                                    lambda cons, stmt=stmt: self.oracle.part(stmt, cons).is_empty())
             cur[0].tag = self._fresh()
-            self._apply_split(cur[0].tag, tree)
+            trees[cur[0].tag] = tree
+        self._shared_splits(trees)
+        for tag, tree in trees.items():
+            self._apply_split(tag, tree)
         missing = [r.stmt for r in self.C.rels if r.tag < 0]
         if missing:
             raise WhiteboxError(f"the target does not schedule {', '.join(sorted(set(missing)))}")
+
+    def _shared_splits(self, trees: dict) -> None:
+        """Split the relations of ``trees`` whose first split is the same
+        inequality together, by one ``iss`` on the outermost loop that holds
+        only such relations (at least two); ``trees`` then holds the
+        remaining splits of each part."""
+        while True:
+            for tag, tree in trees.items():
+                if isinstance(tree, int):
+                    continue
+                c = tree[0]
+                same = {t for t, x in trees.items() if not isinstance(x, int) and x[0] == c}
+                beta = self.C.by_tag(tag).beta
+                loop = next((beta[:m] for m in range(1, len(beta))
+                             if len(self.C.under(beta[:m])) > 1
+                             and {x.tag for x in self.C.under(beta[:m])} <= same), None)
+                if loop is not None and not c.keys("d"):
+                    break
+            else:
+                return
+            under = [x.tag for x in self.C.under(loop)]
+            fresh = {t: self._fresh() for t in under}
+            names = self._names(self.C.by_tag(tag))
+            self.rec.do("iss", loop, c, new_tag=lambda x: fresh[x.tag],
+                        comment=f"split the loop at {c.text(names)} >= 0")
+            for t in under:
+                _, pos, neg = trees.pop(t)
+                self._refresh(t, fresh[t])
+                trees[t], trees[fresh[t]] = pos, neg
+
+    def _refresh(self, *tags: int) -> None:
+        """After an ``iss``: the equalities and emptiness of the new parts."""
+        if self.oracle is None:
+            return
+        for x in (self.C.by_tag(t) for t in tags):
+            x.empty = self.oracle.part(x.stmt, x.cons).is_empty()
+            x.elim = self.oracle.elim(x.stmt, x.cons)
+            x.alphas = [x.canon(a) for a in x.alphas]
 
     def _subset(self, stmt: str):
         """``subset(cons, c)`` for :func:`_split_tree`: does the part
@@ -775,11 +817,7 @@ class _Core:
             nxt = beta[:-1] + (beta[-1] + 1,)
             self.rec.do("unembed", beta + (0,), comment="remove the one-iteration loop")
             self.rec.do("unembed", nxt + (0,), comment="remove the one-iteration loop")
-        if self.oracle is not None:
-            for x in (self.C.by_tag(tag), self.C.by_tag(new_tag)):
-                x.empty = self.oracle.part(x.stmt, x.cons).is_empty()
-                x.elim = self.oracle.elim(x.stmt, x.cons)
-                x.alphas = [x.canon(a) for a in x.alphas]
+        self._refresh(tag, new_tag)
         self._apply_split(tag, pos)
         self._apply_split(new_tag, neg)
 
