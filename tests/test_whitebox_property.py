@@ -170,6 +170,12 @@ FIXED_BUGS = [
             "tile([1, 0], 2, 2, 32); linearize([1, 0], 2); iss([1, 0], {0 | | 0 | 5});"),
     ("seidel-2d", "iss([0, 0, 0], {0, 0 | | -1, -1 | 0}); shift([0], 3, {0 | 1}, 2); "
                   "skew([0, 0], 3, 1, -2); iss([0, 0, 0], {0, 0, 0 | | -1, -1 | 0});"),
+    # loops of one statement's parts scaled one at a time: in a legal order
+    ("bicg", "reshape([0], 1, 1, -2); reverse([0], 1); iss([1, 1], {0, -1 | | 0, 0 | 0}); "
+             "reverse([0], 1); reshape([1], 1, 1, -2); reshape([1, 1, 0], 1, 1, -2); "
+             "tile([0], 1, 1, 2);"),
+    ("bicg", "iss([1], {-1 | | 0, 1 | 1}); collapse([1]); peel([0], {0, 1 | 4}); "
+             "reshape([2, 1, 0], 1, 1, -1); peel([2], {1, 1 | -1}); iss([3], {-1 | | 0, 1 | -2});"),
     # tile loops skewed by a point loop, reversed, moved inside their point loop
     ("gemm", "grain([0, 1, 0, 0], 3, 1); tile([0], 1, 1, 2); skew([0, 0, 0], 1, 2, 1);"),
     ("mvt", "tile([1], 1, 1, 2); fuse([0, 0]); tile([0], 1, 1, 2); reverse([0, 0], 1); "

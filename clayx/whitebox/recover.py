@@ -1199,7 +1199,7 @@ def recover(O: Sched, T: Sched, names: dict | None = None,
             cur = rec.sched.by_tag(r.tag)
             rec.do("embed", cur.beta, comment=f"a one-iteration loop around {r.stmt}")
     core.process()
-    for st in post:
+    for st in _legal_order(rec.sched, post, oracle):
         rec.do(st.name, *st.args, comment=_post_comment(st))
     for kind, loop, arg in target.marks:
         if kind == "parallel":
@@ -1209,6 +1209,37 @@ def recover(O: Sched, T: Sched, names: dict | None = None,
         elif kind == "unroll":
             rec.do("unroll_mark", loop, arg, comment="ask the compiler to unroll this loop")
     return rec.steps, rec.sched
+
+
+def _legal_order(sched: Sched, steps: list[Step], oracle) -> list[Step]:
+    """``steps`` with each run of consecutive ``grain`` s (they scale
+    separate loops, so they commute) put in an order where every
+    intermediate schedule from ``sched`` is legal, when one is found
+    greedily (with an oracle; otherwise unchanged)."""
+    if oracle is None or sum(st.name == "grain" for st in steps) < 2:
+        return steps
+    cur = sched.copy()
+    out: list[Step] = []
+    i = 0
+    while i < len(steps):
+        j = i
+        while steps[i].name == "grain" and j + 1 < len(steps) and steps[j + 1].name == "grain":
+            j += 1
+        run = list(steps[i:j + 1])
+        while run:
+            pick = run[0]
+            if len(run) > 1:
+                for st in run:
+                    trial = Recorder(cur.copy())
+                    trial.do(st.name, *st.args)
+                    if oracle(trial.sched):
+                        pick = st
+                        break
+            run.remove(pick)
+            out.append(pick)
+            Recorder(cur).do(pick.name, *pick.args)
+        i = j + 1
+    return out
 
 
 def _post_comment(st: Step) -> str:
