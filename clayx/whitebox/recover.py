@@ -246,9 +246,12 @@ def _densify_once(T: Sched, found: list[Step]) -> bool:
                 continue
             for p in [*_loop_prefixes(r, d), r.beta]:
                 group = T.under(p)
-                if all(x.depth >= d and _divisible(x.alphas[d - 1], g) for x in group):
+                # an empty part (no instance) takes any scaling
+                if all(x.depth >= d and (x.empty or _divisible(x.alphas[d - 1], g))
+                       for x in group) and not all(x.empty for x in group):
                     for x in group:
-                        x.alphas[d - 1] = x.alphas[d - 1].scale(Fraction(1, g)).integral()
+                        if _divisible(x.alphas[d - 1], g):
+                            x.alphas[d - 1] = x.alphas[d - 1].scale(Fraction(1, g)).integral()
                     found.append(Step("grain", (p, d, g)))
                     return True
     return False
