@@ -12,13 +12,19 @@ Targets (issue 9): every kernel verified (exact replay); whiteboxing mean
 ≤ 32 ms and max ≤ 230 ms; mean length ≤ 11 directives; auto + whitebox +
 code generation ≤ 0.5 s for every kernel.
 
-    python scripts/bench_whitebox.py [--repeat 3] [--json bench_whitebox.json] [--check] [stem ...]
+    python scripts/bench_whitebox.py [--repeat 3] [--json bench_whitebox.json] [--check] [--cpu]
+                                     [--presets] [--only stem,stem] [stem ...]
 
 ``--check`` exits with status 1 when a target is missed (the misses are
 listed last).  ``--cpu`` measures the CPU time of this process
 (``time.process_time``, for every clock clayx reads too) instead of wall
 time: steadier on a shared machine, blind to time spent waiting.  The JSON rows also split ``auto`` into isl's scheduler
 (``isl_ms``) and the post-processing (``post_ms``).
+
+``--presets`` times instead each preset of :data:`clayx.auto.PRESETS` per
+kernel: ``auto`` (isl scheduling and post-processing) and whiteboxing of its
+schedule (replay included), and the recovered length, or the error when a
+preset or its whiteboxing fails.
 """
 
 from __future__ import annotations
@@ -70,6 +76,56 @@ def bench(stem: str, repeat: int) -> dict:
             "legality_checks": r.timings.get("legality_checks", 0)}
 
 
+def bench_presets(stem: str, repeat: int) -> dict:
+    """Per preset, the median time (ms) of ``auto`` and of whiteboxing (with
+    its replay) on one example, and the recovered length."""
+    from clayx.auto.presets import PRESETS
+    scop = load(ROOT / "examples" / f"{stem}.c")[0]
+    out: dict = {"kernel": stem}
+    for name in PRESETS:
+        t_auto, t_wb = [], []
+        try:
+            for _ in range(repeat):
+                t0 = time.perf_counter()
+                a = auto.schedule(scop, name)
+                t1 = time.perf_counter()
+                r = whitebox(scop, a.schedule)
+                t2 = time.perf_counter()
+                t_auto.append(t1 - t0)
+                t_wb.append(t2 - t1)
+        except Exception as e:      # a preset's failure is a result, not a crash
+            out[name] = {"error": f"{type(e).__name__}: {str(e).splitlines()[0][:80]}"}
+            continue
+        out[name] = {"auto_ms": round(1000.0 * statistics.median(t_auto), 2),
+                     "whitebox_ms": round(1000.0 * statistics.median(t_wb), 2),
+                     "len": len(r.steps), "exact": bool(r.exact)}
+    return out
+
+
+def main_presets(stems: list[str], repeat: int, json_path: str) -> int:
+    """``--presets``: one row per kernel, ``auto/whitebox ms (length)`` per preset."""
+    from clayx.auto.presets import PRESETS
+    names = list(PRESETS)
+    print(f"{'kernel':16s} " + " ".join(f"{n:>22s}" for n in names))
+    rows = []
+    for stem in stems:
+        r = bench_presets(stem, repeat)
+        rows.append(r)
+        cells = []
+        for n in names:
+            c = r[n]
+            cells.append(f"{'error':>22s}" if "error" in c else
+                         f"{c['auto_ms']:7.1f}/{c['whitebox_ms']:7.1f} ({c['len']:3d})")
+        print(f"{stem:16s} " + " ".join(cells), flush=True)
+    for r in rows:
+        for n in names:
+            if "error" in r[n]:
+                print(f"{r['kernel']} {n}: {r[n]['error']}")
+    if json_path:
+        Path(json_path).write_text(json.dumps({"presets": rows}, indent=2))
+    return 0
+
+
 def summary(rows: list[dict]) -> dict:
     """Means and maxima against the issue's targets."""
     wb = [r["whitebox_ms"] for r in rows]
@@ -107,11 +163,17 @@ def main() -> int:
                     help="exit with status 1 when a target of issue 9 is missed")
     ap.add_argument("--cpu", action="store_true",
                     help="CPU time of this process instead of wall time (every clock)")
+    ap.add_argument("--presets", action="store_true",
+                    help="time every preset (auto and whitebox) per kernel")
+    ap.add_argument("--only", default="", help="comma-separated examples to run")
     ap.add_argument("stems", nargs="*", help="examples to run (default: all)")
     args = ap.parse_args()
     if args.cpu:
         time.perf_counter = time.process_time   # clayx's own timings read it too
-    stems = args.stems or sorted(p.stem for p in (ROOT / "examples").glob("*.c"))
+    stems = args.stems + [x for x in args.only.split(",") if x]
+    stems = stems or sorted(p.stem for p in (ROOT / "examples").glob("*.c"))
+    if args.presets:
+        return main_presets(stems, args.repeat, args.json)
     print(f"{'kernel':16s} {'auto':>8s} {'whitebox':>9s} {'replay':>8s} {'codegen':>8s} "
           f"{'total':>8s} {'raw':>4s} {'len':>4s}  exact")
     rows = []

@@ -38,6 +38,14 @@ def interchange(beta, d1, d2):
     return Step("interchange", (tuple(beta), d1, d2))
 
 
+def stripmine(beta, d, size):
+    return Step("stripmine", (tuple(beta), d, size))
+
+
+def tile(beta, d, o, size):
+    return Step("tile", (tuple(beta), d, o, size))
+
+
 GOLDEN = [
     # (rule, before, after)
     ("no-op shift", [shift([0], 1, 0)], []),
@@ -57,6 +65,22 @@ GOLDEN = [
      [skew([0, 1], 3, 2, 1), skew([0, 1], 3, 1, 1)]),
     ("different directives kept", [interchange([0, 1], 2, 3), skew([0, 1], 3, 2, 1)],
      [interchange([0, 1], 2, 3), skew([0, 1], 3, 2, 1)]),
+    ("stripmine and interchange are a tile",
+     [stripmine([0, 1], 3, 4), interchange([0, 1], 2, 3)], [tile([0, 1], 3, 2, 4)]),
+    ("stripmine and another interchange kept",
+     [stripmine([0, 1], 3, 4), interchange([0, 1], 3, 4)],
+     [stripmine([0, 1], 3, 4), interchange([0, 1], 3, 4)]),
+    ("skews that are a permutation",
+     [skew([0, 1], 2, 3, 1), skew([0, 1], 3, 2, -1), skew([0, 1], 2, 3, 1)],
+     [interchange([0, 1], 2, 3), reverse([0, 1], 2)]),
+    ("interchanges that are one swap",
+     [interchange([0], 1, 2), interchange([0], 2, 3), interchange([0], 1, 2)],
+     [interchange([0], 1, 3)]),
+    ("reverses around an interchange",
+     [reverse([0, 1], 3), interchange([0, 1], 2, 3), reverse([0, 1], 2)],
+     [interchange([0, 1], 2, 3)]),
+    ("a skew that is no permutation kept", [skew([0, 1], 3, 2, -1), interchange([0, 1], 2, 3)],
+     [skew([0, 1], 3, 2, -1), interchange([0, 1], 2, 3)]),
 ]
 
 
@@ -67,8 +91,10 @@ def test_rule_golden(rule, before, after):
 
 
 #: clayx refuses a skew by 0 and an interchange of a dimension with itself,
-#: so those rules have no raw sequence to replay.
-REPLAYABLE = [g for g in GOLDEN if g[0] not in ("no-op skew", "no-op interchange")]
+#: so those rules have no raw sequence to replay; gemm has no three loops
+#: whose order can change legally.
+REPLAYABLE = [g for g in GOLDEN if g[0] not in ("no-op skew", "no-op interchange",
+                                                 "interchanges that are one swap")]
 
 
 @pytest.mark.parametrize("rule,before,after", REPLAYABLE, ids=[g[0] for g in REPLAYABLE])
@@ -89,3 +115,43 @@ def test_comments_joined_on_merge():
     b = Step("shift", ((0,), 1, Aff.const(2)), "second")
     (m,) = simplify([a, b])
     assert m.comment == "first; second" and m.args[2] == Aff.const(3)
+
+
+def _gemm_symbolic():
+    from clayx.whitebox import symbolic
+    from clayx.whitebox.model import Divs
+    scop = clayx.load(EXAMPLES / "gemm.c").original
+    return scop, symbolic(scop, scop.schedule, Divs(), tags=False)
+
+
+@pytest.mark.parametrize("before,after", [
+    # S1 alone under [0, 1]: its statement β and inner loops are named [0, 1]
+    ([reverse([0, 1, 0, 0], 3)], [reverse([0, 1], 3)]),
+    ([interchange([0, 1, 0], 2, 3)], [interchange([0, 1], 2, 3)]),
+    # S0 and S1 share [0] only: [0, 0] (S0's loop) keeps its name
+    ([shift([0, 0], 2, 1)], [shift([0, 0], 2, 1)]),
+    # after a fission of [0], [0, 0] alone holds S0: it is the shortest name
+    ([Step("split", ((0, 0, 0), 1)), shift([0, 0, 0], 2, 1)],
+     [Step("split", ((0, 0, 0), 1)), shift([0], 2, 1)]),
+    # marks keep the loop they name
+    ([Step("parallelize", ((0, 1, 0),))], [Step("parallelize", ((0, 1, 0),))]),
+])
+def test_loop_names(before, after):
+    """The loop-name rule: the outermost loop holding exactly the statements,
+    in the schedule the step applies to; the result replays to the same dates."""
+    scop, O = _gemm_symbolic()
+    got = simplify(before, O)
+    assert _text(got) == _text(after)
+    raw = clayx.Session(scop)
+    raw.apply(_text(before))
+    short = clayx.Session(scop)
+    short.apply(_text(got))
+    assert same_dates(scop, raw.current.schedule, short.current.schedule)
+
+
+def test_tile_step_is_the_only_tile_maker():
+    """The tile that simplification makes comes from :func:`tile_step` (one
+    place to adapt tile's semantics), with ``d - o = 1``."""
+    from clayx.whitebox.steps import tile_step
+    (t,) = simplify([stripmine([0, 1], 3, 4), interchange([0, 1], 3, 2)])
+    assert t == tile_step((0, 1), 3, 2, 4)[0]

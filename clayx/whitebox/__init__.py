@@ -45,7 +45,9 @@ class WhiteboxResult:
       target's date; False when only the execution order is the same
       (``note`` says why);
     - ``timings``: seconds spent (``read``, ``recover``, ``simplify``,
-      ``replay``);
+      ``replay``), ``legality_checks``, and ``simplification_undone`` when
+      the simplified sequence failed its replay and the recovered one was
+      replayed instead;
     - ``scop``: the SCoP after the replay.
     """
 
@@ -78,17 +80,14 @@ class WhiteboxResult:
 
 def symbolic(scop: Scop, schedule: ClaySchedule, divs: Divs, *, tags: bool) -> Sched:
     """The :class:`~.model.Sched` of ``schedule`` over ``scop``'s statements
-    (relations tagged 0, 1, … in β order when ``tags``)."""
+    (relations tagged 0, 1, … in β order when ``tags``); a relation with no
+    instance (an empty index-set split half, which Clay keeps) is read as
+    written (:attr:`~.model.Rel.empty`)."""
     rels = []
     for k, r in enumerate(schedule.relations):
         st = scop.statement(r.stmt)
         dom = st.domain.intersect_params(scop.context)
         part = r.map.domain().intersect(dom)
-        if part.is_empty():
-            raise WhiteboxError(
-                f"the relation of {r.stmt} at β={list(r.beta)} schedules no instance (an "
-                "empty half of an index-set split): whiteboxing does not recreate empty "
-                "parts yet; remove it from the target")
         rels.append(from_relation(r.map, r.beta, st.dim, dom, divs, scop.params,
                                   k if tags else -1, equalities(part, scop.params)))
     marks = [(m.kind, tuple(m.loop), m.arg) for m in schedule.marks]
@@ -101,9 +100,10 @@ class Oracle:
     these), the instances of a part of a statement, the equalities they
     satisfy."""
 
-    def __init__(self, scop: Scop, deps):
+    def __init__(self, scop: Scop, deps, divs: Divs | None = None):
         self.scop = scop
         self.deps = deps
+        self.divs = divs if divs is not None else Divs()
         self.calls = 0
 
     def part(self, stmt: str, cons) -> "isl.Set":
@@ -116,7 +116,7 @@ class Oracle:
             return dom
         names = {it(k): n for k, n in enumerate(st.iterators)}
         names.update({par(p): p for p in self.scop.params})
-        text = " and ".join(f"{isl_text(c, names, None)} >= 0" for c in cons)
+        text = " and ".join(f"{isl_text(c, names, self.divs)} >= 0" for c in cons)
         s = isl.Set(f"[{', '.join(self.scop.params)}] -> {{ {stmt}[{', '.join(st.iterators)}]"
                     f" : {text} }}", context=dom.get_ctx())
         return dom.intersect(s)
@@ -181,7 +181,7 @@ def whitebox(original, target, *, simplify: bool = True, verify: bool = True,
     O = symbolic(scop, scop.schedule, divs, tags=False)
     T = symbolic(scop, target_sched, divs, tags=True)
     t1 = time.perf_counter()
-    oracle = Oracle(scop, deps)
+    oracle = Oracle(scop, deps, divs)
     raw, reached = recover(O, T, oracle=oracle)
     t2 = time.perf_counter()
     steps = shorten(raw, O, T) if simplify else list(raw)
@@ -190,7 +190,16 @@ def whitebox(original, target, *, simplify: bool = True, verify: bool = True,
     result.timings = {"read": t1 - t0, "recover": t2 - t1, "simplify": t3 - t2,
                       "legality_checks": oracle.calls}
     if verify:
-        replay(result, scop, session, target_sched, deps)
+        try:
+            replay(result, scop, session, target_sched, deps)
+        except WhiteboxError:
+            if not simplify or steps == list(raw):
+                raise
+            # a simplification changed an intermediate schedule into an illegal
+            # one: the recovered sequence as it was (it must replay)
+            result.steps = list(raw)
+            result.timings["simplification_undone"] = True
+            replay(result, scop, session, target_sched, deps)
     else:
         from ..script import Script
         result.script = Script.parse(result.text(comments=False))

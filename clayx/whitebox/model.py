@@ -219,11 +219,15 @@ class Rel:
     #: (``S[i, j] : j = i + 1``: ``{j: i + 1}``); every form is kept with
     #: them substituted, so forms equal on the domain are equal
     elim: dict = field(default_factory=dict)
+    #: the part schedules no instance (an empty half of an index-set split,
+    #: which Clay keeps): its α dimensions are as written, and any value
+    #: of them gives the same dates
+    empty: bool = False
 
     def copy(self) -> "Rel":
         """A copy that shares nothing mutable (``elim`` is shared: constant)."""
         return Rel(self.stmt, self.dim, tuple(self.beta), list(self.alphas),
-                   list(self.cons), self.tag, self.elim)
+                   list(self.cons), self.tag, self.elim, self.empty)
 
     @property
     def free(self) -> list[int]:
@@ -554,7 +558,9 @@ def _subst(a: Aff, elim: dict | None) -> Aff:
 def equalities(domain: isl.Set, params: Sequence[str]) -> dict:
     """The iterators the equalities of ``domain`` fix, each as an
     :class:`Aff` of the remaining iterators and the parameters (the last
-    iterators are eliminated first)."""
+    iterators are eliminated first; none for an empty set)."""
+    if domain.is_empty():
+        return {}
     hull = domain.affine_hull()
     rows = []
     for c in hull.get_constraints():
@@ -598,8 +604,12 @@ def from_relation(m: isl.Map, beta: Sequence[int], dim: int, domain: isl.Set,
     The α dimensions must be (quasi-)affine functions of the iterators on
     the relation's instances (``domain``: the statement's domain and the
     context); the relation's own constraints (an index-set split part) are
-    simplified against ``domain``."""
+    simplified against ``domain``.  A relation with no instance in
+    ``domain`` (an empty index-set split half) is read as written, with its
+    constraints as written, and marked ``empty``."""
     stmt = m.get_tuple_name(_dt.in_)
+    if m.domain().intersect(domain).is_empty():
+        return _empty_relation(m, beta, dim, divs, params, tag)
     n_out = m.dim(_dt.out)
     alphas_map = m
     for pos in range(n_out - 1, -1, -2):           # drop β dimensions
@@ -621,3 +631,27 @@ def from_relation(m: isl.Map, beta: Sequence[int], dim: int, domain: isl.Set,
     part = m.domain().gist(domain).coalesce()
     cons = [] if part.plain_is_universe() else _constraints(part, divs, params)
     return Rel(stmt, dim, tuple(beta), alphas, cons, tag, elim)
+
+
+def _empty_relation(m: isl.Map, beta: Sequence[int], dim: int, divs: Divs,
+                    params: Sequence[str], tag: int) -> Rel:
+    """The :class:`Rel` of a relation that schedules no instance (see
+    :func:`from_relation`)."""
+    stmt = m.get_tuple_name(_dt.in_)
+    alphas_map = m
+    for pos in range(m.dim(_dt.out) - 1, -1, -2):
+        alphas_map = alphas_map.project_out(_dt.out, pos, 1)
+    pieces: list = []
+    part = m.domain().coalesce()
+    if alphas_map.is_single_valued() and not part.is_empty():
+        isl.PwMultiAff.from_map(alphas_map).coalesce().foreach_piece(
+            lambda st, ma: pieces.append((st, ma)))
+    if len(pieces) == 1:
+        alphas = [_aff(pieces[0][1].get_at(k), divs, params) for k in range(len(beta) - 1)]
+    else:                                  # no instance anywhere: any α will do
+        alphas = [Aff() for _ in range(len(beta) - 1)]
+    if part.is_empty():
+        cons = [Aff.const(-1)]             # false: ``-1 >= 0``
+    else:
+        cons = [] if part.plain_is_universe() else _constraints(part, divs, params)
+    return Rel(stmt, dim, tuple(beta), alphas, cons, tag, {}, True)

@@ -44,7 +44,7 @@ the same statements.  Output: steps that turn ``O`` into ``T`` exactly.
    relation alone (the pivot choice keeps the remaining dimensions in an
    order compatible with the target's); the replay checks every step
    anyway.
-4. The target's marks (``parallelize``, ``vectorize``, ``unroll``).
+4. The target's marks (``parallelize``, ``vectorize``, ``unroll_mark``).
 """
 
 from __future__ import annotations
@@ -52,6 +52,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Sequence
 
+from ..errors import ClayxError
 from .model import Aff, Rel, Sched, WhiteboxError, it
 from .steps import Recorder, Step
 
@@ -195,13 +196,19 @@ def reduce(T: Sched, oracle=None) -> list[Step]:
     module docstring, part 1); return the direct steps in the order they
     must be applied (from the core to the original ``T``)."""
     found: list[Step] = []
-    guard = 0
+    doubts: list[str] = []      # reductions whose result was found illegal once
+    seen: set[str] = set()      # the reduced targets met: a repeat is a cycle
     while True:
-        guard += 1
-        if guard > 10000:
-            raise WhiteboxError("internal: the reduction of the target does not end")
+        state = str(T)
+        if state in seen or len(seen) > 500:
+            raise WhiteboxError(
+                "cannot express the target's tiling: undoing its strip-mined and scaled "
+                "dimensions goes round in circles (a tile or scaled loop skewed by a loop "
+                "it depends on)")
+        seen.add(state)
         if (_densify_once(T, found) or _plain_div_once(T, found) or _unskew_once(T, found)
-                or _linearize_once(T, found, oracle) or _fix_point_once(T, found)):
+                or _linearize_once(T, found, oracle, doubts) or _fix_point_once(T, found)
+                or _unskew_chunk_once(T, found, oracle) or _sink_chunk_once(T, found, oracle)):
             continue
         break
     for r in T.rels:
@@ -211,6 +218,13 @@ def reduce(T: Sched, oracle=None) -> list[Step]:
                     f"cannot express the strip-mined dimension {k + 1} of {r.stmt} "
                     f"({a.text()}): it is not a tile or chunk of another dimension of "
                     "the same loop nest")
+    if doubts and oracle is not None and not oracle(T):
+        # every schedule between the core and the target is one of the
+        # reduced targets; the core itself breaks a dependence
+        raise WhiteboxError(
+            "cannot order the target's tiling legally: without its tile loops, the "
+            "target breaks a dependence (its loops are distributed or reordered inside "
+            "a tile loop in a way the recovery does not undo)")
     return list(reversed(found))
 
 
@@ -232,9 +246,12 @@ def _densify_once(T: Sched, found: list[Step]) -> bool:
                 continue
             for p in [*_loop_prefixes(r, d), r.beta]:
                 group = T.under(p)
-                if all(x.depth >= d and _divisible(x.alphas[d - 1], g) for x in group):
+                # an empty part (no instance) takes any scaling
+                if all(x.depth >= d and (x.empty or _divisible(x.alphas[d - 1], g))
+                       for x in group) and not all(x.empty for x in group):
                     for x in group:
-                        x.alphas[d - 1] = x.alphas[d - 1].scale(Fraction(1, g)).integral()
+                        if _divisible(x.alphas[d - 1], g):
+                            x.alphas[d - 1] = x.alphas[d - 1].scale(Fraction(1, g)).integral()
                     found.append(Step("grain", (p, d, g)))
                     return True
     return False
@@ -301,6 +318,114 @@ def _unskew_once(T: Sched, found: list[Step]) -> bool:
     return False
 
 
+def _unskew_chunk_once(T: Sched, found: list[Step], oracle=None) -> bool:
+    """Undo a ``skew`` or ``shift`` of a chunk (tile) loop by other loops
+    (point loops among them): a dimension ``±d + Σ c_q·α_q + rest`` of one
+    div ``d`` becomes ``±d``, for the largest group of relations under one
+    prefix where the direct ``skew`` and ``shift`` steps reach ``T`` (and,
+    with an oracle, the schedule before them is legal)."""
+    for r in T.rels:
+        for t, a in enumerate(r.alphas, 1):
+            ds = a.keys("d")
+            if len(ds) != 1 or abs(a[ds[0]]) != 1 or _is_div(a) is not None:
+                continue
+            chunk = Aff.var(ds[0]).scale(a[ds[0]])
+            rest = a - chunk
+            others = [q for q in range(1, r.depth + 1)
+                      if q != t and not r.alphas[q - 1].part("i", "d").is_zero]
+            keys = sorted({k for k in rest.c if k[0] in "id"}
+                          | {k for q in others for k in r.alphas[q - 1].c if k[0] in "id"})
+            coef = [Fraction(0)] * len(others)
+            if keys:
+                if not others:
+                    continue
+                sol = solve([r.alphas[q - 1].part("i", "d") for q in others],
+                            rest.part("i", "d"), keys)
+                if sol is None or any(v.denominator != 1 for v in sol):
+                    continue
+                coef = sol
+            const = rest - sum((r.alphas[q - 1].scale(c) for q, c in zip(others, coef)), Aff())
+            if const.part("i", "d").c:
+                continue
+            need = max([t] + [q for q, c in zip(others, coef) if c])
+            for prefix, group in _groups(T, r, 1, len(r.beta)):
+                if any(x.depth < need for x in group):
+                    continue
+                X = T.copy()
+                ids = {x.tag for x in group}
+                for x in X.rels:
+                    if x.tag in ids:
+                        v = x.alphas[t - 1] - const
+                        for q, c in zip(others, coef):
+                            if c:
+                                v = v - x.alphas[q - 1].scale(c)
+                        x.alphas[t - 1] = x.canon(v)
+                if any(_is_div(x.alphas[t - 1]) is None for x in X.rels if x.tag in ids):
+                    continue            # no progress for some of the group
+                direct = [Step("skew", (prefix, t, q, -int(c)))
+                          for q, c in zip(others, coef) if c]
+                if not const.is_zero:
+                    direct.append(Step("shift", (prefix, t, -const.integral())))
+                if not direct or not (T.is_loop(prefix) or len(direct) == 1 and
+                                      direct[0].name == "shift"):
+                    continue
+                if not _replays(X, direct, T, oracle) or not _legal_path(X, direct, oracle):
+                    continue
+                T.rels = X.rels
+                found.extend(reversed(direct))
+                return True
+    return False
+
+
+def _legal_path(X: Sched, direct: Sequence[Step], oracle) -> bool:
+    """Are ``X`` and the schedules after each of ``direct`` but the last
+    legal (the last one is the reduced target, legal already)?  True
+    without an oracle."""
+    if oracle is None:
+        return True
+    rec = Recorder(X.copy())
+    for st in [None, *direct[:-1]]:
+        if st is not None:
+            rec.do(st.name, *st.args)
+        if not oracle(rec.sched):
+            return False
+    return True
+
+
+def _sink_chunk_once(T: Sched, found: list[Step], oracle=None) -> bool:
+    """Undo the ``interchange`` s that moved a chunk loop inside its point
+    loop: a chunk ``α_t = floor(α_p / s)`` with ``p < t`` goes back right
+    before its point loop, for the largest group of relations under one
+    prefix where the direct interchanges reach ``T`` (and, with an oracle,
+    the schedule before them is legal)."""
+    for r in T.rels:
+        for t, a in enumerate(r.alphas, 1):
+            k = _is_div(a)
+            if k is None:
+                continue
+            num, _ = T.divs.of(k)
+            if any(r.alphas[q - 1] == num for q in range(t + 1, r.depth + 1)):
+                continue
+            p = next((q for q in range(1, t) if r.alphas[q - 1] == num), None)
+            if p is None:
+                continue
+            for prefix, group in _groups(T, r, 1, len(r.beta)):
+                if any(x.depth < t for x in group) or not T.is_loop(prefix):
+                    continue
+                X = T.copy()
+                ids = {x.tag for x in group}
+                for x in X.rels:
+                    if x.tag in ids:
+                        x.alphas.insert(p - 1, x.alphas.pop(t - 1))
+                direct = [Step("interchange", (prefix, m, m + 1)) for m in range(p, t)]
+                if not _replays(X, direct, T, oracle) or not _legal_path(X, direct, oracle):
+                    continue
+                T.rels = X.rels
+                found.extend(reversed(direct))
+                return True
+    return False
+
+
 def _same(a: Sched, b: Sched, oracle=None) -> bool:
     """Do two symbolic schedules have the same relations (by tag)?  Forms
     that differ as written are compared on the relation's instances by
@@ -343,7 +468,7 @@ def _groups(T: Sched, r: Rel, lo: int, hi: int):
             yield r.beta[:m], g
 
 
-def _linearize_once(T: Sched, found: list[Step], oracle=None) -> bool:
+def _linearize_once(T: Sched, found: list[Step], oracle=None, doubts=None) -> bool:
     """Remove one chunk dimension ``α_t = floor(α_p / s)`` (a ``tile`` or
     ``stripmine`` step, possibly on part of a loop), checked by replaying
     the direct step."""
@@ -361,24 +486,92 @@ def _linearize_once(T: Sched, found: list[Step], oracle=None) -> bool:
             for _, group in _groups(T, r, t, len(r.beta) - 1):
                 if not all(_chunk_of(T, x, t, p, size, oracle) for x in group):
                     continue
-                X = T.copy()
-                ids = {x.tag for x in group}
-                for x in X.rels:
-                    if x.tag in ids:
-                        del x.alphas[t - 1]
-                        x.beta = x.beta[:p - 1] + x.beta[p:]
-                X.normalize()
-                xr = X.by_tag(r.tag)
-                for m in range(p - 1, len(xr.beta)):
-                    prefix = xr.beta[:m]
-                    if {x.tag for x in X.under(prefix)} != ids:
-                        continue
-                    steps = _chunk_steps(prefix, t, p - 1, size)
-                    if _replays(X, steps, T, oracle):
-                        T.rels = X.rels
-                        found.extend(reversed(steps))   # found is kept in reverse order
-                        return True
+                if _unchunk(T, r, group, t, p, size, found, oracle, doubts):
+                    return True
     return False
+
+
+def _unchunk(T: Sched, r: Rel, group: list[Rel], t: int, p: int, size: int,
+             found: list[Step], oracle, doubts=None) -> bool:
+    """Remove the chunk dimension ``t`` (of ``α_p``) from the relations of
+    ``group`` (``r`` among them), as :func:`_linearize_once` says.
+
+    When the chunk loop holds several loops of the group (down to the point
+    loop), the schedule without the chunk dimension keeps them apart; when
+    that schedule is
+    illegal (the tile was applied to one loop, split after: a fission that
+    only the tiling makes legal), the loops are fused first and the direct
+    steps are the tile followed by the ``split`` s that undo the fusion.
+    An illegal schedule met is noted in ``doubts`` (the core is then checked
+    at the end of :func:`reduce`)."""
+    node = r.beta[:t]
+    several = len({x.beta[:p] for x in group}) > 1
+    X = _without_chunk(T, group, t, p)
+    steps = _retile(X, T, r, group, t, p, size, [], oracle)
+    if steps and (not several or oracle is None or oracle(X)):
+        T.rels = X.rels
+        found.extend(reversed(steps))
+        return True
+    if steps and doubts is not None:
+        doubts.append(r.stmt)
+    if not several or {x.tag for x in group} != {x.tag for x in T.under(node)}:
+        return False
+    # fuse the loops of every level from the chunk loop to the point loop
+    # (the stripmine's β); the splits at the chunk loop's level undo it, or
+    # all the splits
+    fused = T.copy()
+    outer: list[Step] = []
+    inner: list[Step] = []
+    for length in range(t, p):
+        for sub in sorted({x.beta[:length] for x in fused.under(node)}):
+            while len(fused.children(sub)) > 1:
+                first = fused.children(sub)[0]
+                last = fused.under(first)[-1].beta
+                fused.fuse(first)
+                (outer if length == t else inner).append(Step("split", (last, length + 1)))
+    group2 = fused.under(node)
+    X = _without_chunk(fused, group2, t, p)
+    try:
+        if oracle is not None and not oracle(X):
+            return False
+    except ClayxError:            # the fused β-tree is not a schedule
+        return False
+    for after in (outer[::-1], (outer + inner)[::-1]):
+        steps = _retile(X, T, r, group2, t, p, size, after, oracle)
+        if steps:
+            T.rels = X.rels
+            found.extend(reversed(steps))
+            return True
+    return False
+
+
+def _without_chunk(T: Sched, group: list[Rel], t: int, p: int) -> Sched:
+    """``T`` without the chunk dimension ``t`` (and the β after it) in the
+    relations of ``group``."""
+    X = T.copy()
+    ids = {x.tag for x in group}
+    for x in X.rels:
+        if x.tag in ids:
+            del x.alphas[t - 1]
+            x.beta = x.beta[:p - 1] + x.beta[p:]
+    X.normalize()
+    return X
+
+
+def _retile(X: Sched, T: Sched, r: Rel, group: list[Rel], t: int, p: int, size: int,
+            after: list[Step], oracle) -> list[Step] | None:
+    """The ``tile``/``stripmine`` step that, followed by ``after``, turns
+    ``X`` into ``T``, and ``after`` (None when there is none)."""
+    ids = {x.tag for x in group}
+    xr = X.by_tag(r.tag)
+    for m in range(1, len(xr.beta)):
+        prefix = xr.beta[:m]
+        if {x.tag for x in X.under(prefix)} != ids:
+            continue
+        steps = _chunk_steps(prefix, t, p - 1, size) + list(after)
+        if _replays(X, steps, T, oracle):
+            return steps
+    return None
 
 
 def _chunk_steps(prefix, t: int, d: int, size: int) -> list[Step]:
@@ -389,7 +582,9 @@ def _chunk_steps(prefix, t: int, d: int, size: int) -> list[Step]:
     if d == t:
         return [Step("stripmine", (prefix, t, size))]
     steps = [Step("tile", (prefix, d, t, size))]
-    inner = tuple(prefix[:d]) + (0,) + tuple(prefix[d:])
+    # the β of the point loop's statements after the stripmine (a β naming
+    # an outer loop still names them all)
+    inner = tuple(prefix[:d]) + (0,) + tuple(prefix[d:]) if len(prefix) >= d else tuple(prefix)
     # after the swap the loops are (chunk, L_t+1 … L_d-1, L_t): carry L_t up to t + 1
     steps += [Step("interchange", (inner, k - 1, k)) for k in range(d, t + 1, -1)]
     return steps
@@ -450,8 +645,9 @@ def _fix_point_once(T: Sched, found: list[Step]) -> bool:
 def _fix_point(T, r, t, p, sign, others, coef, const, found) -> bool:
     """Try the inverse steps that make α_p of ``r`` (and of a set of
     relations around it) ``sign·α_p + Σ coef·α_q + const``."""
+    need = max([p, t] + [q for q, c in zip(others, coef) if c])
     for prefix, group in _groups(T, r, 1, len(r.beta)):
-        if any(x.depth < r.depth for x in group):
+        if any(x.depth < need for x in group):
             continue
         X = T.copy()
         ids = {x.tag for x in group}
@@ -460,7 +656,8 @@ def _fix_point(T, r, t, p, sign, others, coef, const, found) -> bool:
             if x.tag in ids:
                 v = x.alphas[p - 1].scale(sign)
                 for q, c in zip(others, coef):
-                    v = v + x.alphas[q - 1].scale(c)
+                    if c:
+                        v = v + x.alphas[q - 1].scale(c)
                 x.alphas[p - 1] = x.canon(v + const)
         # direct steps, from X back to T: undo the skews and the shift, then reverse
         for q, c in zip(others, coef):
@@ -480,13 +677,15 @@ def _fix_point(T, r, t, p, sign, others, coef, const, found) -> bool:
 
 # --- 2. index-set splitting --------------------------------------------------------------
 
-def _split_tree(pieces: list[tuple[int, list[Aff]]], subset=None):
+def _split_tree(pieces: list[tuple[int, list[Aff]]], subset=None, empty=None):
     """A binary tree ``(constraint, positive subtree, negative subtree)``
     whose leaves are the tags of the parts ``(tag, constraints)``: the
     index-set splits that separate them.  ``subset(cons, c)`` (when given)
     says whether the part with constraints ``cons`` lies in ``c ≥ 0``
     (exactly, with isl); otherwise the constraints are compared as written
-    (``c`` and ``-c - 1``)."""
+    (``c`` and ``-c - 1``).  ``empty(cons)`` (when given) says whether a part
+    has no instance: such a part that no constraint separates is split off
+    by ``-1 >= 0``."""
     if len(pieces) == 1:
         return pieces[0][0]
     cands = []
@@ -503,7 +702,13 @@ def _split_tree(pieces: list[tuple[int, list[Aff]]], subset=None):
             pos_p = [(t, cs) for t, cs in pieces if subset(cs, c)]
             neg_p = [(t, cs) for t, cs in pieces if (t, cs) not in pos_p and subset(cs, neg)]
         if pos_p and neg_p and len(pos_p) + len(neg_p) == len(pieces):
-            return (c, _split_tree(pos_p, subset), _split_tree(neg_p, subset))
+            return (c, _split_tree(pos_p, subset, empty), _split_tree(neg_p, subset, empty))
+    hollow = next((x for x in pieces if empty is not None and empty(x[1])), None)
+    if hollow is not None:
+        # a part with no instance that no written constraint separates (isl
+        # reduced its constraints to false): split it off by ``-1 >= 0``
+        rest = [x for x in pieces if x is not hollow]
+        return (Aff.const(-1), hollow[0], _split_tree(rest, subset, empty))
     raise WhiteboxError("the parts of a target statement are not separated by "
                         "index-set splits (complementary inequalities)")
 
@@ -523,6 +728,7 @@ class _Core:
         """Give every current relation the tag of its target part, splitting
         statements into parts where the target has several."""
         by_stmt: dict[str, list[Rel]] = {}
+        trees: dict[int, object] = {}       # tag of a relation to split: its tree
         for r in self.T.rels:
             by_stmt.setdefault(r.stmt, []).append(r)
         for stmt, tparts in by_stmt.items():
@@ -539,17 +745,68 @@ class _Core:
                 raise WhiteboxError(
                     f"{stmt} is index-set split differently in the two schedules; "
                     "whitebox from a schedule where it is one relation")
-            subset = None
-            if self.oracle is not None:
-                def subset(cons, c, stmt=stmt):
-                    part = self.oracle.part(stmt, cons)
-                    return part.is_subset(self.oracle.part(stmt, list(cons) + [c]))
-            tree = _split_tree([(t.tag, list(t.cons)) for t in tparts], subset)
+            if self.oracle is None:
+                tree = _split_tree([(t.tag, list(t.cons)) for t in tparts])
+            else:
+                tree = _split_tree([(t.tag, list(t.cons)) for t in tparts], self._subset(stmt),
+                                   lambda cons, stmt=stmt: self.oracle.part(stmt, cons).is_empty())
             cur[0].tag = self._fresh()
-            self._apply_split(cur[0].tag, tree)
+            trees[cur[0].tag] = tree
+        self._shared_splits(trees)
+        for tag, tree in trees.items():
+            self._apply_split(tag, tree)
         missing = [r.stmt for r in self.C.rels if r.tag < 0]
         if missing:
             raise WhiteboxError(f"the target does not schedule {', '.join(sorted(set(missing)))}")
+
+    def _shared_splits(self, trees: dict) -> None:
+        """Split the relations of ``trees`` whose first split is the same
+        inequality together, by one ``iss`` on the outermost loop that holds
+        only such relations (at least two); ``trees`` then holds the
+        remaining splits of each part."""
+        while True:
+            for tag, tree in trees.items():
+                if isinstance(tree, int):
+                    continue
+                c = tree[0]
+                same = {t for t, x in trees.items() if not isinstance(x, int) and x[0] == c}
+                beta = self.C.by_tag(tag).beta
+                loop = next((beta[:m] for m in range(1, len(beta))
+                             if len(self.C.under(beta[:m])) > 1
+                             and {x.tag for x in self.C.under(beta[:m])} <= same), None)
+                if loop is not None and not c.keys("d"):
+                    break
+            else:
+                return
+            under = [x.tag for x in self.C.under(loop)]
+            fresh = {t: self._fresh() for t in under}
+            names = self._names(self.C.by_tag(tag))
+            self.rec.do("iss", loop, c, new_tag=lambda x: fresh[x.tag],
+                        comment=f"split the loop at {c.text(names)} >= 0")
+            for t in under:
+                _, pos, neg = trees.pop(t)
+                self._refresh(t, fresh[t])
+                trees[t], trees[fresh[t]] = pos, neg
+
+    def _refresh(self, *tags: int) -> None:
+        """After an ``iss``: the equalities and emptiness of the new parts."""
+        if self.oracle is None:
+            return
+        for x in (self.C.by_tag(t) for t in tags):
+            x.empty = self.oracle.part(x.stmt, x.cons).is_empty()
+            x.elim = self.oracle.elim(x.stmt, x.cons)
+            x.alphas = [x.canon(a) for a in x.alphas]
+
+    def _subset(self, stmt: str):
+        """``subset(cons, c)`` for :func:`_split_tree`: does the part
+        ``cons`` of ``stmt`` lie in ``c ≥ 0`` (exactly, with isl)?"""
+        def subset(cons, c):
+            part = self.oracle.part(stmt, cons)
+            if part.is_empty():
+                # an empty part (Clay keeps them): by its constraints as written
+                return c in cons
+            return part.is_subset(self.oracle.part(stmt, list(cons) + [c]))
+        return subset
 
     def _fresh(self) -> int:
         self._next_tag += 1
@@ -578,10 +835,7 @@ class _Core:
             nxt = beta[:-1] + (beta[-1] + 1,)
             self.rec.do("unembed", beta + (0,), comment="remove the one-iteration loop")
             self.rec.do("unembed", nxt + (0,), comment="remove the one-iteration loop")
-        if self.oracle is not None:
-            for x in (self.C.by_tag(tag), self.C.by_tag(new_tag)):
-                x.elim = self.oracle.elim(x.stmt, x.cons)
-                x.alphas = [x.canon(a) for a in x.alphas]
+        self._refresh(tag, new_tag)
         self._apply_split(tag, pos)
         self._apply_split(new_tag, neg)
 
@@ -677,6 +931,8 @@ class _Core:
     def plan(self, r: Rel, d: int) -> tuple:
         """The α steps (positions only) that make α ``d`` of ``r`` the
         target's (part 3b)."""
+        if r.empty or self.T.by_tag(r.tag).empty:
+            return ()               # no instance: any α gives the same dates
         t = self.T.by_tag(r.tag).alphas[d - 1]
         cur = r.alphas
         if cur[d - 1] == t:
@@ -878,7 +1134,8 @@ class _Core:
             r = C.by_tag(tag)
             for m in range(len(c), len(r.beta) + 1):
                 p = r.beta[:m]
-                if {x.tag for x in C.under(p)} <= tagset:
+                # an empty part (no instance) follows whatever its loop gets
+                if {x.tag for x in C.under(p) if not x.empty} <= tagset:
                     out.append(p)
                     done |= {x.tag for x in C.under(p)}
                     break
@@ -906,15 +1163,15 @@ class _Core:
                     self.rec.do("skew", beta, j, l, coef, comment="skew")
                 else:
                     r = self.C.under(beta)[0]
-                    other = r.alphas[l - 1]
-                    for m in r.free:
-                        v = other[it(m)]
-                        if v:
-                            self.rec.do("reshape", beta, j, m + 1, int(coef * v),
+                    cur = r.alphas[j - 1]
+                    new = r.canon(cur - r.alphas[l - 1].scale(coef))
+                    # the reshapes in an order that keeps the dates unique
+                    for sub in _reshaped(r, cur, new, j):
+                        if sub[0] == "reshape":
+                            self.rec.do("reshape", beta, sub[1], sub[2], sub[3],
                                         comment="skew by an outer loop")
-                    rest = other.part("p", "1").scale(coef)
-                    if not rest.is_zero:
-                        self.rec.do("shift", beta, j, rest.integral(), comment="shift")
+                        else:
+                            self.rec.do("shift", beta, j, sub[2].integral(), comment="shift")
             elif kind == "reverse":
                 self.rec.do("reverse", beta, st[1], comment="reverse")
             elif kind == "shift":
@@ -946,7 +1203,7 @@ def recover(O: Sched, T: Sched, names: dict | None = None,
                     f"the schedule to start from strip-mines {r.stmt}: whitebox from a "
                     "schedule without tiles (the original)")
     for r in core_T.rels:
-        if _rank([a.part("i") for a in r.alphas], _iter_keys(r)) != len(r.free):
+        if not r.empty and _rank([a.part("i") for a in r.alphas], _iter_keys(r)) != len(r.free):
             raise WhiteboxError(
                 f"the target gives several instances of {r.stmt} the same date (once its "
                 "tiles are removed, its dimensions do not determine its iterators)")
@@ -960,7 +1217,7 @@ def recover(O: Sched, T: Sched, names: dict | None = None,
             cur = rec.sched.by_tag(r.tag)
             rec.do("embed", cur.beta, comment=f"a one-iteration loop around {r.stmt}")
     core.process()
-    for st in post:
+    for st in _legal_order(rec.sched, post, oracle):
         rec.do(st.name, *st.args, comment=_post_comment(st))
     for kind, loop, arg in target.marks:
         if kind == "parallel":
@@ -968,8 +1225,39 @@ def recover(O: Sched, T: Sched, names: dict | None = None,
         elif kind == "vectorize":
             rec.do("vectorize", loop, comment="vectorize this loop")
         elif kind == "unroll":
-            rec.do("unroll", loop, arg, comment="unroll this loop")
+            rec.do("unroll_mark", loop, arg, comment="ask the compiler to unroll this loop")
     return rec.steps, rec.sched
+
+
+def _legal_order(sched: Sched, steps: list[Step], oracle) -> list[Step]:
+    """``steps`` with each run of consecutive ``grain`` s (they scale
+    separate loops, so they commute) put in an order where every
+    intermediate schedule from ``sched`` is legal, when one is found
+    greedily (with an oracle; otherwise unchanged)."""
+    if oracle is None or sum(st.name == "grain" for st in steps) < 2:
+        return steps
+    cur = sched.copy()
+    out: list[Step] = []
+    i = 0
+    while i < len(steps):
+        j = i
+        while steps[i].name == "grain" and j + 1 < len(steps) and steps[j + 1].name == "grain":
+            j += 1
+        run = list(steps[i:j + 1])
+        while run:
+            pick = run[0]
+            if len(run) > 1:
+                for st in run:
+                    trial = Recorder(cur.copy())
+                    trial.do(st.name, *st.args)
+                    if oracle(trial.sched):
+                        pick = st
+                        break
+            run.remove(pick)
+            out.append(pick)
+            Recorder(cur).do(pick.name, *pick.args)
+        i = j + 1
+    return out
 
 
 def _post_comment(st: Step) -> str:

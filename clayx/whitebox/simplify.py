@@ -1,10 +1,21 @@
 """Shortening a recovered sequence (the paper's future work, seed 004 §6.4).
 
-Rules, applied to adjacent steps on the same loop until none applies (each
-keeps the schedule reached exactly, and the intermediate schedules it drops
-were legal or the recovered sequence would not have replayed; the final
-replay in :func:`clayx.whitebox.whitebox` proves the result anyway):
+Rules, applied until none applies (each keeps the schedule reached exactly;
+the intermediate schedules a rule changes are checked by the final replay
+in :func:`clayx.whitebox.whitebox`, which falls back to the unsimplified
+sequence when the simplified one does not replay):
 
+- **loop names**: a step that rewrites α dimensions or tiles (``shift``,
+  ``skew``, ``reverse``, ``interchange``, ``reshape``, ``grain``,
+  ``stripmine``, ``tile``, ``linearize``) names the statements it applies
+  to by the *outermost loop that holds exactly them*: the shortest prefix
+  of its β-vector under which the schedule it applies to has the same
+  statements.  So ``tile([0, 0], 2, 1, 32)`` is written ``tile([0], 2, 1,
+  32)`` when loop ``[0]`` holds nothing else, and the steps on one nest all
+  name it the same way (the original's β of the nest, as long as no earlier
+  step moved it).  Marks and structural steps (``fuse``, ``split``,
+  ``reorder``, ``iss``, ``embed``…) keep their β: it means one loop or
+  statement exactly;
 - a step that does nothing goes: ``shift`` by 0, ``skew`` by 0,
   ``interchange(β, d, d)``;
 - steps that cancel go: ``reverse(β, d); reverse(β, d)``,
@@ -12,19 +23,41 @@ replay in :func:`clayx.whitebox.whitebox` proves the result anyway):
 - consecutive shifts of one loop merge:
   ``shift(β, d, P1, c1); shift(β, d, P2, c2)`` → ``shift(β, d, P1+P2, c1+c2)``;
 - consecutive skews of one dimension by the same other merge:
-  ``skew(β, d, o, c1); skew(β, d, o, c2)`` → ``skew(β, d, o, c1+c2)``.
+  ``skew(β, d, o, c1); skew(β, d, o, c2)`` → ``skew(β, d, o, c1+c2)``;
+- **a strip-mine and an interchange that are a tile** become one:
+  ``stripmine(β, d, s); interchange(β, d-1, d)`` → ``tile(β, d, d-1, s)``
+  (built by :func:`.steps.tile_step`);
+- **a run of skews, interchanges and reverses of one loop that is a
+  permutation** (with signs) of its dimensions becomes that permutation,
+  written with ``interchange`` s and ``reverse`` s, when that is shorter:
+  ``skew(β, 1, 2, 1); skew(β, 2, 1, -1); skew(β, 1, 2, 1)`` →
+  ``interchange(β, 1, 2); reverse(β, 2)``.
 
 Before/after (gemm, a loop shifted twice then reversed twice)::
 
-    shift([0,0], 2, {0}, 1); shift([0,0], 2, {0}, 2);   →   shift([0,0], 2, {0}, 3);
+    shift([0,0], 2, {0}, 1); shift([0,0], 2, {0}, 2);   →   shift([0], 2, {0}, 3);
     reverse([0,0], 3); reverse([0,0], 3);               →   (nothing)
 """
 
 from __future__ import annotations
 
-from .steps import Step
+from math import gcd
 
-__all__ = ["RULES", "simplify"]
+from .model import Aff, Sched
+from .steps import Recorder, Step, tile_step
+
+__all__ = ["RULES", "loop_names", "simplify"]
+
+#: The rule names, for reports and tests.
+RULES = ("loop names", "no-op", "cancel reverse", "cancel interchange", "merge shifts",
+         "merge skews", "stripmine and interchange are a tile", "signed permutation")
+
+#: Steps whose β only selects the statements they rewrite.
+SELECTING = frozenset({"shift", "skew", "reverse", "interchange", "reshape", "grain",
+                       "stripmine", "tile", "linearize"})
+
+#: Steps a run of :func:`_permutation` may hold.
+_RUN = frozenset({"skew", "interchange", "reverse"})
 
 
 def _noop(s: Step) -> bool:
@@ -39,7 +72,12 @@ def _noop(s: Step) -> bool:
 
 def _pair(a: Step, b: Step) -> list[Step] | None:
     """What the adjacent steps ``a; b`` become (``None``: unchanged)."""
-    if a.name != b.name or tuple(a.args[0]) != tuple(b.args[0]):
+    if tuple(a.args[0]) != tuple(b.args[0]):
+        return None
+    if a.name == "stripmine" and b.name == "interchange" and a.args[1] >= 2 \
+            and sorted(b.args[1:3]) == [a.args[1] - 1, a.args[1]]:
+        return tile_step(a.args[0], a.args[1], a.args[1] - 1, a.args[2], _join(a, b))
+    if a.name != b.name:
         return None
     if a.name == "reverse" and a.args[1] == b.args[1]:
         return []
@@ -58,23 +96,141 @@ def _join(a: Step, b: Step) -> str:
     return "; ".join(c for c in (a.comment, b.comment) if c)
 
 
-#: The rule names, for reports and tests.
-RULES = ("no-op", "cancel reverse", "cancel interchange", "merge shifts", "merge skews")
+# --- signed permutations ----------------------------------------------------------------
+
+def _row(k: int) -> Aff:
+    return Aff.var(("r", k))
 
 
-def simplify(steps, O=None, T=None) -> list[Step]:
-    """``steps`` made shorter, same result (see the module docstring).
-    ``O`` and ``T`` (the symbolic original and target) are not needed by
-    the current rules."""
+def _effect(run: list[Step]) -> list[Aff] | None:
+    """The rows of a run of loop steps, as forms of the rows before it
+    (dimension k is ``("r", k)``), or None when the run has no loop-level
+    meaning."""
+    n = max(max(s.args[1:3] if s.name != "reverse" else s.args[1:2]) for s in run)
+    rows = [_row(k) for k in range(1, n + 1)]
+    for s in run:
+        if s.name == "interchange":
+            d1, d2 = s.args[1], s.args[2]
+            rows[d1 - 1], rows[d2 - 1] = rows[d2 - 1], rows[d1 - 1]
+        elif s.name == "reverse":
+            rows[s.args[1] - 1] = -rows[s.args[1] - 1]
+        elif s.name == "skew":
+            d, o, c = s.args[1], s.args[2], s.args[3]
+            rows[d - 1] = rows[d - 1] - rows[o - 1].scale(c)
+        else:
+            return None
+    return rows
+
+
+def _as_permutation(beta: tuple, rows: list[Aff], comment: str) -> list[Step] | None:
+    """``interchange`` s and ``reverse`` s giving ``rows`` when they are a
+    signed permutation of the dimensions, else None."""
+    perm, signs = [], []
+    for r in rows:
+        if len(r.c) != 1:
+            return None
+        (key, v), = r.c.items()
+        if abs(v) != 1:
+            return None
+        perm.append(key[1])
+        signs.append(int(v))
+    cur = list(range(1, len(rows) + 1))     # cur[i]: the old dimension now at i + 1
     out: list[Step] = []
-    for s in steps:
-        if _noop(s):
-            continue
-        out.append(s)
-        while len(out) >= 2:
-            new = _pair(out[-2], out[-1])
-            if new is None:
-                break
-            del out[-2:]
-            out.extend(x for x in new if not _noop(x))
+    for i, want in enumerate(perm):
+        j = cur.index(want)
+        if j != i:
+            out.append(Step("interchange", (beta, i + 1, j + 1), comment))
+            cur[i], cur[j] = cur[j], cur[i]
+    out += [Step("reverse", (beta, i + 1), comment) for i, s in enumerate(signs) if s < 0]
     return out
+
+
+def _permutations(steps: list[Step]) -> list[Step]:
+    """Replace each maximal run of skews/interchanges/reverses on one β that
+    is a signed permutation by a shorter equivalent."""
+    out: list[Step] = []
+    i = 0
+    while i < len(steps):
+        s = steps[i]
+        j = i
+        if s.name in _RUN:
+            while j + 1 < len(steps) and steps[j + 1].name in _RUN \
+                    and tuple(steps[j + 1].args[0]) == tuple(s.args[0]):
+                j += 1
+        run = steps[i:j + 1]
+        if len(run) >= 2 and any(x.name == "skew" for x in run) or len(run) >= 3:
+            rows = _effect(run)
+            new = None if rows is None else _as_permutation(
+                tuple(s.args[0]), rows, "; ".join(dict.fromkeys(x.comment for x in run if x.comment)))
+            if new is not None and len(new) < len(run):
+                out.extend(new)
+                i = j + 1
+                continue
+        out.extend(run)
+        i = j + 1
+    return out
+
+
+# --- loop names --------------------------------------------------------------------------
+
+def _apply(sched: Sched, s: Step) -> None:
+    """Apply ``s`` to the symbolic ``sched`` (iss halves get fresh tags)."""
+    rec = Recorder(sched)
+    if s.name == "iss":
+        rec.do("iss", *s.args, new_tag=lambda r: -1)
+    elif s.name == "densify":
+        g = 0
+        for r in sched.under(s.args[0]):
+            for v in r.alphas[s.args[1] - 1].c.values():
+                g = gcd(g, int(v))
+        rec.do("densify", *s.args, factor=max(g, 1))
+    else:
+        rec.do(s.name, *s.args)
+
+
+def loop_names(steps: list[Step], O: Sched) -> list[Step]:
+    """``steps`` with the β of every :data:`SELECTING` step replaced by the
+    shortest prefix holding the same statements in the schedule it applies
+    to (``O`` then the steps before it); unchanged from the first step the
+    symbolic schedule cannot follow."""
+    sched = O.copy()
+    out: list[Step] = []
+    for k, s in enumerate(steps):
+        if s.name in SELECTING:
+            beta = tuple(s.args[0])
+            same = {id(r) for r in sched.under(beta)}
+            for m in range(1, len(beta)):
+                if {id(r) for r in sched.under(beta[:m])} == same:
+                    s = Step(s.name, (beta[:m],) + tuple(s.args[1:]), s.comment)
+                    break
+        out.append(s)
+        try:
+            _apply(sched, s)
+        except Exception:                   # noqa: BLE001 - naming is cosmetic
+            return out + list(steps[k + 1:])
+    return out
+
+
+def simplify(steps, O: Sched | None = None, T: Sched | None = None) -> list[Step]:
+    """``steps`` made shorter, same result (see the module docstring).
+    ``O``, the symbolic schedule the steps start from, is needed by the
+    loop-name rule (skipped without it); ``T`` is not used."""
+    steps = list(steps)
+    if O is not None:
+        steps = loop_names(steps, O)
+    while True:
+        out: list[Step] = []
+        for s in steps:
+            if _noop(s):
+                continue
+            out.append(s)
+            while len(out) >= 2:
+                new = _pair(out[-2], out[-1])
+                if new is None:
+                    break
+                del out[-2:]
+                out.extend(x for x in new if not _noop(x))
+        out = _permutations(out)
+        if out == steps:
+            return out
+        steps = out

@@ -14,7 +14,7 @@ from typing import Sequence
 
 from .model import ONE, Aff, Sched, par, it
 
-__all__ = ["Recorder", "Step"]
+__all__ = ["Recorder", "Step", "tile_step"]
 
 
 def _beta(b: Sequence[int]) -> str:
@@ -54,6 +54,17 @@ def _arg(a, name: str, params: Sequence[str]) -> str:
     return str(a)
 
 
+def tile_step(beta: Sequence[int], d: int, o: int, size: int, comment: str = "") -> list[Step]:
+    """The steps that strip-mine the dimension ``d`` of the statements under
+    ``beta`` by ``size`` and put the chunk (tile) loop at depth ``o ≤ d``,
+    the dimensions ``o … d-1`` moving one inward: today one ``tile(beta, d,
+    o, size)``.  Simplification creates tiles only through this helper (and
+    only with ``d - o ≤ 1``, where a rotation and a swap of depths ``d`` and
+    ``o`` agree), so a change of ``tile``'s semantics is adapted here."""
+    return [Step("tile", (tuple(beta), d, o, size),
+                 comment or f"tile the loop at depth {d} by {size}, tile loop at depth {o}")]
+
+
 class Recorder:
     """The current symbolic schedule and the steps applied to it so far."""
 
@@ -70,7 +81,8 @@ class Recorder:
     def do(self, name: str, *args, comment: str = "", **kw) -> None:
         """Apply directive ``name`` to the schedule and record it
         (``densify`` takes its ``factor=``, ``iss`` its ``new_tag=``, the
-        tag of the copies it makes)."""
+        tag of the copies it makes; ``unroll_mark`` is the mark, not Clay's
+        ``unroll``)."""
         s = self.sched
         if name in self.PLAIN:
             getattr(s, name)(*args)
@@ -80,7 +92,7 @@ class Recorder:
             s.iss(args[0], args[1], kw["new_tag"])
         elif name in ("parallelize", "vectorize"):
             s.mark("parallel" if name == "parallelize" else "vectorize", args[0])
-        elif name == "unroll":
+        elif name == "unroll_mark":
             s.mark("unroll", args[0], args[1])
         else:
             raise ValueError(f"unknown step {name}")

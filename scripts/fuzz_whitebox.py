@@ -1,0 +1,108 @@
+#!/usr/bin/env python3
+"""How often whiteboxing recovers random legal schedules (issue 9).
+
+For each of ``--count`` seeded sequences (seed ``--seed + k``), a kernel of
+:data:`STEMS` is taken in turn and up to 8 directives are drawn against the
+current schedule by :func:`clayx.fuzz.draw_step` (refused steps change
+nothing), from one of three mixes in turn: :data:`MIX` (tiling, iss, peel,
+skews, reshapes and structure), :data:`clayx.fuzz.DEEP_KINDS` and
+:data:`clayx.fuzz.ALL_KINDS`.  Then ``whitebox(original, result)``:
+
+- *exact* / *same order*: recovered and proven by replay;
+- *refused*: a :class:`~clayx.whitebox.WhiteboxError` naming what has no
+  Clay expression the recovery knows (grouped by message);
+- *bug*: a recovered sequence that failed its own replay (never shown to a
+  user, but a recovery bug), or any other exception (*crash*).
+
+Prints the counts, the recovery rate and the refusal messages; ``--show``
+prints every sequence that was not recovered.
+
+    python scripts/fuzz_whitebox.py [--seed 1000] [--count 150] [--show]
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import clayx  # noqa: E402
+from clayx.errors import ClayxError  # noqa: E402
+from clayx.fuzz import ALL_KINDS, DEEP_KINDS, RandomChooser, draw_step  # noqa: E402
+from clayx.whitebox import WhiteboxError, whitebox  # noqa: E402
+
+#: The kernels, taken in turn.
+STEMS = ("gemm", "atax", "mvt", "jacobi-1d", "bicg", "trmm", "seidel-2d", "lu", "jacobi-2d",
+         "syrk")
+
+#: The mix of structure-changing steps the issue names, tiling drawn most.
+MIX = ("tile", "tile", "stripmine", "skew", "skew", "reshape", "reshape", "iss", "iss", "peel",
+       "interchange", "reverse", "shift", "fuse", "split")
+
+
+def run(seed: int, count: int, show: bool) -> Counter:
+    """Draw and whitebox ``count`` sequences; return the counts (and print)."""
+    base = {s: clayx.load(ROOT / "examples" / f"{s}.c") for s in STEMS}
+    stats: Counter = Counter()
+    reasons: Counter = Counter()
+    for k in range(count):
+        rng = RandomChooser(seed + k)
+        stem = STEMS[k % len(STEMS)]
+        b = base[stem]
+        s = clayx.Session(b.original, others=b.others)
+        kinds = (MIX, DEEP_KINDS, ALL_KINDS)[k % 3]
+        for _ in range(rng.integer(1, 8, "len")):
+            try:
+                s.apply(draw_step(rng, s.current, kinds, bad_rate=0))
+            except ClayxError:
+                pass
+        if not len(s.script):
+            continue
+        try:
+            r = whitebox(s.original, s.current.schedule)
+        except WhiteboxError as e:
+            key = "bug" if str(e).startswith("bug:") else "refused"
+            msg = str(e).splitlines()[0]
+        except Exception as e:              # noqa: BLE001 - counted as a crash
+            key, msg = "crash", f"{type(e).__name__}: {e}"
+        else:
+            stats["exact" if r.exact else "same order"] += 1
+            stats["steps in"] += len(s.script)
+            stats["steps recovered"] += len(r.steps)
+            stats["steps before simplification"] += len(r.raw)
+            continue
+        stats[key] += 1
+        reasons[f"{key}: " + re.sub(r"-?\d+", "#", msg)[:100]] += 1
+        if show or key != "refused":
+            print(f"--- {key} {stem} seed {seed + k}: {' '.join(str(s.script).split())}\n"
+                  f"    {msg[:300]}")
+    tried = sum(stats[x] for x in ("exact", "same order", "refused", "bug", "crash"))
+    print(", ".join(f"{k} {v}" for k, v in sorted(stats.items())) + f"; tried {tried}")
+    ok = stats["exact"] + stats["same order"]
+    print(f"recovered and verified: {ok}/{tried} ({100.0 * ok / max(tried, 1):.1f} %)")
+    for msg, n in reasons.most_common():
+        print(f"  {n:4d}  {msg}")
+    return stats
+
+
+def main() -> int:
+    """Parse the options and run."""
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--seed", type=int, default=1000)
+    ap.add_argument("--count", type=int, default=150)
+    ap.add_argument("--show", action="store_true", help="print every sequence not recovered")
+    args = ap.parse_args()
+    t0 = time.perf_counter()
+    stats = run(args.seed, args.count, args.show)
+    print(f"({time.perf_counter() - t0:.0f} s)")
+    return 1 if stats["bug"] or stats["crash"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
