@@ -304,22 +304,11 @@ class Session:
         :class:`~clayx.whitebox.WhiteboxResult` (the script, its steps with
         comments, timings, the SCoP it reaches, ``auto``: the
         :class:`~clayx.auto.AutoSchedule`)."""
-        from .auto import schedule
-        from .whitebox import WhiteboxError, whitebox
+        from .auto import whiteboxed
         if not isinstance(tile, int) or isinstance(tile, bool) or tile < 0:
             raise ClayxError(f"the tile size must be a whole number ≥ 0 (0: no tiling), "
                              f"not {tile!r}")
-        target = schedule(self.current, preset, tile, deps=self.deps, **isl_options)
-        try:
-            result = whitebox(self, target.schedule)
-        except WhiteboxError:
-            if not target.locality:
-                raise
-            # no sequence of directives reaches the reordered loops with every
-            # step legal (lu's tiled point loops): isl's order and tiling
-            target = schedule(self.current, preset, tile, deps=self.deps,
-                              **dict(isl_options, locality=False))
-            result = whitebox(self, target.schedule)
+        target, result = whiteboxed(self, preset, tile, deps=self.deps, **isl_options)
         result.auto = target
         return result
 

@@ -52,9 +52,8 @@ def bench(stem: str, repeat: int) -> dict:
     r = None
     for _ in range(repeat):
         t0 = time.perf_counter()
-        a = auto.schedule(scop, "cpu")
-        t1 = time.perf_counter()
-        r = whitebox(scop, a.schedule)
+        a, r = auto.whiteboxed(scop, "cpu")     # --auto's fallback included
+        t1 = t0 + a.timings["isl"] + a.timings["post"]
         t2 = time.perf_counter()
         generate_region(r.scop, target="omp")
         t3 = time.perf_counter()
@@ -73,7 +72,8 @@ def bench(stem: str, repeat: int) -> dict:
             "isl_ms": ms(t_isl), "post_ms": ms(t_post),
             "whitebox_ms": ms(t_wb), "replay_ms": ms(t_replay), "codegen_ms": ms(t_code),
             "total_ms": ms(t_total), "raw_len": len(r.raw), "len": len(r.steps),
-            "legality_checks": r.timings.get("legality_checks", 0)}
+            "legality_checks": r.timings.get("legality_checks", 0),
+            "locality_undone": bool(r.timings.get("locality_undone"))}
 
 
 def bench_presets(stem: str, repeat: int) -> dict:

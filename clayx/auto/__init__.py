@@ -37,7 +37,7 @@ from .scheduler import SchedulingError, schedule_tree
 from .tree import from_tree, relations_schedule, to_tree
 
 __all__ = ["AutoSchedule", "PRESETS", "Preset", "SchedulingError", "auto", "from_tree",
-           "schedule", "to_tree"]
+           "schedule", "to_tree", "whiteboxed"]
 
 #: Default tile size (Pluto's).
 DEFAULT_TILE = 32
@@ -155,3 +155,26 @@ def schedule(scop: Scop, preset: str | Preset = "cpu", tile: int = DEFAULT_TILE,
     t2 = time.perf_counter()
     return AutoSchedule(sched, tree, p, tiled, {"isl": t1 - t0, "post": t2 - t1}, kept,
                         locality)
+
+
+def whiteboxed(original, preset: str | Preset = "cpu", tile: int = DEFAULT_TILE, *,
+               deps=None, **options):
+    """:func:`schedule` on ``original`` (a Session or a Scop: its current
+    SCoP), whiteboxed into a verified script: ``(AutoSchedule,
+    WhiteboxResult)``.  When no sequence of legal directives is recovered for
+    the locality pass's loop orders (lu's reordered point loops after tiling:
+    :class:`~clayx.whitebox.WhiteboxError`), isl's own order and tiling are
+    taken instead (``locality=False``), as ``--auto`` does; ``result.timings
+    ["locality_undone"]`` then says so."""
+    from ..whitebox import WhiteboxError, whitebox
+    scop = getattr(original, "current", original)
+    target = schedule(scop, preset, tile, deps=deps, **options)
+    try:
+        result = whitebox(original, target.schedule)
+    except WhiteboxError:
+        if not target.locality:
+            raise
+        target = schedule(scop, preset, tile, deps=deps, **dict(options, locality=False))
+        result = whitebox(original, target.schedule)
+        result.timings["locality_undone"] = True
+    return target, result
