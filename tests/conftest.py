@@ -2,6 +2,8 @@
 
 - ``--update-golden``: rewrite the golden files under ``tests/golden/``
   from the current output instead of comparing (:mod:`goldens`).
+- every C build of the session goes through a cache (:mod:`compile_cache`):
+  the same text compiled with the same command is compiled once.
 - ``--legality-mutant=legal|illegal``: replace the decision at the heart of
   :mod:`clayx.analysis.legality` (which instance pairs a schedule runs in
   the wrong order, which ones a loop carries) by one that finds none
@@ -15,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+import compile_cache
 import goldens
 
 _REPO = Path(__file__).resolve().parent.parent
@@ -31,9 +34,22 @@ def pytest_addoption(parser):
 
 def pytest_configure(config):
     goldens.UPDATE = config.getoption("--update-golden")
+    compile_cache.install()
     mutant = config.getoption("--legality-mutant")
     if mutant is not None:
         _install_mutant(mutant)
+
+
+def pytest_unconfigure(config):
+    compile_cache.uninstall()
+
+
+def pytest_terminal_summary(terminalreporter):
+    st = compile_cache.STATS
+    if st["hits"] + st["misses"]:
+        terminalreporter.write_line(
+            f"C builds: {st['misses']} compiled, {st['hits']} reused from the session's "
+            f"cache, {st['uncached']} not cacheable")
 
 
 def _install_mutant(mutant: str) -> None:
