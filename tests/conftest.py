@@ -44,6 +44,19 @@ def pytest_unconfigure(config):
     compile_cache.uninstall()
 
 
+def pytest_sessionfinish(session):
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None:        # a pytest-xdist worker: tell the controller
+        workeroutput["clayx_builds"] = dict(compile_cache.STATS)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error):
+    """(pytest-xdist) add a worker's build counts to the session's."""
+    for k, v in getattr(node, "workeroutput", {}).get("clayx_builds", {}).items():
+        compile_cache.STATS[k] += v
+
+
 def pytest_terminal_summary(terminalreporter):
     st = compile_cache.STATS
     if st["hits"] + st["misses"]:
