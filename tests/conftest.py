@@ -44,6 +44,24 @@ def pytest_unconfigure(config):
     compile_cache.uninstall()
 
 
+#: The longest tests (5 s and more each, serially): under pytest-xdist they
+#: are handed out first, so that no worker starts one while the other has
+#: nothing left to do (a plain run keeps the files' order).
+_LONG_FIRST = (
+    "tests/test_whitebox_property.py::test_whitebox_recovers_random_sequences_slow",
+    "tests/test_properties.py::",
+    "tests/test_fuzz_inputs.py::test_fuzz_slice_has_no_problem",
+    "tests/test_mutation.py::",
+    "tests/test_script.py::test_roundtrip_property",
+    "tests/test_tune.py::test_tuned_result_runs_equal_on_1_and_4_threads",
+)
+
+
+def pytest_collection_modifyitems(config, items):
+    if hasattr(config, "workerinput"):      # a pytest-xdist worker
+        items.sort(key=lambda item: not item.nodeid.startswith(_LONG_FIRST))
+
+
 def pytest_sessionfinish(session):
     workeroutput = getattr(session.config, "workeroutput", None)
     if workeroutput is not None:        # a pytest-xdist worker: tell the controller
