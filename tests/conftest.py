@@ -2,6 +2,8 @@
 
 - ``--update-golden``: rewrite the golden files under ``tests/golden/``
   from the current output instead of comparing (:mod:`goldens`).
+- every C build of the session goes through a cache (:mod:`compile_cache`):
+  the same text compiled with the same command is compiled once.
 - ``--legality-mutant=legal|illegal``: replace the decision at the heart of
   :mod:`clayx.analysis.legality` (which instance pairs a schedule runs in
   the wrong order, which ones a loop carries) by one that finds none
@@ -15,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+import compile_cache
 import goldens
 
 _REPO = Path(__file__).resolve().parent.parent
@@ -31,9 +34,53 @@ def pytest_addoption(parser):
 
 def pytest_configure(config):
     goldens.UPDATE = config.getoption("--update-golden")
+    compile_cache.install()
     mutant = config.getoption("--legality-mutant")
     if mutant is not None:
         _install_mutant(mutant)
+
+
+def pytest_unconfigure(config):
+    compile_cache.uninstall()
+
+
+#: The longest tests (5 s and more each, serially): under pytest-xdist they
+#: are handed out first, so that no worker starts one while the other has
+#: nothing left to do (a plain run keeps the files' order).
+_LONG_FIRST = (
+    "tests/test_whitebox_property.py::test_whitebox_recovers_random_sequences_slow",
+    "tests/test_properties.py::",
+    "tests/test_fuzz_inputs.py::test_fuzz_slice_has_no_problem",
+    "tests/test_mutation.py::",
+    "tests/test_script.py::test_roundtrip_property",
+    "tests/test_tune.py::test_tuned_result_runs_equal_on_1_and_4_threads",
+)
+
+
+def pytest_collection_modifyitems(config, items):
+    if hasattr(config, "workerinput"):      # a pytest-xdist worker
+        items.sort(key=lambda item: not item.nodeid.startswith(_LONG_FIRST))
+
+
+def pytest_sessionfinish(session):
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None:        # a pytest-xdist worker: tell the controller
+        workeroutput["clayx_builds"] = dict(compile_cache.STATS)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error):
+    """(pytest-xdist) add a worker's build counts to the session's."""
+    for k, v in getattr(node, "workeroutput", {}).get("clayx_builds", {}).items():
+        compile_cache.STATS[k] += v
+
+
+def pytest_terminal_summary(terminalreporter):
+    st = compile_cache.STATS
+    if st["hits"] + st["misses"]:
+        terminalreporter.write_line(
+            f"C builds: {st['misses']} compiled, {st['hits']} reused from the session's "
+            f"cache, {st['uncached']} not cacheable")
 
 
 def _install_mutant(mutant: str) -> None:

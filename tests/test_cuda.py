@@ -9,10 +9,12 @@ tests below show both."""
 
 from __future__ import annotations
 
+import functools
 import io
 import re
 import shutil
 import subprocess
+import tempfile
 from dataclasses import replace
 from pathlib import Path
 
@@ -83,10 +85,17 @@ def _kernel(code: str, name: str) -> str:
 
 # -- the gpu preset on every example ---------------------------------------------
 
-def _gpu_file(stem: str, tile: int, *, emulate: bool, shared: bool = False) -> str:
+@functools.lru_cache(maxsize=None)
+def _gpu_scops(stem: str, tile: int) -> tuple:
+    """An example's SCoPs, the first under the ``gpu`` preset (computed once
+    per session: the emulated and the nvcc tests share them; SCoPs are
+    immutable)."""
     s = clayx.load(ROOT / "examples" / f"{stem}.c")
-    new = gpu_schedule(s.current, tile=tile)
-    return cuda_code([new, *s.others], emulate=emulate, shared=shared)
+    return (gpu_schedule(s.current, tile=tile), *s.others)
+
+
+def _gpu_file(stem: str, tile: int, *, emulate: bool, shared: bool = False) -> str:
+    return cuda_code(list(_gpu_scops(stem, tile)), emulate=emulate, shared=shared)
 
 
 #: the examples where shared memory promotion finds reused tiles (stencils),
@@ -133,6 +142,14 @@ def _nvcc_errors(path: Path, tmp_path: Path) -> list[str]:
     return errs or [p.stderr[-2000:]]
 
 
+@functools.lru_cache(maxsize=None)
+def _original_nvcc_errors(stem: str) -> list[str]:
+    """nvcc's errors on the original example (once per session: both tile
+    sizes compare with them)."""
+    with tempfile.TemporaryDirectory(prefix="clayx-nvcc-") as d:
+        return _nvcc_errors(ROOT / "examples" / f"{stem}.c", Path(d))
+
+
 @needs_nvcc
 @pytest.mark.slow
 @pytest.mark.parametrize("stem,tile", [(x, t) for t in PROMOTED for x in sorted(PROMOTED[t])])
@@ -156,8 +173,7 @@ def test_gpu_preset_cu_compiles_with_nvcc(stem, tile, tmp_path):
     cu.write_text(_gpu_file(stem, tile, emulate=False))
     errors = _nvcc_errors(cu, tmp_path)
     if errors:
-        (tmp_path / "orig").mkdir()
-        original = _nvcc_errors(ROOT / "examples" / f"{stem}.c", tmp_path / "orig")
+        original = _original_nvcc_errors(stem)
         assert original and errors == original, errors
 
 
