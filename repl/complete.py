@@ -289,8 +289,7 @@ class ClayCompleter(Completer):
             return
         if p.kind == "int" and p.name == "array" and re.fullmatch(r"\d*", partial):
             # Clay's dim* forms: array ids, those accessed under the β first
-            from clayx.directives.common import clay_matching
-            from clayx.directives.layout import array_ids
+            from clayx.directives import array_ids, clay_matching
             beta = _int_list(ctx.args[0]) if ctx.args else None
             under = set() if beta is None else {
                 a.array for r in clay_matching(scop, beta)

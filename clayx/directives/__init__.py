@@ -10,6 +10,9 @@ from .registry import (CHECKS, FOREIGN, KINDS, REGISTRY, Directive, Outcome, app
 
 __all__ = ["AccessNumber", "ArrayId", "Beta", "Bool", "CHECKS", "Depth", "Directive", "FOREIGN",
            "Int", "Ints", "KINDS", "List", "Outcome", "Param", "REGISTRY", "String", "Value",
-           "apply", "clay_listing", "directive", "listing", "lookup", "names"]
+           "apply", "array_ids", "clay_listing", "clay_matching", "directive", "listing",
+           "lookup", "names"]
 
 from . import affine, control, exo, layout, marks, structure, tiling, unroll  # noqa: E402,F401,I001
+from .common import clay_matching  # noqa: E402
+from .layout import array_ids  # noqa: E402
