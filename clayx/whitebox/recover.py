@@ -392,6 +392,20 @@ def _legal_path(X: Sched, direct: Sequence[Step], oracle) -> bool:
     return True
 
 
+def _loose_chunks(T: Sched, r: Rel):
+    """``(t, num, size)`` for each chunk dimension ``α_t = floor(num / size)``
+    of ``r`` whose point dimension is not where stripmine leaves it: no
+    later α of ``r`` equals ``num`` (an interchange or a change of the point
+    loop moved it)."""
+    for t, a in enumerate(r.alphas, 1):
+        k = _is_div(a)
+        if k is None:
+            continue
+        num, size = T.divs.of(k)
+        if not any(r.alphas[q - 1] == num for q in range(t + 1, r.depth + 1)):
+            yield t, num, size
+
+
 def _sink_chunk_once(T: Sched, found: list[Step], oracle=None) -> bool:
     """Undo the ``interchange`` s that moved a chunk loop inside its point
     loop: a chunk ``α_t = floor(α_p / s)`` with ``p < t`` goes back right
@@ -399,13 +413,7 @@ def _sink_chunk_once(T: Sched, found: list[Step], oracle=None) -> bool:
     prefix where the direct interchanges reach ``T`` (and, with an oracle,
     the schedule before them is legal)."""
     for r in T.rels:
-        for t, a in enumerate(r.alphas, 1):
-            k = _is_div(a)
-            if k is None:
-                continue
-            num, _ = T.divs.of(k)
-            if any(r.alphas[q - 1] == num for q in range(t + 1, r.depth + 1)):
-                continue
+        for t, num, _ in _loose_chunks(T, r):
             p = next((q for q in range(1, t) if r.alphas[q - 1] == num), None)
             if p is None:
                 continue
@@ -610,13 +618,7 @@ def _fix_point_once(T: Sched, found: list[Step]) -> bool:
     ``e`` again, when a ``reverse``, ``skew`` or ``shift`` changed it after
     the ``stripmine`` (checked by replaying the direct steps)."""
     for r in T.rels:
-        for t, a in enumerate(r.alphas, 1):
-            k = _is_div(a)
-            if k is None:
-                continue
-            num, size = T.divs.of(k)
-            if any(r.alphas[p - 1] == num for p in range(t + 1, r.depth + 1)):
-                continue
+        for t, num, size in _loose_chunks(T, r):
             for p in range(t + 1, r.depth + 1):
                 for sign in (1, -1):
                     rest = num - r.alphas[p - 1].scale(sign)
