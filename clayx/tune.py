@@ -66,7 +66,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Mapping, Sequence
 import islpy as isl
 
-from .auto.post import stride_class as _stride_class
+from .auto.post import stride_counts
 from .errors import ClayxError, VerifyError
 from .model import dead_arrays, identifiers
 from .run import (STOPS_ENV, default_compiler, default_flags, has_main, instrument,
@@ -343,18 +343,9 @@ def point_order(scop, prefix, n: int, first: int) -> int:
     point loop to put innermost: the one under which the fewest accesses
     jump (stride other than 0 or 1), then the one with the most stride-1
     accesses; ties keep isl's innermost loop."""
-    sched = scop.schedule
+    rels = [rel for rel in scop.schedule.relations_under(prefix) if rel.depth >= first + n - 1]
     best, key = n - 1, None
-    for i in range(n):
-        depth = first + i
-        jumps = ones = 0
-        for rel in sched.relations_under(prefix):
-            if rel.depth < first + n - 1:
-                continue
-            for a in scop.statement(rel.stmt).accesses:
-                c = _stride_class(scop, rel, a, 2 * depth - 1)
-                jumps += c == 2
-                ones += c == 1
+    for i, (jumps, ones) in enumerate(stride_counts(scop, rels, range(first, first + n))):
         k = (jumps, -ones, 0 if i == n - 1 else 1)
         if key is None or k < key:
             best, key = i, k

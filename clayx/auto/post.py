@@ -508,6 +508,23 @@ def stride_class(scop: Scop, rel, access, dim: int) -> int | None:
     return 1 if deltas.is_subset(near) else 2
 
 
+def stride_counts(scop: Scop, rels, depths) -> list[tuple[int, int]]:
+    """For each α depth of ``depths`` taken as the innermost loop: how many
+    accesses of the statements of ``rels`` (:class:`~clayx.model.Relation`)
+    jump under it (stride other than 0 or 1) and how many are stride-1
+    (:func:`stride_class`)."""
+    out = []
+    for depth in depths:
+        jumps = ones = 0
+        for rel in rels:
+            for a in scop.statement(rel.stmt).accesses:
+                c = stride_class(scop, rel, a, 2 * depth - 1)
+                jumps += c == 2
+                ones += c == 1
+        out.append((jumps, ones))
+    return out
+
+
 def _innermost(scop: Scop, rels: Sequence[TreeRelation], k: int, n: int) -> tuple[int, int]:
     """The member (0-based among the ``n`` loops at α depths ``k+1 … k+n``
     of the relations ``rels``) to put innermost for spatial locality, and
@@ -518,15 +535,10 @@ def _innermost(scop: Scop, rels: Sequence[TreeRelation], k: int, n: int) -> tupl
     whose innermost loop is the last of the chain count (all of them when
     none is)."""
     inner = [r for r in rels if len(r.alphas) == k + n] or list(rels)
+    counts = stride_counts(scop, [Relation(r.stmt, tuple(r.betas), r.map(_space(scop, r)))
+                                  for r in inner], range(k + 1, k + n + 1))
     best, key = n - 1, None
-    for j in range(n):
-        jumps = ones = 0
-        for r in inner:
-            rel = Relation(r.stmt, tuple(r.betas), r.map(_space(scop, r)))
-            for a in scop.statement(r.stmt).accesses:
-                c = stride_class(scop, rel, a, 2 * (k + j + 1) - 1)
-                jumps += c == 2
-                ones += c == 1
+    for j, (jumps, ones) in enumerate(counts):
         score = (jumps, -ones, 0 if j == n - 1 else 1)
         if j == n - 1:
             isl_jumps = jumps
