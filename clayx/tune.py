@@ -598,7 +598,7 @@ class _Space:
         loop and ``dimreorder`` to put the new subscripts first, Clay's
         forms on that deepest loop: every access to the new array in it);
         when ``array`` is live after the SCoP, a copy back
-        (``datacopy`` after its last statement, then ``split`` out of the
+        (``datacopy_at`` after its last statement, then ``split`` out of the
         loop at ``depth``) leaves its final values::
 
             for r: for q: { for p: { sum[p] = 0; for s: sum[p] += … }
@@ -630,7 +630,7 @@ class _Space:
                  f'replace_array(get_array_id("{array}"), priv);']
         live = array not in dead_arrays(scop)
         if live:
-            lines.append(f'datacopy(get_array_id("{array}"), priv, {list(last)}, false, '
+            lines.append(f'datacopy_at(get_array_id("{array}"), priv, {list(last)}, false, '
                          f'{list(last)});')
         # Clay's forms on the loop all its statements share (the copy back
         # too): every access to the new array in it
@@ -650,7 +650,7 @@ class _Space:
         carry no dependence: each loop in program order, outer loops first,
         unless a loop around it is parallel already (``top``: the SCoP's
         outermost loops only; ``copies`` False: not the loops that run only
-        ``datacopy`` statements, as the copy back of a privatized array,
+        ``datacopy_at`` statements, as the copy back of a privatized array,
         whose little work a parallel region would not pay for); the session
         checks each mark."""
         from .model import layout_info

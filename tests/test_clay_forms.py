@@ -803,9 +803,9 @@ DIFFERENTIAL = [
      " tile([0,0,0],3,1,4);"),
     # 6.2-6.6 with Clay's array ids: C computed transposed in a new array
     ("gemm", 'context([0, 0, 1, -1]); c = add_array("Ct"); '
-     'datacopy(c, get_array_id("C"), [0,0,0], true, [0,0,0]); '
+     'datacopy_at(c, get_array_id("C"), [0,0,0], true, [0,0,0]); '
      'replace_array(get_array_id("C"), c); '
-     'datacopy(get_array_id("C"), c, [0,1,0,0], false, [0,1,0,0]); dimreorder([0], c, [1,0]);'),
+     'datacopy_at(get_array_id("C"), c, [0,1,0,0], false, [0,1,0,0]); dimreorder([0], c, [1,0]);'),
 ]
 
 #: Clay-form layout scripts on tests/data/clay/twice.c (t is dead after the SCoP)

@@ -281,11 +281,11 @@ def test_read_file_that_is_not_utf8(tmp_path):
 @needs_gcc
 @pytest.mark.slow
 @pytest.mark.parametrize("kernel, script, sizes", [
-    # datacopy's new array (Ct) keeps its type through --emit scop
+    # datacopy_at's new array (Ct) keeps its type through --emit scop
     (EXAMPLES / "gemm.c", "context([0, 0, 1, -1]);\nc = add_array(\"Ct\");\n"
-     "datacopy(c, get_array_id(\"C\"), [0,0,0], true, [0,0,0]);\n"
+     "datacopy_at(c, get_array_id(\"C\"), [0,0,0], true, [0,0,0]);\n"
      "replace_array(get_array_id(\"C\"), c);\n"
-     "datacopy(get_array_id(\"C\"), c, [0,1,0,0], false, [0,1,0,0]);\n"
+     "datacopy_at(get_array_id(\"C\"), c, [0,1,0,0], false, [0,1,0,0]);\n"
      "dimreorder([0], c, [1,0]);\n",
      SMALL_SIZES["gemm"]),
     # a privatized local array (doitgen's sum[]) is declared by the region

@@ -1,5 +1,5 @@
 """Data-layout directives (dimreorder, dimprivatize, dimcontract, add_array,
-get_array_id, replace_array, datacopy, block): golden code, a must-fail table
+get_array_id, replace_array, datacopy_at, block): golden code, a must-fail table
 with Clay's messages, the exact equivalence check (refusals leave the session
 unchanged), dependences recomputed after a layout step, declarations of
 reshaped arrays, and differential runs (generate, compile, run, compare)."""
@@ -81,9 +81,9 @@ GOLDEN = [
      "dimprivatize-t"),
     ([("dimcontract_access", [0, 0], 1, 1), ("dimcontract_access", [0, 1, 0], 1, 1),
       ("dimcontract_access", [0, 2], 1, 1)], "dimcontract-tmp"),
-    ([("add_array", "xc"), ("datacopy", 7, 3, [0, 1, 0], True, [0, 1, 0]),
+    ([("add_array", "xc"), ("datacopy_at", 7, 3, [0, 1, 0], True, [0, 1, 0]),
       ("replace_array", 3, 7)], "datacopy-x"),
-    ([("add_array", "yc"), ("datacopy", 7, 6, [0, 3], False, [0, 3])], "datacopy-y"),
+    ([("add_array", "yc"), ("datacopy_at", 7, 6, [0, 3], False, [0, 3])], "datacopy-y"),
     ([("block", [0, 2], [0, 3])], "block"),
 ]
 
@@ -147,13 +147,13 @@ def test_add_array_ids_match_openscop(small):
     assert call_query(new, "get_array_id", ["B"]) == 5
     assert layout_info(new).new == ("Bt",)
     # the OpenScop writer numbers arrays the same way, new arrays included
-    text = write(steps(new, ("datacopy", 7, 5, [0, 3], True, [0, 3])))
+    text = write(steps(new, ("datacopy_at", 7, 5, [0, 3], True, [0, 3])))
     arrays = text[text.index("<arrays>"):text.index("</arrays>")]
     assert "\n5 B\n" in arrays and "\n7 Bt\n" in arrays
 
 
 def test_datacopy_statement(small):
-    new = steps(small, ("add_array", "Bd"), ("datacopy", 7, 5, [0, 3], True, [0, 3]))
+    new = steps(small, ("add_array", "Bd"), ("datacopy_at", 7, 5, [0, 3], True, [0, 3]))
     assert [list(b) for b in new.schedule.betas] == [[0, 0], [0, 1, 0], [0, 2], [0, 3], [0, 4]]
     cp = new.statement(new.schedule.relation((0, 3)).stmt)
     assert cp.body == "Bd[i][i] = B[i][i];"
@@ -161,7 +161,7 @@ def test_datacopy_statement(small):
         ("read", "B", "B[i][i]"), ("write", "Bd", "Bd[i][i]")]
     assert cp.name in layout_info(new).copies
     assert new.array("Bd").ctype == "double" and new.array("Bd").ndim == 2
-    after = steps(small, ("add_array", "Bd"), ("datacopy", 7, 5, [0, 2], False, [0, 3]))
+    after = steps(small, ("add_array", "Bd"), ("datacopy_at", 7, 5, [0, 2], False, [0, 3]))
     assert after.schedule.relation((0, 3)).stmt == cp.name
 
 
@@ -240,19 +240,19 @@ MUST_FAIL = [
     ("replace_array", [2, 3], "must agree", 2),
     # Clay's order (reference 6.6): the statement of beta_get_domain must
     # access one of the two ids before the ids are looked up
-    ("datacopy", [99, 3, [0, 0], True, [0, 0]], "the array was not found in the given beta", 5),
-    ("datacopy", [99, 1, [0, 0], True, [0, 0]], "the array was not found: no array has", 1),
-    ("datacopy", [1, 99, [0, 0], True, [0, 0]], "the array was not found: no array has", 2),
-    ("datacopy", [1, 1, [0, 0], True, [0, 0]], "same array", 2),
-    ("datacopy", [1, 3, [], True, [0, 1, 0]], "the beta vector is empty", 3),
-    ("datacopy", [1, 3, [7], True, [9]], "the beta vector was not found", 3),
-    ("datacopy", [1, 3, [0, 0], True, [9]], "the beta vector was not found", 5),
-    ("datacopy", [1, 3, [0], True, [0, 1, 0]], "the beta is not a statement", 3),
-    ("datacopy", [1, 3, [7], True, [0, 1, 0]], "the beta vector was not found", 3),
-    ("datacopy", [1, 3, [0, 0], True, [0]], "the beta is not a statement", 5),
-    ("datacopy", [4, 3, [0, 0], True, [0, 2]], "the array was not found", 5),
-    ("datacopy", [1, 3, [0, 0], True, [0, 1, 0]], "depth overflow", 3),
-    ("datacopy", [2, 3, [0, 1, 0], True, [0, 1, 0]], "subscripts", 1),
+    ("datacopy_at", [99, 3, [0, 0], True, [0, 0]], "the array was not found in the given beta", 5),
+    ("datacopy_at", [99, 1, [0, 0], True, [0, 0]], "the array was not found: no array has", 1),
+    ("datacopy_at", [1, 99, [0, 0], True, [0, 0]], "the array was not found: no array has", 2),
+    ("datacopy_at", [1, 1, [0, 0], True, [0, 0]], "same array", 2),
+    ("datacopy_at", [1, 3, [], True, [0, 1, 0]], "the beta vector is empty", 3),
+    ("datacopy_at", [1, 3, [7], True, [9]], "the beta vector was not found", 3),
+    ("datacopy_at", [1, 3, [0, 0], True, [9]], "the beta vector was not found", 5),
+    ("datacopy_at", [1, 3, [0], True, [0, 1, 0]], "the beta is not a statement", 3),
+    ("datacopy_at", [1, 3, [7], True, [0, 1, 0]], "the beta vector was not found", 3),
+    ("datacopy_at", [1, 3, [0, 0], True, [0]], "the beta is not a statement", 5),
+    ("datacopy_at", [4, 3, [0, 0], True, [0, 2]], "the array was not found", 5),
+    ("datacopy_at", [1, 3, [0, 0], True, [0, 1, 0]], "depth overflow", 3),
+    ("datacopy_at", [2, 3, [0, 1, 0], True, [0, 1, 0]], "subscripts", 1),
     ("block", [[0, 0], [0, 2]], "not adjacent siblings", 2),
     ("block", [[0, 0], [0, 1, 0]], "the betas don't have the same dimensions", 1),
     ("block", [[0, 1], [0, 2]], "the beta is not a statement", 1),
@@ -454,7 +454,7 @@ def test_marks_must_hold_after_a_layout_group(tmp_path):
     # an equivalent change (acc is never read) whose copy writes acc[p] in every
     # iteration of the parallel loop q: it would carry a dependence
     with pytest.raises(LegalityError, match="marked parallel at \\[0, 0\\] carry"):
-        s.apply('c = add_array("acc"); datacopy(c, get_array_id("sum"), [0,0,1,0], true, '
+        s.apply('c = add_array("acc"); datacopy_at(c, get_array_id("sum"), [0,0,1,0], true, '
                 '[0,0,1,0]); dimcontract_access([0,0,1,0], 2, 2);')
     assert s.current is before
 
@@ -470,7 +470,7 @@ def test_equivalence_is_fast_and_exact_on_examples():
         assert time.perf_counter() - t < 0.5
     [sc] = parse_file(EXAMPLES / "gemm.c")
     ids = array_ids(sc)
-    cp = steps(sc, ("add_array", "Ad"), ("datacopy", len(ids) + 1, ids["A"], [0, 1, 0, 0],
+    cp = steps(sc, ("add_array", "Ad"), ("datacopy_at", len(ids) + 1, ids["A"], [0, 1, 0, 0],
                                          True, [0, 1, 0, 0]))
     assert differences(sc, cp) == []
     assert differences(sc, steps(cp, ("replace_array", ids["A"], len(ids) + 1))) == []
@@ -494,7 +494,7 @@ def test_dead_arrays(small):
 
 def test_openscop_round_trip_keeps_the_layout_record(small):
     new = steps(small, ("block", [0, 2], [0, 3]), ("add_array", "zz"),
-                ("datacopy", 7, 6, [0, 2], False, [0, 2]))
+                ("datacopy_at", 7, 6, [0, 2], False, [0, 2]))
     back = read(write(new))
     assert any(tag == LAYOUT_TAG for tag, _ in back.extensions)
     info = layout_info(back)
@@ -527,7 +527,7 @@ void f(int N, double a[9], double b[9]) {
 #pragma endscop
 }
 """)
-    new = steps(s, ("add_array", "ac"), ("datacopy", 3, 1, [0, 0], True, [0, 0]))
+    new = steps(s, ("add_array", "ac"), ("datacopy_at", 3, 1, [0, 0], True, [0, 0]))
     with pytest.raises(CodegenError, match=r"ac\[-1\] is accessed when N = 1"):
         generate_region(new)
     with pytest.raises(CodegenError, match="accessed with 1 and 2 subscripts"):
@@ -681,9 +681,9 @@ int main(void)
 GEMM_SCRIPT = """\
 context([0, 0, 1, -1]);
 c = add_array("Ct");
-datacopy(c, get_array_id("C"), [0,0,0], true, [0,0,0]);
+datacopy_at(c, get_array_id("C"), [0,0,0], true, [0,0,0]);
 replace_array(get_array_id("C"), c);
-datacopy(get_array_id("C"), c, [0,1,0,0], false, [0,1,0,0]);
+datacopy_at(get_array_id("C"), c, [0,1,0,0], false, [0,1,0,0]);
 dimreorder_access([0,0,0], 2, [1,0]);
 dimreorder_access([0,0,1], 2, [1,0]);
 dimreorder_access([0,1,0,0], 4, [1,0]);

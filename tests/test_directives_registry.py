@@ -56,7 +56,7 @@ def test_kinds_of_the_catalogue():
     assert {n for n, k in kind.items() if k == "layout"} == {
         "dimreorder", "dimprivatize", "dimcontract", "dimreorder_access",
         "dimprivatize_access", "dimcontract_access", "add_array", "replace_array",
-        "datacopy", "block"}
+        "datacopy", "datacopy_at", "block"}
     assert {n for n, k in kind.items() if k == "query"} == {
         "get_beta_loop", "get_beta_stmt", "get_beta_loop_by_name", "get_array_id"}
     assert {n for n, k in kind.items() if k == "control"} == {"print", "break"}
@@ -163,7 +163,7 @@ def test_names_of_other_tools_say_what_to_use():
      "the array was not found: no array has the id 9"),
     (LAYOUT, "datacopy", (1, 1, (0, 0, 0), True, (0, 0, 0)), 2,
      "the copy and the original are the same"),
-    (LAYOUT, "datacopy", (3, 2, (0, 0, 0), True, (0,)), 5, NOT_A_STATEMENT),
+    (LAYOUT, "datacopy_at", (3, 2, (0, 0, 0), True, (0,)), 5, NOT_A_STATEMENT),
     (LAYOUT, "replace_array", (2, 2), 2, "the two ids name the same array (t)"),
     # the statement, its access, then a depth bounded by either
     (LAYOUT, "dimcontract_access", ((0, 0), 9, 9), 1, NOT_A_STATEMENT),

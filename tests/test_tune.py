@@ -379,7 +379,7 @@ def test_doitgen_privatization_candidates():
     assert _Space(s).privatizations() == [("sum", 2), ("sum", 1)]
     script = candidate_script(s, Candidate(ORIGINAL, 0, private=("sum", 1)))
     assert 'priv = add_array("sum_priv");' in script
-    assert "datacopy(" in script and "split([0, 0, 1, 0], 1);" in script
+    assert "datacopy_at(" in script and "split([0, 0, 1, 0], 1);" in script
     assert script.endswith("parallelize([0]);\n")       # not the copy back's loops
     assert Candidate(ORIGINAL, 0, private=("sum", 1)).label == \
         "original parallel private(sum, 1)"

@@ -62,7 +62,8 @@ import islpy as isl
 from ..errors import DirectiveWarning
 from ..model import (READ, WRITE, Access, Array, Relation, Scop, Statement, identifiers,
                      layout_info, substitute_iterators, with_layout)
-from .common import DEPTH_OVERFLOW, NOT_A_STATEMENT, NOT_FOUND, clay_matching, fail, rebuild
+from .common import (DEPTH_OVERFLOW, EMPTY, NOT_A_STATEMENT, NOT_FOUND, clay_matching, fail,
+                     rebuild)
 from .params import (ACCESS_NOT_FOUND, ARRAY_NOT_FOUND, AccessNumber, ArrayId, Beta, Bool, Depth,
                      Int, Ints, String)
 from .registry import directive
@@ -771,23 +772,94 @@ def _fresh_statement(scop: Scop) -> str:
     return f"S{k}"
 
 
-def _array_named(scop: Scop, ident: int, arg: int) -> str:
-    """The name of the array with the 1-based id ``ident`` (datacopy's
-    argument ``arg``), or "the array was not found"."""
+def _array_named(scop: Scop, ident: int, arg: int, directive: str) -> str:
+    """The name of the array with the 1-based id ``ident`` (argument
+    ``arg``), or "the array was not found"."""
     ids = array_ids(scop)
     name = next((n for n, k in ids.items() if k == ident), None)
     if name is None:
-        raise fail("datacopy", f"{ARRAY_NOT_FOUND}: no array has the id {ident} "
+        raise fail(directive, f"{ARRAY_NOT_FOUND}: no array has the id {ident} "
                    f"(ids 1..{len(ids)})", arg)
     return name
 
 
-@directive("datacopy", Int("id_copy", positive=True), Int("id_orig", positive=True),
+def _copy_source(scop: Scop, d: str, id_copy: int, id_orig: int, beta_get_domain):
+    """Clay's look-up of ``beta_get_domain`` and its array check (reference
+    §6.6, checks 3 and 4: the first statement it matches accesses
+    ``id_orig`` or ``id_copy``), then clayx's: both ids name arrays,
+    different ones.  Gives (that statement, its relations the β matches,
+    the index of its first access to either array, copy name, original
+    name)."""
+    matching = clay_matching(scop, beta_get_domain)
+    if not matching:
+        raise fail(d, NOT_FOUND, 5)
+    ids = array_ids(scop)
+    first = scop.statement(matching[0].stmt)
+    k = next((j for j, a in enumerate(first.accesses) if ids.get(a.array) in (id_copy, id_orig)),
+             None)
+    if k is None:
+        raise fail(d, f"{ARRAY_NOT_FOUND} in the given beta: {first.name} accesses neither "
+                   f"array {id_orig} nor array {id_copy}", 5)
+    copy = _array_named(scop, id_copy, 1, d)
+    orig = _array_named(scop, id_orig, 2, d)
+    if copy == orig:
+        raise fail(d, f"the copy and the original are the same array ({orig})", 2)
+    return first, [r for r in matching if r.stmt == first.name], k, copy, orig
+
+
+def _copy_statement(scop: Scop, d: str, st: Statement, a: Access, copy: str, orig: str,
+                    name: str, dom: isl.Set, rel: isl.Map, *, write_first: bool
+                    ) -> tuple[Statement, str | None]:
+    """The statement ``copy[f] = orig[f];`` named ``name`` on ``dom`` (``st``'s
+    iterators), ``f`` the subscripts of access ``a`` of ``st`` with relation
+    ``rel`` (on ``st``'s instances), and the element type the copy array
+    takes.  Refused when ``copy`` or ``orig`` is accessed with another
+    number of subscripts, when their element types differ, or when ``f``
+    cannot be written as C."""
+    nd = rel.dim(_dt.out)
+    for arr in (copy, orig):
+        have = _ndims(scop, arr)
+        if have and have != {nd}:
+            raise fail(d, f"{arr} is accessed with {sorted(have)} subscripts, the copy of "
+                       f"`{a.text or a.array}` has {nd}", 1 if arr == copy else 2)
+    ctype = _check_types(scop, copy, orig, d, 1)
+    subs = _subscripts(a, st)
+    if subs is None:
+        raise fail(d, f"cannot write the subscripts of `{a.text}` as C", 5)
+    rd = rel.set_tuple_name(_dt.in_, name).intersect_domain(dom)
+    rd = rd.set_tuple_name(_dt.out, orig)
+    wr = rd.set_tuple_name(_dt.out, copy)
+    src_text = a.text if a.text and a.array == orig else _ref_text(orig, subs)
+    dst_text = a.text if a.text and a.array == copy else _ref_text(copy, subs)
+    reads = Access(READ, orig, rd, src_text, f"{name}_r{1 if write_first else 0}")
+    writes = Access(WRITE, copy, wr, dst_text, f"{name}_r{0 if write_first else 1}")
+    st = Statement(name, dom, st.iterators, f"{dst_text} = {src_text};",
+                   (writes, reads) if write_first else (reads, writes), st.line,
+                   st.iterator_types)
+    return st, ctype
+
+
+def _with_copy(scop: Scop, pairs: list, st: Statement, copy: str, ctype: str | None, *,
+               first: bool) -> Scop:
+    """``scop`` with the schedule of ``pairs`` (normalized) and the copy
+    statement ``st`` recorded as one, first or last in the statement list."""
+    # the schedule first: the first SCoP with the new statements is the new
+    # program (its Origin), in its final order
+    sts = (st,) + scop.statements if first else scop.statements + (st,)
+    out = replace(rebuild(scop, pairs), statements=sts)
+    info = layout_info(scop)
+    out = with_layout(out, replace(info, copies=info.copies | {st.name}))
+    return _sync_arrays(out, {copy: ctype} if ctype else None)
+
+
+@directive("datacopy_at", Int("id_copy", positive=True), Int("id_orig", positive=True),
            Beta("beta_insert"), Bool("insert_before"), Beta("beta_get_domain", lookup=False),
            kind="layout")
-def datacopy(scop: Scop, id_copy: int, id_orig: int, ins, insert_before,
-             beta_get_domain) -> Scop:
-    """Insert a copy statement ``copy[f] = orig[f];`` (Clay's DATACOPY).
+def datacopy_at(scop: Scop, id_copy: int, id_orig: int, ins, insert_before,
+                beta_get_domain) -> Scop:
+    """Insert a copy statement ``copy[f] = orig[f];`` right before or after
+    a statement, inside its loops (clayx's placement; Clay's ``datacopy``
+    puts the copy in a loop nest of its own at the top level).
 
     Arguments: ``id_copy`` the array written, ``id_orig`` the array read;
     ``f`` is the subscript of the first access to ``id_orig`` in the
@@ -798,31 +870,20 @@ def datacopy(scop: Scop, id_copy: int, id_orig: int, ins, insert_before,
     array takes the original's element type.
 
         for i: for k: … A[i][k] …          b = add_array("At");
-                                           datacopy(b, 1, [0,0,0], true, [0,0,0])
+                                           datacopy_at(b, 1, [0,0,0], true, [0,0,0])
         ->  for i: for k: { At[i][k] = A[i][k]; … A[i][k] … }
 
-    Checks, in Clay's order (reference §6.6): ``beta_insert`` not empty and
-    found, ``beta_get_domain`` found, the first statement it matches
-    accesses ``id_orig`` or ``id_copy`` ("the array was not found in the
-    given beta"); then clayx's: both ids name arrays, different ones; both
-    β statements; that statement accesses ``id_orig``; the loop counts
-    agree.
+    Checks, in the order of Clay's ``datacopy`` (reference §6.6):
+    ``beta_insert`` not empty and found, ``beta_get_domain`` found, the
+    first statement it matches accesses ``id_orig`` or ``id_copy`` ("the
+    array was not found in the given beta"); then clayx's: both ids name
+    arrays, different ones; both β statements; that statement accesses
+    ``id_orig``; the loop counts agree.
     Meaning: checked by the equivalence check, where a copy is transparent
     (a value read from it stands for the value it copied).
     """
-    d = "datacopy"
-    matching = clay_matching(scop, beta_get_domain)
-    if not matching:
-        raise fail(d, NOT_FOUND, 5)
-    ids = array_ids(scop)
-    first = scop.statement(matching[0].stmt)
-    if not any(ids.get(a.array) in (id_copy, id_orig) for a in first.accesses):
-        raise fail(d, f"{ARRAY_NOT_FOUND} in the given beta: {first.name} accesses neither "
-                   f"array {id_orig} nor array {id_copy}", 5)
-    copy = _array_named(scop, id_copy, 1)
-    orig = _array_named(scop, id_orig, 2)
-    if copy == orig:
-        raise fail(d, f"the copy and the original are the same array ({orig})", 2)
+    d = "datacopy_at"
+    _, _, _, copy, orig = _copy_source(scop, d, id_copy, id_orig, beta_get_domain)
     _clay_statements(scop, d, (3, ins), (5, beta_get_domain))
     scop = _with_refs(scop)
     r_gd, st_gd = _statement_at(scop, beta_get_domain)
@@ -835,25 +896,10 @@ def datacopy(scop: Scop, id_copy: int, id_orig: int, ins, insert_before,
                    f"loops and the one at {list(r_gd.beta)} in {r_gd.depth}: the copy "
                    "cannot take that domain there", 3)
     a = st_gd.accesses[k]
-    nd = a.relation.dim(_dt.out)
-    have = _ndims(scop, copy)
-    if have and have != {nd}:
-        raise fail(d, f"{copy} is accessed with {sorted(have)} subscripts, the copy of "
-                   f"`{a.text or orig}` has {nd}", 1)
-    ctype = _check_types(scop, copy, orig, d, 1)
-    subs = _subscripts(a, st_gd)
-    if subs is None:
-        raise fail(d, f"cannot write the subscripts of `{a.text}` as C", 5)
     name = _fresh_statement(scop)
     dom = st_gd.domain.intersect(r_gd.map.domain()).set_tuple_name(name)
-    rd = a.relation.set_tuple_name(_dt.in_, name).intersect_domain(dom)
-    wr = rd.set_tuple_name(_dt.out, copy)
-    src_text = a.text if a.text else _ref_text(orig, subs)
-    dst_text = _ref_text(copy, subs)
-    st = Statement(name, dom, st_gd.iterators, f"{dst_text} = {src_text};",
-                   (Access(READ, orig, rd, src_text, f"{name}_r0"),
-                    Access(WRITE, copy, wr, dst_text, f"{name}_r1")), st_gd.line,
-                   st_gd.iterator_types)
+    st, ctype = _copy_statement(scop, d, st_gd, a, copy, orig, name, dom, a.relation,
+                                write_first=False)
     # the copy's relation: the α part of beta_get_domain's, at the new place
     pos = ins[-1] if insert_before else ins[-1] + 1
     lvl = len(ins) - 1
@@ -868,12 +914,209 @@ def datacopy(scop: Scop, id_copy: int, id_orig: int, ins, insert_before,
             new = r.with_beta(tuple(b))
         pairs.append((r, new))
     pairs.append((None, rel))
-    # the schedule first: the first SCoP with the new statements is the new
-    # program (its Origin), in its final order
-    out = replace(rebuild(scop, pairs), statements=scop.statements + (st,))
+    return _with_copy(scop, pairs, st, copy, ctype, first=False)
+
+
+def _row_text(c: isl.Constraint, names: Sequence[str]) -> str:
+    """A domain constraint as C-like text: ``i - j >= 0``."""
+    terms = []
+    for j, n in enumerate(names):
+        terms.append((int(c.get_coefficient_val(_dt.set, j).to_python()), n))
+    for j in range(c.get_space().dim(_dt.param)):
+        terms.append((int(c.get_coefficient_val(_dt.param, j).to_python()),
+                      c.get_space().get_dim_name(_dt.param, j)))
+    for j in range(c.get_local_space().dim(_dt.div)):
+        terms.append((int(c.get_coefficient_val(_dt.div, j).to_python()), f"e{j}"))
+    text = ""
+    for v, n in terms:
+        if not v:
+            continue
+        mag = "" if abs(v) == 1 else f"{abs(v)}*"
+        text += (("-" if v < 0 else "") if not text else (" - " if v < 0 else " + ")) + mag + n
+    cst = int(c.get_constant_val().to_python())
+    if cst or not text:
+        text += (str(cst) if not text else (" - " if cst < 0 else " + ") + str(abs(cst)))
+    return f"{text} {'=' if c.is_equality() else '>='} 0"
+
+
+def _pin(dom: isl.Set, absent: Sequence[int], names: Sequence[str]
+         ) -> tuple[isl.Set, list[tuple[str, str, list[str]]]]:
+    """Clay's pinning (reference §6.6) of the iterators ``absent`` (in
+    order) in the first part (basic set) of ``dom``: every constraint that
+    mentions one is replaced by ``c·it − 1 ≥ 0`` (``c > 0``) or ``c·it + 1
+    ≥ 0`` (``c < 0``) -- an equality stays one -- so with unit
+    coefficients the iterator is 1.  Also gives the bounds lost: (pinned
+    iterator, the constraint as it was, the other iterators it bounded)."""
+    parts = dom.get_basic_sets()
+    if not parts or not absent:
+        return dom, []
+    first = parts[0]
+    ls = first.get_local_space()
+    rows = list(first.get_constraints())
+    lost = []
+    for j in absent:
+        for k, c in enumerate(rows):
+            v = c.get_coefficient_val(_dt.set, j)
+            if v.is_zero():
+                continue
+            others = [names[m] for m in range(len(names)) if m != j
+                      and not c.get_coefficient_val(_dt.set, m).is_zero()]
+            if others:
+                lost.append((names[j], _row_text(c, names), others))
+            new = (isl.Constraint.equality_alloc(ls) if c.is_equality()
+                   else isl.Constraint.inequality_alloc(ls))
+            new = new.set_coefficient_val(_dt.set, j, v)
+            rows[k] = new.set_constant_val(-1 if v.is_pos() else 1)
+    pinned = isl.BasicSet.universe(first.get_space())
+    for c in rows:
+        pinned = pinned.intersect(isl.BasicSet.from_constraint(c))
+    out = isl.Set.from_basic_set(pinned)
+    for p in parts[1:]:
+        out = out.union(isl.Set.from_basic_set(p))
+    return out, lost
+
+
+def _lost_text(lost) -> str:
+    return "; ".join(f"pinning {it} drops `{row}`, a bound of {', '.join(others)}"
+                     for it, row, others in lost)
+
+
+def _outside(cells: isl.Set, scop: Scop, array: str, where: isl.Set) -> isl.Set:
+    """The cells of ``cells`` (of ``array``), at the parameter values
+    ``where``, that no access of ``scop`` touches."""
+    touched = None
+    for st in scop.statements:
+        for a in st.accesses:
+            if a.array == array:
+                c = a.relation.intersect_domain(st.domain).range()
+                touched = c if touched is None else touched.union(c)
+    cells = cells.intersect_params(where)
+    return cells if touched is None else cells.subtract(touched)
+
+
+def _witness(s: isl.Set) -> str:
+    """One point of ``s`` (an array's cells) as ``A[3] (N = 1, M = 4)``."""
+    p = s.sample_point()
+    vals = [int(p.get_coordinate_val(_dt.set, k).to_python()) for k in range(s.dim(_dt.set))]
+    pars = [f"{s.get_dim_name(_dt.param, k)} = "
+            f"{int(p.get_coordinate_val(_dt.param, k).to_python())}"
+            for k in range(s.dim(_dt.param))]
+    cell = s.get_tuple_name() + "".join(f"[{v}]" for v in vals)
+    return cell + (f" (when {', '.join(pars)})" if pars else "")
+
+
+@directive("datacopy", Int("id_copy"), Int("id_orig"), Beta("beta_insert", lookup=False),
+           Bool("insert_before"), Beta("beta_get_domain", lookup=False), kind="layout")
+def datacopy(scop: Scop, id_copy: int, id_orig: int, ins, insert_before,
+             beta_get_domain) -> Scop:
+    """Insert a copy statement ``copy[f] = orig[f];`` in a loop nest of its
+    own at the top level, before or after the nest of ``beta_insert``
+    (Clay's DATACOPY, reference §6.6).
+
+    Arguments: ``id_copy`` the array written, ``id_orig`` the array read;
+    ``beta_insert`` where (only its first entry places the copy);
+    ``insert_before`` (a boolean: integers are booleans);
+    ``beta_get_domain`` the statement whose domain, loops and access the
+    copy takes: ``f`` are the subscripts of its first access to either
+    array.  As Clay does: the copy statement gets that statement's domain
+    and its scattering relations that ``beta_get_domain`` matches, with
+    ``β0`` set to ``beta_insert[0]`` (before) or ``beta_insert[0] + 1``
+    (after) and the inner β entries kept; every relation at or after
+    ``beta_insert`` (before), or after it (after), over their common
+    prefix, moves one nest on (a nest that holds ``beta_insert`` with
+    statements on both sides is split there); the iterators ``f`` does
+    not use are pinned in the first part of the domain (every constraint
+    on one becomes ``it >= 1`` or ``it <= 1``); the copy is the first
+    statement of the list (at equal dates it runs first); β-vectors are
+    normalized.  The copy array takes the original's element type.
+
+        for i: for j: C[i][j] += A[i][k] … ;     c = add_array("Ct");
+                                                  datacopy(c, 3, [0,0,0], 1, [0,0,0])
+        ->  for i: for j: Ct[i][j] = C[i][j];     (β [0,0,0])
+            for i: for j: C[i][j] += A[i][k] …;   (β [1,0,0])
+
+    Checks, in Clay's order (reference §6.6): ``beta_insert`` not empty,
+    ``beta_insert`` found, ``beta_get_domain`` found, the first statement
+    it matches accesses ``id_orig`` or ``id_copy`` ("the array was not
+    found in the given beta"); then clayx's: both ids name arrays,
+    different ones, with the copy's number of subscripts and one element
+    type; where Clay's pinning drops the bound of another iterator, the
+    copy must still be exact: its domain bounded, and, wherever the
+    statement at ``beta_get_domain`` runs, every cell it reads (and
+    writes, unless the copy array is new) one that the program accesses
+    -- else refused, naming the bound lost; a copy that would share dates
+    of different lengths with a statement (a β-vector prefix of the
+    other's) is refused.
+    Meaning: checked by the equivalence check, where a copy is transparent
+    (a value read from it stands for the value it copied).
+    """
+    d = "datacopy"
+    if not ins:
+        raise fail(d, EMPTY, 3)
+    if not clay_matching(scop, ins):
+        raise fail(d, NOT_FOUND, 3)
+    st_gd, parts, k, copy, orig = _copy_source(scop, d, id_copy, id_orig, beta_get_domain)
+    scop = _with_refs(scop)
+    st_gd = scop.statement(st_gd.name)
+    a = st_gd.accesses[k]
+    rel = a.relation.gist_domain(st_gd.domain)
+    absent = [j for j in range(st_gd.dim) if not rel.involves_dims(_dt.in_, j, 1)]
+    dom, lost = _pin(st_gd.domain, absent, st_gd.iterators)
+    sched_dom = None
+    for r in parts:
+        sd = r.map.domain()
+        sched_dom = sd if sched_dom is None else sched_dom.union(sd)
+    if not dom.is_subset(sched_dom):
+        dom = dom.intersect(sched_dom)
+    name = _fresh_statement(scop)
+    dom = dom.set_tuple_name(name)
+    st, ctype = _copy_statement(scop, d, st_gd, a, copy, orig, name, dom, rel,
+                                write_first=True)
+    # Clay's pinning drops the bounds of other iterators that mentioned a
+    # pinned one: clayx refuses a copy that would loop without end or
+    # touch cells the program does not
+    why = _lost_text(lost)
+    if not dom.intersect_params(scop.context).is_bounded():
+        raise fail(d, f"the copy's domain {dom} is unbounded: {why or 'it was unbounded'} "
+                   f"(reference §6.6: Clay pins the iterators `{a.text or a.array}` does "
+                   "not use to 1)", 5)
+    runs = st_gd.domain.intersect(sched_dom).intersect_params(scop.context).params()
     info = layout_info(scop)
-    out = with_layout(out, replace(info, copies=info.copies | {name}))
-    return _sync_arrays(out, {copy: ctype} if ctype else None)
+    for acc, what in ((st.accesses[1], "reads"), (st.accesses[0], "writes")):
+        if what == "writes" and acc.array in info.new:
+            continue
+        bad = _outside(acc.relation.range(), scop, acc.array, runs)
+        if not bad.is_empty():
+            raise fail(d, f"the copy {what} {_witness(bad)}, a cell the program never "
+                       f"accesses: {why or 'the pinned domain is larger'} (reference "
+                       f"§6.6: Clay pins the iterators `{a.text or a.array}` does not use "
+                       "to 1)", 5)
+    # placement (reference §4.4, §6.6): β0 only; ties with the relations
+    # left at the copy's β go to the copy (it heads the statement list)
+    b0 = ins[0] if insert_before else ins[0] + 1
+
+    def moved(beta) -> bool:
+        m = min(len(beta), len(ins))
+        return beta[:m] >= ins[:m] if insert_before else beta[:m] > ins[:m]
+
+    pairs: list = []
+    betas = []
+    for r in scop.schedule:
+        b = (r.beta[0] + 1,) + r.beta[1:] if moved(r.beta) else r.beta
+        betas.append((b, r))
+        pairs.append((r, r.with_beta(tuple(2 * v + 1 for v in b))))
+    for p in parts:
+        b = (b0,) + p.beta[1:]
+        for e, r in betas:
+            n = min(len(b), len(e))
+            if len(b) != len(e) and b[:n] == e[:n]:
+                raise fail(d, f"the copy of {st_gd.name} at {list(b)} and {r.stmt} at "
+                           f"{list(e)} would have dates of different lengths with a common "
+                           "prefix (Clay leaves their order undefined)", 3)
+        m = p.map.set_tuple_name(_dt.in_, name)
+        cr = Relation(name, p.beta, m, p.rank)
+        pairs.append((None, cr.with_beta(tuple(2 * v + 1 for v in b[:-1]) + (2 * b[-1],))))
+    return _with_copy(scop, pairs, st, copy, ctype, first=True)
 
 
 # --- block ------------------------------------------------------------------------------------
@@ -982,6 +1225,6 @@ def block(scop: Scop, stmt1, stmt2) -> Scop:
 
 
 __all__ = ["ACCESS_NOT_FOUND", "ARRAY_NOT_FOUND", "array_ids", "add_array", "block", "datacopy",
-           "dimcontract", "dimcontract_access", "dimprivatize", "dimprivatize_access", "dimreorder",
-           "dimreorder_access", "get_array_id", "print_subscripts",
+           "datacopy_at", "dimcontract", "dimcontract_access", "dimprivatize",
+           "dimprivatize_access", "dimreorder", "dimreorder_access", "get_array_id", "print_subscripts",
            "replace_array", "split_reference"]
