@@ -473,3 +473,11 @@ def test_running_example_split_nest_runs_equal(tmp_path):
     gen.write_text(s.code())
     res = verify(path, gen, {}, workdir=tmp_path / "w")
     assert res.ok and res.values > 0
+
+
+def test_listing_tells_the_two_placements_apart():
+    listing = D.listing()
+    assert "datacopy(id_copy: int, id_orig: int, beta_insert: beta" in listing
+    assert "datacopy_at(id_copy: int>0, id_orig: int>0" in listing
+    assert ("datacopy puts the copy in a loop nest of its own at the top level (Clay's); "
+            "datacopy_at right before or after a statement, inside its loops") in listing

@@ -10,7 +10,10 @@ use, not when they run.
 - ``add_array(name)``: declare a new array (returns its id);
 - ``replace_array(last_id, new_id)``: every access to one array uses another;
 - ``datacopy(id_copy, id_orig, beta_insert, insert_before, beta_get_domain)``:
-  insert a statement ``copy[f] = orig[f];``;
+  insert a statement ``copy[f] = orig[f];`` in a loop nest of its own at
+  the top level (Clay's placement);
+- ``datacopy_at`` (clayx's): the same copy right before or after a
+  statement, inside its loops;
 - ``block(stmt1, stmt2)``: merge two adjacent statements into one;
 - the query ``get_array_id(name)``.
 

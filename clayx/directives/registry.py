@@ -261,6 +261,8 @@ def listing() -> str:
     lines.append("dimreorder, dimprivatize and dimcontract change every access to an array "
                  "(its id) under a β (Clay's); dimreorder_access, dimprivatize_access and "
                  "dimcontract_access one access (its number) of one statement")
+    lines.append("datacopy puts the copy in a loop nest of its own at the top level (Clay's); "
+                 "datacopy_at right before or after a statement, inside its loops")
     lines.append("")
     lines.append("names of other tools (see the README's translation table):")
     for n in sorted(FOREIGN):
