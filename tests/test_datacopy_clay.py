@@ -10,6 +10,7 @@ tested in test_directives_layout.py and test_tune.py."""
 
 from __future__ import annotations
 
+import io
 import shutil
 from pathlib import Path
 
@@ -20,10 +21,11 @@ import clayx
 from clayx import directives as D
 from clayx.analysis.equivalence import differences
 from clayx.errors import DirectiveError, LegalityError
-from clayx.frontend.c import parse_string
+from clayx.frontend.c import parse_file, parse_string
 from clayx.frontend.openscop import read, write
 from clayx.model import layout_info
 from clayx.verify import SMALL_SIZES, verify
+from clayx_repl.cli import run
 
 from directive_cases import assert_refused
 
@@ -481,3 +483,33 @@ def test_listing_tells_the_two_placements_apart():
     assert "datacopy_at(id_copy: int>0, id_orig: int>0" in listing
     assert ("datacopy puts the copy in a loop nest of its own at the top level (Clay's); "
             "datacopy_at right before or after a statement, inside its loops") in listing
+
+
+@needs_gcc
+@pytest.mark.slow
+def test_gemm_clay_datacopy_through_emit_scop_runs_equal(tmp_path):
+    """``--script … --emit scop``, read back with ``--emit c``: the copies
+    (first in the file), the new array's type and the code's results."""
+    path = EXAMPLES / "gemm.c"
+    script = tmp_path / "s.clay"
+    script.write_text(GEMM_SCRIPTS[2].replace(";", ";\n"))
+    scop_file = tmp_path / "t.scop"
+    out, err = io.StringIO(), io.StringIO()
+    argv = [str(path), "--script", str(script), "--emit", "scop", "-o", str(scop_file)]
+    assert run(argv, stdout=out, stderr=err, stdin=io.StringIO()) == 0, err.getvalue()
+    text = scop_file.read_text()
+    # each copy heads the list: the copy back (made last) first
+    first = text[text.index("Statement 1"):text.index("Statement 2")]
+    second = text[text.index("Statement 2"):text.index("Statement 3")]
+    assert "C[i][j] = Ct[j][i];" in first and "Ct[j][i] = C[i][j];" in second
+    back = read(text)
+    assert back.array("Ct").ctype == "double" and len(layout_info(back).copies) == 2
+    out = io.StringIO()
+    assert run([str(scop_file), "--emit", "c"], stdout=out, stderr=err,
+               stdin=io.StringIO()) == 0, err.getvalue()
+    a, b = parse_file(path)[0].region
+    src = path.read_text()
+    gen = tmp_path / "gemm.c"
+    gen.write_text(src[:a] + out.getvalue() + src[b:])
+    res = verify(path, gen, SMALL_SIZES["gemm"], workdir=tmp_path / "w")
+    assert res.ok and res.values > 0
