@@ -1033,10 +1033,10 @@ def datacopy(scop: Scop, id_copy: int, id_orig: int, ins, insert_before,
     statement of the list (at equal dates it runs first); β-vectors are
     normalized.  The copy array takes the original's element type.
 
-        for i: for j: C[i][j] += A[i][k] … ;     c = add_array("Ct");
-                                                  datacopy(c, 3, [0,0,0], 1, [0,0,0])
-        ->  for i: for j: Ct[i][j] = C[i][j];     (β [0,0,0])
-            for i: for j: C[i][j] += A[i][k] …;   (β [1,0,0])
+        for i: for j: y[j] += A[i][j];     c = add_array("yc");   (y: id 2)
+                                            datacopy(c, 2, [0], 1, [0,0,0])
+        ->  for j: yc[j] = y[j];            (β [0,0,0], i pinned to 1)
+            for i: for j: y[j] += A[i][j];  (β [1,0,0])
 
     Checks, in Clay's order (reference §6.6): ``beta_insert`` not empty,
     ``beta_insert`` found, ``beta_get_domain`` found, the first statement
