@@ -941,3 +941,72 @@ def test_whitebox_recovers_a_swap_and_a_rotation(tmp_path, script):
     s = clayx.load(DEEP_C)
     s.apply(str(r.script))
     assert same_dates(s.original, s.current.schedule, read_target(target, s.original))
+
+
+# --------------------------------------------------------------------------- dim* on the OpenScop route
+
+TWICE_SCOP_SCRIPTS = TWICE_DIFFERENTIAL + [
+    GET_T + "dimcontract([0], x, 1); dimprivatize([0], x, 1);",
+    GET_T + "dimreorder([0,1], x, [1, 0]); dimreorder([0,0], x, [1, 0]);",
+]
+
+
+def _twice_scop(tmp_path) -> Path:
+    """twice.c written as OpenScop by clayx (``<body>`` as the C has it:
+    ``t[i][n - 1 - j]``, which isl prints ``t[i][-j + n - 1]``)."""
+    f = tmp_path / "twice.scop"
+    rc, _, err = call(TWICE_C, "--emit", "scop", "-o", f)
+    assert rc == 0, err
+    assert "B[i][j] = t[i][j] + t[i][n - 1 - j];" in f.read_text()
+    return f
+
+
+def test_openscop_accesses_take_the_text_of_the_body(tmp_path):
+    """An access read from OpenScop is matched to its reference in the
+    body by relation, not by text: the reference keeps the body's
+    spelling; one that matches none keeps isl's."""
+    text = _twice_scop(tmp_path).read_text()
+    scop = read(text)
+    assert [a.text for a in scop.statement("S1").accesses if a.array == "t"] \
+        == ["t[i][j]", "t[i][n - 1 - j]"]
+    # the write and the read of one reference (A[i] += …) share its text
+    [inc] = parse_string("void f(int n, double A[9]) {\n  int i;\n#pragma scop\n"
+                         "  for (i = 0; i < n; i++)\n    A[n - 1 - i] += A[i];\n"
+                         "#pragma endscop\n}\n")
+    from clayx.frontend.openscop import write
+    back = read(write(inc))
+    assert sorted(a.text for a in back.statements[0].accesses) \
+        == ["A[i]", "A[n - 1 - i]", "A[n - 1 - i]"]
+    # a body whose reference is not the relation's: isl's text, and dim*
+    # says the reference is not in the body
+    bad = text.replace("t[i][n - 1 - j];", "t[i][n - 2 - j];")
+    assert [a.text for a in read(bad).statement("S1").accesses if a.array == "t"] \
+        == ["t[i][j]", "t[i][-j + n - 1]"]
+    f = tmp_path / "bad.scop"
+    f.write_text(bad)
+    s = tmp_path / "s.clay"
+    s.write_text(GET_T + "dimreorder([0], x, [1, 0]);\n")
+    rc, out, err = call(f, "--script", s, "--emit", "c")
+    assert rc == 1 and out == ""
+    assert "the reference `t[i][-j + n - 1]` is not found in the body of S1" in err
+
+
+@needs_gcc
+@pytest.mark.slow
+@pytest.mark.parametrize("script", TWICE_SCOP_SCRIPTS)
+def test_dim_forms_on_the_openscop_route_run_equal(tmp_path, script):
+    """dimreorder, dimprivatize and dimcontract on a SCoP read from
+    OpenScop (``t[i][n - 1 - j]`` in the body): the code computes what the
+    original does, as on the C route."""
+    f = _twice_scop(tmp_path)
+    s = tmp_path / "s.clay"
+    s.write_text(script + "\n")
+    rc, region, err = call(f, "--script", s, "--emit", "c")
+    assert rc == 0, err
+    assert "n - 1 - j" in region
+    src = TWICE_C.read_text()
+    a, b = parse_file(TWICE_C)[0].region
+    gen = tmp_path / "twice.c"
+    gen.write_text(src[:a] + region + src[b:])
+    for sizes in ({}, {"N": 1}, {"N": 4}):
+        assert verify(TWICE_C, gen, sizes, workdir=tmp_path / "w").ok
