@@ -1010,3 +1010,87 @@ def test_dim_forms_on_the_openscop_route_run_equal(tmp_path, script):
     gen.write_text(src[:a] + region + src[b:])
     for sizes in ({}, {"N": 1}, {"N": 4}):
         assert verify(TWICE_C, gen, sizes, workdir=tmp_path / "w").ok
+
+
+# --------------------------------------------------------------------------- 8 catalogue: the rest
+
+#: More of the catalogue (reference 8) and of each function's check order
+#: (reference 5, 9.9), on the running example: the empty β before every
+#: value check, the value checks that need no look-up before "not found",
+#: then the per-part checks.
+CATALOGUE_ORDER = [
+    # the beta vector is empty: first, whatever else is wrong
+    ("interchange([],0,0,0);", "the beta vector is empty"),
+    ("reverse([],0);", "the beta vector is empty"),
+    ("fuse([]);", "the beta vector is empty"),
+    ("skew([],1,1,0);", "the beta vector is empty"),
+    ("iss([],{1|2|3|4|5});", "the beta vector is empty"),
+    ("stripmine([],0,0);", "the beta vector is empty"),
+    ("tile([],0,0,0);", "the beta vector is empty"),
+    ("shift([],0,[1,2],1);", "the beta vector is empty"),
+    ("unroll([],0);", "the beta vector is empty"),
+    ("unroll_noepilog([],0);", "the beta vector is empty"),
+    # value checks before the look-up
+    ("interchange([9],0,1,0);", "depth overflow"),
+    ("stripmine([9],0,4);", "depth overflow"),
+    ("tile([9],1,0,4);", "depth overflow"),
+    ("shift([9],0,[1,2],1);", "depth overflow"),
+    ("skew([9],1,1,1);", "depth overflow"),                            # d = o
+    ("grain([9],0,1);", "depth overflow"),
+    ("peel([9],{1|2|3});", "the inequality seems to be wrong"),
+    ("unroll_noepilog([9],0);", "wrong factor"),
+    # then "not found", before the checks that need the β's statements
+    ("interchange([9],1,1,0);", "the beta vector was not found"),
+    ("skew([9],1,2,1);", "the beta vector was not found"),
+    ("shift([9],1,[1,2],1);", "the beta vector was not found"),        # before |P|
+    ("stripmine([9],1,4);", "the beta vector was not found"),
+    ("tile([9],1,1,4);", "the beta vector was not found"),
+    ("peel([9],{1});", "the beta vector was not found"),
+    ("grain([9],1,1);", "the beta vector was not found"),
+    ("densify([9],1);", "the beta vector was not found"),
+    ("linearize([9],1);", "the beta vector was not found"),
+    ("embed([9]);", "the beta vector was not found"),
+    ("unembed([9,9]);", "the beta vector was not found"),
+    ("unroll_noepilog([9],2);", "the beta vector was not found"),
+    ("iss([9],{});", "the beta vector was not found"),                 # before the empty constant
+    # the checks of the β's statements
+    ("shift([0],1,[1,2],1);", "the vector seems to be wrong"),
+    ("shift([1],1,[],1);", "depth overflow"),                          # T has no loop
+    ("grain([1],1,1);", "depth overflow"),
+    ("densify([1],1);", "depth overflow"),
+    ("reshape([0],1,0,1);", "depth overflow"),                         # it <= 0
+    ("reshape([0],1,2,1);", "depth overflow"),                         # it > #inputs
+    ("context([1,1,1,-3]);", "the vector seems to be wrong"),          # 2 coefficients, 1 N
+    ("reorder([0,0,0],[0]);", "the beta is not a loop"),
+    ("stripmine([0,1],1,4);", "the beta is not a loop"),
+    ("unroll_noepilog([0,1],2);", "the beta is not a loop"),
+    ("iss([0,0,0],{});", "the beta is not a loop"),                    # before the empty constant
+    ("embed([0]);", "the beta is not a statement"),                    # P, the first match
+    # stripmine, tile (5.12 step 5): the first matching statement in no
+    # loop, before "not a loop"
+    ("stripmine([1],1,4);", "the beta need to be in a loop"),
+    ("tile([1],1,1,4);", "the beta need to be in a loop"),
+    ("iss([1],{});", "the beta need to be in a loop"),
+    # skew (5.6 step 5): parts with α dimensions but no iterator (after
+    # embed), after the depth checks
+    ("embed([1]); embed([1,0]); skew([1],2,1,1);", "the beta need to be in a loop"),
+    ("embed([1]); embed([1,0]); skew([1],3,1,1);", "depth overflow"),
+]
+
+
+@pytest.mark.parametrize("script, message", CATALOGUE_ORDER, ids=[c[0] for c in CATALOGUE_ORDER])
+def test_catalogue_check_order(script, message):
+    assert_script_refused(RUNNING_C, script, message)
+
+
+def test_block_domains_and_lengths(tmp_path):
+    """6.7: block's checks in order: lengths, both found, both statements,
+    then the same domain ("the betas don't have the same domain")."""
+    f = tmp_path / "two.c"
+    f.write_text("void f(int n, double A[9], double B[9]) {\n  int i;\n#pragma scop\n"
+                 "  for (i = 0; i < n; i++)\n    A[i] = 0;\n"
+                 "  for (i = 1; i < n; i++)\n    B[i] = A[i];\n#pragma endscop\n}\n")
+    assert_script_refused(f, "block([0,0], [1,0]);", "the betas don't have the same domain")
+    assert_script_refused(f, "block([0,0], [1]);", "the betas don't have the same dimensions")
+    assert_script_refused(f, "block([0,0], [2,0]);", "the beta vector was not found")
+    assert_script_refused(f, "block([0], [1,0]);", "the betas don't have the same dimensions")

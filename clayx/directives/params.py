@@ -287,13 +287,18 @@ class BetaParam(Param):
     starts with it, "the beta vector was not found"); loop or statement.
     The function receives the β as a tuple.  ``lookup`` false: only the
     type is checked, the directive looks the β up itself (where Clay
-    checks other arguments between the empty β and the look-up)."""
+    checks other arguments between the empty β and the look-up).
+    ``in_loop``: after the look-up, the first statement the β matches
+    (Clay's common-prefix match, reference 4.1) must be in a loop, else
+    "the beta need to be in a loop" (stripmine's and tile's check on the
+    first part of the first matching statement, before "not a loop")."""
 
     loop: bool = False
     statement: bool = False
     root: bool = False
     empty: str | None = EMPTY
     lookup: bool = True
+    in_loop: bool = False
 
     def describe(self) -> str:
         t = "beta(loop)" if self.loop else "beta(stmt)" if self.statement else "beta"
@@ -310,6 +315,12 @@ class BetaParam(Param):
                 raise ctx.error(self.empty, pos)
         if not sched.exists(beta):
             raise ctx.error(NOT_FOUND, pos)
+        if self.in_loop:
+            first = next(rels for st in ctx.scop.statements
+                         if (rels := sched.of(st.name))
+                         and any(r.beta[:len(beta)] == beta[:len(r.beta)] for r in rels))
+            if len(first[0].beta) == 1:
+                raise ctx.error(NEED_LOOP, pos)
         if self.loop and not sched.is_loop(beta):
             raise ctx.error(NOT_A_LOOP, pos)
         if self.statement and not sched.is_statement(beta):
@@ -321,13 +332,14 @@ class BetaParam(Param):
 
 def Beta(name: str = "beta", *, loop: bool = False, statement: bool = False,
          root: bool = False, empty: str | None = EMPTY, lookup: bool = True,
-         optional: bool = False, default: Any = None) -> BetaParam:
+         in_loop: bool = False, optional: bool = False, default: Any = None) -> BetaParam:
     """A β parameter resolved against the schedule (see :class:`BetaParam`):
     ``loop`` (must be a loop), ``statement`` (must be a statement),
     ``root`` (``[]`` accepted), ``empty`` (the message for ``[]``),
-    ``lookup`` (false: the directive looks it up, in Clay's order)."""
+    ``lookup`` (false: the directive looks it up, in Clay's order),
+    ``in_loop`` (the first statement it matches must be in a loop)."""
     return BetaParam(name, "beta", optional, default, loop=loop, statement=statement,
-                     root=root, empty=empty, lookup=lookup)
+                     root=root, empty=empty, lookup=lookup, in_loop=in_loop)
 
 
 # --- depths ----------------------------------------------------------------------------------
