@@ -1075,6 +1075,17 @@ CATALOGUE_ORDER = [
     # embed), after the depth checks
     ("embed([1]); embed([1,0]); skew([1],2,1,1);", "the beta need to be in a loop"),
     ("embed([1]); embed([1,0]); skew([1],3,1,1);", "depth overflow"),
+    # 3.3: no coercion between arrays and lists; 3.4: types before values
+    ("split({1},1);", "invalid type: 'beta'"),
+    ("reorder([0],{1|0});", "invalid type: 'order'"),
+    ("iss([0],[1]);", "invalid type: 'inequality'"),
+    ("peel([0],[-1]);", "invalid type: 'inequality'"),
+    ("l = {1||-3}; split(l, 1);", "invalid type: 'beta'"),
+    ("split([], {1});", "invalid type: 'depth'"),                      # before the empty β
+    ("iss([],[1]);", "invalid type: 'inequality'"),
+    # 3.4: break's arity; 3.3: an unset variable read as a value
+    ("break(1);", "`break' takes 0 arguments"),
+    ("x;", "the variable was not defined"),
 ]
 
 
@@ -1094,3 +1105,11 @@ def test_block_domains_and_lengths(tmp_path):
     assert_script_refused(f, "block([0,0], [1]);", "the betas don't have the same dimensions")
     assert_script_refused(f, "block([0,0], [2,0]);", "the beta vector was not found")
     assert_script_refused(f, "block([0], [1,0]);", "the betas don't have the same dimensions")
+
+
+def test_shift_takes_clays_array_and_clayxs_list():
+    """5.7: shift's parameter vector is Clay's array; clayx's older list
+    form means the same (docs/clay-differences.md)."""
+    a = session("shift([0,0],2,[1],-2);").current
+    b = session("shift([0,0],2,{1},-2);").current
+    assert a.schedule == b.schedule

@@ -155,6 +155,7 @@ class Param:
     variadic: bool = False      # value: takes the remaining arguments
     nonzero: bool = False       # int: must not be 0 (Clay's "== 0" tests)
     clay: str | None = None     # int: Clay's message when a value test fails
+    strict: bool = False        # list: a script's array literal is refused
 
     def describe(self) -> str:
         """Short type text for signatures: ``beta(loop)``, ``int>0`` ..."""
@@ -184,6 +185,12 @@ class Param:
             if not isinstance(v, int):
                 raise bad("true, false or an integer")
             return bool(v)
+        # no coercion between a script's arrays and lists (reference 3.3)
+        clay_type = getattr(v, "clay_type", None)
+        if kind in ("ints", "beta") and clay_type == "list":
+            raise bad("an integer array [a, b, …]" if kind == "ints" else "a β-vector [a, b, …]")
+        if kind == "list" and self.strict and clay_type == "array":
+            raise bad("a list {a | b | …}")
         v = _clay_ints(v)
         if kind in ("int", "ints", "beta", "list") and _wide(v):
             raise bad(("an integer " if kind == "int" else "integers ") + _WIDE)
@@ -248,9 +255,12 @@ def Ints(name: str, *, optional: bool = False, default: Any = None) -> Param:
     return Param(name, "ints", optional, default)
 
 
-def List(name: str, *, optional: bool = False, default: Any = None) -> Param:
-    """A Clay list ``{a | b | …}`` whose items are integers or integer arrays."""
-    return Param(name, "list", optional, default)
+def List(name: str, *, strict: bool = False, optional: bool = False,
+         default: Any = None) -> Param:
+    """A Clay list ``{a | b | …}`` whose items are integers or integer
+    arrays; ``strict``: a script's array literal ``[…]`` is a type error
+    there, as in Clay (else it is taken as a list of integers)."""
+    return Param(name, "list", optional, default, strict=strict)
 
 
 def String(name: str, *, optional: bool = False, default: Any = None) -> Param:
