@@ -62,6 +62,7 @@ import islpy as isl
 from ..errors import DirectiveWarning
 from ..model import (READ, WRITE, Access, Array, Relation, Scop, Statement, identifiers,
                      layout_info, substitute_iterators, with_layout)
+from ..model.ids import array_ids as _model_array_ids
 from .common import DEPTH_OVERFLOW, NOT_A_STATEMENT, NOT_FOUND, clay_matching, fail, rebuild
 from .params import (ACCESS_NOT_FOUND, ARRAY_NOT_FOUND, AccessNumber, ArrayId, Beta, Bool, Depth,
                      Int, Ints, String)
@@ -85,15 +86,10 @@ _IDENT = re.compile(r"[A-Za-z_]\w*\Z")
 # --- arrays and ids ---------------------------------------------------------------
 
 def array_ids(scop: Scop) -> dict[str, int]:
-    """Array name -> 1-based id, as OpenScop's ``<arrays>`` numbers them
-    (:mod:`clayx.frontend.openscop`'s writer): the SCoP's arrays in order,
-    then arrays only accesses name."""
-    names = [a.name for a in scop.arrays]
-    for st in scop.statements:
-        for a in st.accesses:
-            if a.array not in names:
-                names.append(a.array)
-    return {n: k + 1 for k, n in enumerate(names)}
+    """Array name -> id, as Clay's scripts number arrays: the OpenScop
+    file's ``<arrays>`` ids when the SCoP came from one, else 1, 2, … in
+    order (:func:`clayx.model.array_ids`)."""
+    return _model_array_ids(scop)
 
 
 def _array(scop: Scop, name: str) -> Array:

@@ -97,6 +97,17 @@ def _clay_ints(v: Any) -> Any:
     return v
 
 
+def _id_range(ids: dict[str, int]) -> str:
+    """``1..5``, or ``4..8, 10`` where OpenScop's ids have gaps."""
+    out: list[list[int]] = []
+    for k in sorted(ids.values()):
+        if out and k == out[-1][-1] + 1:
+            out[-1].append(k)
+        else:
+            out.append([k])
+    return ", ".join(f"{r[0]}..{r[-1]}" if len(r) > 1 else str(r[0]) for r in out) or "none"
+
+
 def _value_error(message: str, directive: str, pos: int) -> DirectiveError:
     """A phase-1 refusal of a *value* (not a type): Clay checks these in
     each function's own order, after every argument's type
@@ -482,7 +493,7 @@ class ArrayIdParam(Param):
         name = next((n for n, k in ids.items() if k == ident), None)
         if name is None:
             raise ctx.error(f"{ARRAY_NOT_FOUND}: no array has the id {ident} "
-                            f"(ids 1..{len(ids)})", pos)
+                            f"(ids {_id_range(ids)})", pos)
         if self.unlike is not None and ctx.values[self.unlike] == name:
             raise ctx.error(f"{self.same} ({name})", pos)
         return name

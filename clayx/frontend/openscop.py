@@ -58,7 +58,8 @@ How the model is built:
 - names (parameters, iterators, arrays) must be C identifiers other than C
   keywords: they are printed into C;
 - ``<arrays>`` and ``<scatnames>`` are rebuilt by :func:`write` from the
-  model, and so are clayx's own ``<clayx_marks>`` (the schedule's loop
+  model (``<arrays>`` with the ids the file gave, which Clay's scripts name
+  arrays by, and its other symbols: :mod:`clayx.model.ids`), and so are clayx's own ``<clayx_marks>`` (the schedule's loop
   marks, one ``parallel [0, 1]`` / ``unroll [0] 4`` line each) and
   ``<clayx_arrays>`` (one JSON record an array: element type, extents,
   whether it is local to the region, so arrays made by layout steps can be
@@ -91,6 +92,7 @@ import islpy as isl
 from ..errors import InputWarning, ModelError, OpenScopError
 from ..model import (MAY_WRITE, READ, WRITE, Access, Array, ClaySchedule,
                      Mark, Relation, Scop, Statement)
+from ..model.ids import ARRAY_IDS_TAG, array_ids, id_record
 from ..model.inttypes import INT64_MAX
 
 __all__ = ["read", "read_all", "read_file", "read_all_file", "write", "write_all",
@@ -855,6 +857,12 @@ class _Builder:
                         "the shorter accesses are taken to touch every element of the "
                         "missing subscripts (a write among them as a may-write)")
                 subs[name] = max(subs.get(name, 0), nsub)
+        # the file's array ids, which Clay's scripts name arrays by (Clan
+        # numbers every symbol: A may be 4 after i, N and j)
+        numbering = {**array_names, **ids}
+        if numbering:
+            kept.append((ARRAY_IDS_TAG, "\n".join(f"{i} {n}"
+                                                  for i, n in sorted(numbering.items()))))
         # statements
         statements, relations = [], []
         seen_betas: list[tuple[tuple[int, ...], str]] = []
@@ -1382,15 +1390,18 @@ class _Writer:
         else:
             self.emit("# Parameters are not provided", "0", "")
         self.emit("# Number of statements", str(len(scop.statements)), "")
-        ids = self.array_ids()
+        ids = array_ids(scop)
         for k, st in enumerate(scop.statements):
             self.statement(k, st, ids)
         self.emit("# =============================================== Extensions")
         self.scatnames()
-        if ids:
-            self.emit("<arrays>", "# Number of arrays", str(len(ids)),
+        # the arrays, and the other symbols the file read had numbered
+        entries = {i: n for i, n in id_record(scop).items() if n not in ids}
+        entries.update((i, n) for n, i in ids.items())
+        if entries:
+            self.emit("<arrays>", "# Number of arrays", str(len(entries)),
                       "# Mapping array-identifiers/array-names",
-                      *(f"{i} {n}" for n, i in ids.items()), "</arrays>", "")
+                      *(f"{i} {n}" for i, n in sorted(entries.items())), "</arrays>", "")
         if scop.schedule.marks:
             self.emit(f"<{_MARKS}>", "# kind [loop β-prefix] [argument]",
                       *(f"{m.kind} [{', '.join(map(str, m.loop))}]"
@@ -1422,14 +1433,6 @@ class _Writer:
             recs.append(json.dumps(rec))
         self.emit(f"<{_ARRAYS}>", "# element type, declared extents, local to the region",
                   *recs, f"</{_ARRAYS}>", "")
-
-    def array_ids(self) -> dict[str, int]:
-        names = [a.name for a in self.scop.arrays]
-        for st in self.scop.statements:
-            for a in st.accesses:
-                if a.array not in names:
-                    names.append(a.array)
-        return {n: k + 1 for k, n in enumerate(names)}
 
     def statement(self, k: int, st: Statement, ids: dict[str, int]) -> None:
         # Clay's union order (Relation.rank), β order where it says nothing
