@@ -12,6 +12,7 @@ error, a failed script leaves the session as it was.  The bigger run is
 from __future__ import annotations
 
 import io
+import re
 from pathlib import Path
 
 import pytest
@@ -184,3 +185,24 @@ def test_huge_scattering_coefficient_reaches_no_type_error():
     with Runner(timeout=60) as runner:
         o = runner.run(case)
     assert o.ok, o.problem
+
+
+@pytest.mark.parametrize("body, column, what", [
+    ("C[i][j] = 0.0", 14, "missing ;"),             # the end of the line cut off
+    ("C[i][j = 0.0;", 13, "missing ]"),
+    ("C[i][j] = ;", 9, "="),
+    ("C[i][j] = 0.0);", 14, ")"),
+])
+def test_body_that_is_not_c_is_an_error_with_its_line(tmp_path, body, column, what):
+    """A <body> whose text is not C was printed into the code as it was
+    (gcc then refused the file): now an error at its line, nothing written."""
+    text = (OPENSCOP / "matmul.scop").read_text()
+    line = text[:text.index("C[i][j] = 0.0;")].count("\n") + 1
+    f = tmp_path / "m.scop"
+    f.write_text(text.replace("C[i][j] = 0.0;", body, 1))
+    with pytest.raises(OpenScopError, match=rf"m.scop:{line}: <body>: the statement text is not "
+                       rf"C at column {column} \({re.escape(repr(what))}\)"):
+        read(f.read_text(), str(f))
+    dest = tmp_path / "o.c"
+    rc, out, err = call(f, "--emit", "c", "-o", dest)
+    assert rc == 1 and not dest.exists() and f"m.scop:{line}: <body>" in err

@@ -82,7 +82,7 @@ from ..model import expr as bx
 from ..model.inttypes import INT64_MAX, int_type
 from . import macros as pp
 
-__all__ = ["parse_file", "parse_string", "parse_expression_text"]
+__all__ = ["parse_file", "parse_string", "parse_expression_text", "statement_syntax_error"]
 
 _MIN = {"min", "MIN", "clayx_min", "fmin", "__min"}
 _MAX = {"max", "MAX", "clayx_max", "fmax", "__max"}
@@ -153,6 +153,27 @@ def parse_expression_text(text: str) -> ts.Node:
     if init is None or init.type != "init_declarator":
         return None
     return init.child_by_field_name("value")
+
+
+def statement_syntax_error(text: str) -> tuple[int, int, str] | None:
+    """Where the C statement text ``text`` (an OpenScop ``<body>``) is not
+    C: (0-based line, 0-based column, the offending text), or None when it
+    parses as statements of a function body."""
+    src = ("void __clayx_body(void) {\n" + text + "\n}\n").encode()
+    root = _parser().parse(src).root_node
+    if not root.has_error:
+        return None
+    node = root
+    while True:
+        bad = next((c for c in node.children if c.is_missing or c.type == "ERROR"
+                    or c.has_error), None)
+        if bad is None or bad.is_missing or bad.type == "ERROR":
+            node = bad or node
+            break
+        node = bad
+    row, col = node.start_point
+    shown = node.text.decode("utf8", errors="replace") if not node.is_missing else ""
+    return row - 1, col, shown.splitlines()[0][:40] if shown else f"missing {node.type}"
 
 
 # ---------------------------------------------------------------------------

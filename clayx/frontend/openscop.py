@@ -94,6 +94,7 @@ from ..model import (MAY_WRITE, READ, WRITE, Access, Array, ClaySchedule,
                      Mark, Relation, Scop, Statement)
 from ..model.ids import ARRAY_IDS_TAG, array_ids, id_record
 from ..model.inttypes import INT64_MAX
+from .c import statement_syntax_error
 
 __all__ = ["read", "read_all", "read_file", "read_all_file", "write", "write_all",
            "write_file", "scop_clay_script", "with_clay_script", "UNCHECKED",
@@ -609,14 +610,22 @@ class _Reader:
             k = 2
         # the statement text: the lines after the iterators, as written
         # (comment lines and blank lines around it dropped)
-        raw = text.split("\n")[items[k - 1][0] - open_line + 1:]
+        first = items[k - 1][0] + 1             # the file line of raw[0]
+        raw = text.split("\n")[first - open_line:]
         while raw and (not raw[0].strip() or raw[0].lstrip().startswith("#")):
             raw.pop(0)
+            first += 1
         while raw and (not raw[-1].strip() or raw[-1].lstrip().startswith("#")):
             raw.pop()
         text = "\n".join(raw).strip()
         if not text:
             raise self.error("<body> has no statement text after the iterators", open_line)
+        # the text is printed into C as it is: it must be C
+        bad = statement_syntax_error("\n".join(raw))
+        if bad is not None:
+            row, col, what = bad
+            raise self.error(f"<body>: the statement text is not C at column {col + 1} "
+                             f"({what!r}): {text.splitlines()[0][:60]!r}", first + row)
         return open_line, iterators, text
 
     def extbody(self, text: str, open_line: int) -> tuple[int, list[str], str]:
