@@ -321,7 +321,7 @@ def _not_c(code: str) -> str:
     if bad is None:
         return ""
     row, col, what = bad
-    return f"the generated code is not C at line {row + 1}, column {col + 1} ({what!r})"
+    return f"the generated code is not C at line {row + 1}, column {col + 1} ({what})"
 
 
 def _session_unchanged(case: Case, d: Path) -> str:

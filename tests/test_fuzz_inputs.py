@@ -190,8 +190,10 @@ def test_huge_scattering_coefficient_reaches_no_type_error():
 @pytest.mark.parametrize("body, column, what", [
     ("C[i][j] = 0.0", 14, "missing ;"),             # the end of the line cut off
     ("C[i][j = 0.0;", 13, "missing ]"),
-    ("C[i][j] = ;", 9, "="),
-    ("C[i][j] = 0.0);", 14, ")"),
+    ("C[i][j] = ;", 9, "unexpected '='"),
+    ("C[i][j] = 0.0);", 14, "unexpected ')'"),
+    ("i\nC[i][j] = 0.0;", 1, "a declaration"),      # seed 8501572: `i C[i][j] = …;`
+    ("} int g() {", 1, "unexpected '} int g() {'"),
 ])
 def test_body_that_is_not_c_is_an_error_with_its_line(tmp_path, body, column, what):
     """A <body> whose text is not C was printed into the code as it was
@@ -201,7 +203,7 @@ def test_body_that_is_not_c_is_an_error_with_its_line(tmp_path, body, column, wh
     f = tmp_path / "m.scop"
     f.write_text(text.replace("C[i][j] = 0.0;", body, 1))
     with pytest.raises(OpenScopError, match=rf"m.scop:{line}: <body>: the statement text is not "
-                       rf"C at column {column} \({re.escape(repr(what))}\)"):
+                       rf"C at column {column} \({re.escape(what)}\)"):
         read(f.read_text(), str(f))
     dest = tmp_path / "o.c"
     rc, out, err = call(f, "--emit", "c", "-o", dest)
@@ -221,3 +223,22 @@ def test_the_judge_wants_c_from_openscop(monkeypatch):
     monkeypatch.setattr(osc, "statement_syntax_error", lambda text: None)
     o = run_case(case)
     assert o.rc == 0 and o.problem.startswith("the generated code is not C at line")
+
+
+def test_statements_without_text_print_as_calls_in_a_refusal(tmp_path):
+    """An OpenScop file without <body> (tests/data/openscop/iss.scop) and a
+    step the legality check refuses inside a loop: the excerpt of the code
+    the step would make crashed (IndexError); it shows the statement as
+    CLooG does, ``S0(i0);``.  Found with seed 8502363 (a <body> after a
+    negative extension count, now an error)."""
+    s = tmp_path / "r.clay"
+    s.write_text("reverse([0],1);\n")
+    rc, out, err = call(OPENSCOP / "iss.scop", "--script", s, "--emit", "scop")
+    assert rc == 3 and out == "" and "Traceback" not in err
+    assert "> for (int i0 = min(4, N - 1); i0 >= 0; i0--)" in err and "|   S0(i0);" in err
+    text = (OPENSCOP / "matmul.scop").read_text()
+    bad = text.replace("# Number of Statement Extensions\n1\n",
+                       "# Number of Statement Extensions\n-1\n", 1)
+    assert bad != text
+    with pytest.raises(OpenScopError, match="negative number of extensions of statement 1"):
+        read(bad)

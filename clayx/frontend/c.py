@@ -157,11 +157,21 @@ def parse_expression_text(text: str) -> ts.Node:
 
 def statement_syntax_error(text: str) -> tuple[int, int, str] | None:
     """Where the C statement text ``text`` (an OpenScop ``<body>``) is not
-    C: (0-based line, 0-based column, the offending text), or None when it
-    parses as statements of a function body."""
+    C statements: (0-based line, 0-based column, what is wrong: ``missing
+    ;``, ``unexpected ')'``, ``a declaration``), or None when it parses as
+    statements of a function body."""
     src = ("void __clayx_body(void) {\n" + text + "\n}\n").encode()
     root = _parser().parse(src).root_node
     if not root.has_error:
+        fn = root.named_children[0] if root.named_child_count == 1 else None
+        body = fn.child_by_field_name("body") if fn is not None else None
+        if body is None:                    # the text closed the function early
+            return 0, 0, f"unexpected {text.strip().splitlines()[0][:40]!r}"
+        for c in body.named_children:       # statements, not declarations
+            if not (c.type.endswith("statement") or c.type == "comment"
+                    or c.type.startswith("preproc")):
+                row, col = c.start_point
+                return row - 1, col, f"a {c.type.replace('_', ' ')}"
         return None
     node = root
     while True:
@@ -172,8 +182,10 @@ def statement_syntax_error(text: str) -> tuple[int, int, str] | None:
             break
         node = bad
     row, col = node.start_point
-    shown = node.text.decode("utf8", errors="replace") if not node.is_missing else ""
-    return row - 1, col, shown.splitlines()[0][:40] if shown else f"missing {node.type}"
+    if node.is_missing:
+        return row - 1, col, f"missing {node.type}"
+    shown = node.text.decode("utf8", errors="replace").splitlines() or [""]
+    return row - 1, col, f"unexpected {shown[0][:40]!r}"
 
 
 # ---------------------------------------------------------------------------

@@ -563,7 +563,9 @@ class _Reader:
         if raw.scattering is None:
             raise self.error(f"statement {k + 1} has no SCATTERING (clayx needs "
                              "Clay's 2d+1 scattering)", line)
-        _, n_ext = self.one_int(f"the number of extensions of statement {k + 1}")
+        ln, n_ext = self.one_int(f"the number of extensions of statement {k + 1}")
+        if n_ext < 0:
+            raise self.error(f"negative number of extensions of statement {k + 1}", ln)
         for _ in range(n_ext):
             ln, c = self.content(f"an extension of statement {k + 1}")
             tag, col = self.tag(ln, c, f"an extension <tag> of statement {k + 1}")
@@ -625,7 +627,7 @@ class _Reader:
         if bad is not None:
             row, col, what = bad
             raise self.error(f"<body>: the statement text is not C at column {col + 1} "
-                             f"({what!r}): {text.splitlines()[0][:60]!r}", first + row)
+                             f"({what}): {text.splitlines()[0][:60]!r}", first + row)
         return open_line, iterators, text
 
     def extbody(self, text: str, open_line: int) -> tuple[int, list[str], str]:
