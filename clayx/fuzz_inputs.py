@@ -9,7 +9,8 @@ injected tokens and foreign encodings.  Each mutated input is run through
 :func:`clayx_repl.cli.run`, in a forked worker process with a time limit,
 and the outcome must be one of:
 
-- a result (exit 0 or 3, the output file written);
+- a result (exit 0 or 3, the output file written; code generated from an
+  OpenScop file must read as C);
 - one ``clayx: error: …`` (exit 1) or usage error (exit 2) whose message
   shows a position (``line:column``, ``line N`` or at least the file), no
   Python traceback, and no output file written;
@@ -284,6 +285,8 @@ def run_case(case: Case) -> Outcome:
                            "uncaught exception")
         o = Outcome(rc, err.getvalue(), (d / "out").exists(), "", time.perf_counter() - t0)
         o.problem = _judge(o)
+        if not o.problem and o.rc == 0 and case.kind == "scop" and case.emit != "scop":
+            o.problem = _not_c((d / "out").read_text())
         if not o.problem and case.kind == "script":
             o.session = _session_unchanged(case, d)
             o.problem = o.session
@@ -308,6 +311,17 @@ def _judge(o: Outcome) -> str:
     if o.rc == 1 and not _POSITION.search(o.stderr):
         return "error without a position"
     return ""
+
+
+def _not_c(code: str) -> str:
+    """A problem when ``code`` (the code generated from an OpenScop file,
+    all of it clayx's) does not read as C: a wrong result gcc would refuse."""
+    from .frontend.c import statement_syntax_error
+    bad = statement_syntax_error(code)
+    if bad is None:
+        return ""
+    row, col, what = bad
+    return f"the generated code is not C at line {row + 1}, column {col + 1} ({what})"
 
 
 def _session_unchanged(case: Case, d: Path) -> str:

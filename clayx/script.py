@@ -59,8 +59,8 @@ from typing import Iterable, Iterator, Union
 
 from .errors import DirectiveError, ScriptSyntaxError
 
-__all__ = ["Arg", "Array", "Call", "ClayList", "MAX_NESTING", "Script", "Step", "Str", "Var",
-           "argument_position", "clay_print", "extract_embedded", "format_arg", "to_python"]
+__all__ = ["Arg", "Array", "ArrayValue", "Call", "ClayList", "ListValue", "MAX_NESTING",
+           "Script", "Step", "Str", "Var", "argument_position", "clay_print", "extract_embedded", "format_arg", "to_python"]
 
 _NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _KEYWORDS = frozenset({"true", "false"})
@@ -305,6 +305,33 @@ def _clay_value(v: object) -> str | None:
     return None
 
 
+# --------------------------------------------------------------------------- values given to directives
+
+class ArrayValue(tuple):
+    """The value of an array literal ``[…]`` given to a directive: a tuple
+    of integers, marked (``clay_type``) so that a parameter taking a list
+    refuses it: Clay has no coercion between arrays and lists (reference
+    3.3: ``[1]`` where a list is expected is a type error)."""
+
+    clay_type = "array"
+
+    def __repr__(self) -> str:
+        return "[" + ", ".join(map(repr, self)) + "]"
+
+
+class ListValue(tuple):
+    """The value of a Clay list ``{…}`` given to a directive: a tuple of its
+    parts, marked (``clay_type``) so that a parameter taking an array or an
+    integer refuses it (reference 3.3: ``{1}`` where an array is expected
+    is a type error)."""
+
+    clay_type = "list"
+
+    def __repr__(self) -> str:
+        return "{" + " | ".join(", ".join(map(repr, x)) if isinstance(x, tuple) else repr(x)
+                                for x in self) + "}"
+
+
 # --------------------------------------------------------------------------- steps
 
 @dataclass(frozen=True)
@@ -403,9 +430,9 @@ def to_python(arg: Arg, env: dict[str, object]) -> object:
     if isinstance(arg, (bool, int)):
         return arg
     if isinstance(arg, Array):
-        return arg.values
+        return ArrayValue(arg.values)
     if isinstance(arg, ClayList):
-        return tuple(to_python(x, env) for x in arg.items)
+        return ListValue(to_python(x, env) for x in arg.items)
     if isinstance(arg, Str):
         return arg.value
     if isinstance(arg, Var):
@@ -627,8 +654,8 @@ class _Parser:
             value = self.call(top=True)
         elif tok.kind == "name" and tok.value not in _KEYWORDS and target is None \
                 and tok.value not in self.bound and lx.peek(1).kind == ";":
-            raise self.fail(f"'{tok.value};': the variable {tok.value} is not defined "
-                            f"(a call needs parentheses: {tok.value}(…);)", tok)
+            raise self.fail(f"the variable was not defined: '{tok.value};' (a call needs "
+                            f"parentheses: {tok.value}(…);)", tok)
         elif tok.kind in ("int", "string", "name", "[", "{"):
             value = self.arg()
         else:
@@ -701,7 +728,7 @@ class _Parser:
                 lx.take()
         self.depth -= 1
         if name.value == "break" and args:
-            raise self.fail(f"break() takes no arguments, got {len(args)}", opening)
+            raise self.fail(f"`break' takes 0 arguments, got {len(args)}", opening)
         return Call(name.value, tuple(args), line=name.line, column=name.column)
 
     def arg(self) -> Arg:

@@ -7,7 +7,10 @@ its small sizes.  Prints counts: accepted, refused, ran equal, ran
 different, crashed (any exception that is not a ClayxError).
 
     python scripts/fuzz_clay_forms.py SEED COUNT SECONDS
+
+Exit status 1 when a sequence crashed or ran different, else 0.
 """
+import argparse
 import pathlib
 import random
 import sys
@@ -45,9 +48,14 @@ def one_step(rng: random.Random, scop) -> str:
     return f"peel({loop}, {{{params} | {rng.randint(-6, 2)}}});"
 
 
-def main() -> None:
-    """Run the sequences and print the counts."""
-    seed0, count, budget = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3])
+def main(argv=None) -> int:
+    """Run the sequences, print the counts; 1 when one crashed or ran different."""
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("seed", type=int, help="sequence k uses seed SEED + k")
+    ap.add_argument("count", type=int, help="number of sequences at most")
+    ap.add_argument("seconds", type=float, help="stop starting sequences after this time")
+    args = ap.parse_args(argv)
+    seed0, count, budget = args.seed, args.count, args.seconds
     stats = dict(accepted=0, refused=0, run_ok=0, run_bad=0, crash=0, cg_refused=0)
     t0 = time.time()
     for k in range(count):
@@ -82,14 +90,20 @@ def main() -> None:
         except ClayxError:
             stats["cg_refused"] += 1
             continue
-        d = pathlib.Path(tempfile.mkdtemp())
-        gen = d / f"{name}.c"
-        gen.write_text(code)
-        try:
-            ok = verify(path, gen, SMALL_SIZES[name], workdir=d / "w").ok
-        except ClayxError as e:                 # a mismatch is raised
-            ok = False
-            print(e)
+        except Exception:
+            stats["crash"] += 1
+            print("CRASH in code generation", seed0 + k, name, step)
+            traceback.print_exc()
+            continue
+        with tempfile.TemporaryDirectory() as tmp:
+            d = pathlib.Path(tmp)
+            gen = d / f"{name}.c"
+            gen.write_text(code)
+            try:
+                ok = verify(path, gen, SMALL_SIZES[name], workdir=d / "w").ok
+            except ClayxError as e:                 # a mismatch is raised
+                ok = False
+                print(e)
         kind = step.split("(")[0]
         stats[f"{kind}_ran"] = stats.get(f"{kind}_ran", 0) + 1
         if ok:
@@ -98,7 +112,8 @@ def main() -> None:
             stats["run_bad"] += 1
             print("BAD", seed0 + k, name, [str(e.step) for e in s.entries], flush=True)
     print(stats, f"{time.time() - t0:.0f}s")
+    return 1 if stats["crash"] or stats["run_bad"] else 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -941,3 +941,179 @@ def test_whitebox_recovers_a_swap_and_a_rotation(tmp_path, script):
     s = clayx.load(DEEP_C)
     s.apply(str(r.script))
     assert same_dates(s.original, s.current.schedule, read_target(target, s.original))
+
+
+# --------------------------------------------------------------------------- dim* on the OpenScop route
+
+TWICE_SCOP_SCRIPTS = TWICE_DIFFERENTIAL + [
+    GET_T + "dimcontract([0], x, 1); dimprivatize([0], x, 1);",
+    GET_T + "dimreorder([0,1], x, [1, 0]); dimreorder([0,0], x, [1, 0]);",
+]
+
+
+def _twice_scop(tmp_path) -> Path:
+    """twice.c written as OpenScop by clayx (``<body>`` as the C has it:
+    ``t[i][n - 1 - j]``, which isl prints ``t[i][-j + n - 1]``)."""
+    f = tmp_path / "twice.scop"
+    rc, _, err = call(TWICE_C, "--emit", "scop", "-o", f)
+    assert rc == 0, err
+    assert "B[i][j] = t[i][j] + t[i][n - 1 - j];" in f.read_text()
+    return f
+
+
+def test_openscop_accesses_take_the_text_of_the_body(tmp_path):
+    """An access read from OpenScop is matched to its reference in the
+    body by relation, not by text: the reference keeps the body's
+    spelling; one that matches none keeps isl's."""
+    text = _twice_scop(tmp_path).read_text()
+    scop = read(text)
+    assert [a.text for a in scop.statement("S1").accesses if a.array == "t"] \
+        == ["t[i][j]", "t[i][n - 1 - j]"]
+    # the write and the read of one reference (A[i] += …) share its text
+    [inc] = parse_string("void f(int n, double A[9]) {\n  int i;\n#pragma scop\n"
+                         "  for (i = 0; i < n; i++)\n    A[n - 1 - i] += A[i];\n"
+                         "#pragma endscop\n}\n")
+    from clayx.frontend.openscop import write
+    back = read(write(inc))
+    assert sorted(a.text for a in back.statements[0].accesses) \
+        == ["A[i]", "A[n - 1 - i]", "A[n - 1 - i]"]
+    # a body whose reference is not the relation's: isl's text, and dim*
+    # says the reference is not in the body
+    bad = text.replace("t[i][n - 1 - j];", "t[i][n - 2 - j];")
+    assert [a.text for a in read(bad).statement("S1").accesses if a.array == "t"] \
+        == ["t[i][j]", "t[i][-j + n - 1]"]
+    f = tmp_path / "bad.scop"
+    f.write_text(bad)
+    s = tmp_path / "s.clay"
+    s.write_text(GET_T + "dimreorder([0], x, [1, 0]);\n")
+    rc, out, err = call(f, "--script", s, "--emit", "c")
+    assert rc == 1 and out == ""
+    assert "the reference `t[i][-j + n - 1]` is not found in the body of S1" in err
+
+
+@needs_gcc
+@pytest.mark.slow
+@pytest.mark.parametrize("script", TWICE_SCOP_SCRIPTS)
+def test_dim_forms_on_the_openscop_route_run_equal(tmp_path, script):
+    """dimreorder, dimprivatize and dimcontract on a SCoP read from
+    OpenScop (``t[i][n - 1 - j]`` in the body): the code computes what the
+    original does, as on the C route."""
+    f = _twice_scop(tmp_path)
+    s = tmp_path / "s.clay"
+    s.write_text(script + "\n")
+    rc, region, err = call(f, "--script", s, "--emit", "c")
+    assert rc == 0, err
+    assert "n - 1 - j" in region
+    src = TWICE_C.read_text()
+    a, b = parse_file(TWICE_C)[0].region
+    gen = tmp_path / "twice.c"
+    gen.write_text(src[:a] + region + src[b:])
+    for sizes in ({}, {"N": 1}, {"N": 4}):
+        assert verify(TWICE_C, gen, sizes, workdir=tmp_path / "w").ok
+
+
+# --------------------------------------------------------------------------- 8 catalogue: the rest
+
+#: More of the catalogue (reference 8) and of each function's check order
+#: (reference 5, 9.9), on the running example: the empty β before every
+#: value check, the value checks that need no look-up before "not found",
+#: then the per-part checks.
+CATALOGUE_ORDER = [
+    # the beta vector is empty: first, whatever else is wrong
+    ("interchange([],0,0,0);", "the beta vector is empty"),
+    ("reverse([],0);", "the beta vector is empty"),
+    ("fuse([]);", "the beta vector is empty"),
+    ("skew([],1,1,0);", "the beta vector is empty"),
+    ("iss([],{1|2|3|4|5});", "the beta vector is empty"),
+    ("stripmine([],0,0);", "the beta vector is empty"),
+    ("tile([],0,0,0);", "the beta vector is empty"),
+    ("shift([],0,[1,2],1);", "the beta vector is empty"),
+    ("unroll([],0);", "the beta vector is empty"),
+    ("unroll_noepilog([],0);", "the beta vector is empty"),
+    # value checks before the look-up
+    ("interchange([9],0,1,0);", "depth overflow"),
+    ("stripmine([9],0,4);", "depth overflow"),
+    ("tile([9],1,0,4);", "depth overflow"),
+    ("shift([9],0,[1,2],1);", "depth overflow"),
+    ("skew([9],1,1,1);", "depth overflow"),                            # d = o
+    ("grain([9],0,1);", "depth overflow"),
+    ("peel([9],{1|2|3});", "the inequality seems to be wrong"),
+    ("unroll_noepilog([9],0);", "wrong factor"),
+    # then "not found", before the checks that need the β's statements
+    ("interchange([9],1,1,0);", "the beta vector was not found"),
+    ("skew([9],1,2,1);", "the beta vector was not found"),
+    ("shift([9],1,[1,2],1);", "the beta vector was not found"),        # before |P|
+    ("stripmine([9],1,4);", "the beta vector was not found"),
+    ("tile([9],1,1,4);", "the beta vector was not found"),
+    ("peel([9],{1});", "the beta vector was not found"),
+    ("grain([9],1,1);", "the beta vector was not found"),
+    ("densify([9],1);", "the beta vector was not found"),
+    ("linearize([9],1);", "the beta vector was not found"),
+    ("embed([9]);", "the beta vector was not found"),
+    ("unembed([9,9]);", "the beta vector was not found"),
+    ("unroll_noepilog([9],2);", "the beta vector was not found"),
+    ("iss([9],{});", "the beta vector was not found"),                 # before the empty constant
+    # the checks of the β's statements
+    ("shift([0],1,[1,2],1);", "the vector seems to be wrong"),
+    ("shift([1],1,[],1);", "depth overflow"),                          # T has no loop
+    ("grain([1],1,1);", "depth overflow"),
+    ("densify([1],1);", "depth overflow"),
+    ("reshape([0],1,0,1);", "depth overflow"),                         # it <= 0
+    ("reshape([0],1,2,1);", "depth overflow"),                         # it > #inputs
+    ("context([1,1,1,-3]);", "the vector seems to be wrong"),          # 2 coefficients, 1 N
+    ("reorder([0,0,0],[0]);", "the beta is not a loop"),
+    ("stripmine([0,1],1,4);", "the beta is not a loop"),
+    ("unroll_noepilog([0,1],2);", "the beta is not a loop"),
+    ("iss([0,0,0],{});", "the beta is not a loop"),                    # before the empty constant
+    ("embed([0]);", "the beta is not a statement"),                    # P, the first match
+    # stripmine, tile (5.12 step 5): the first matching statement in no
+    # loop, before "not a loop"
+    ("stripmine([1],1,4);", "the beta need to be in a loop"),
+    ("tile([1],1,1,4);", "the beta need to be in a loop"),
+    ("iss([1],{});", "the beta need to be in a loop"),
+    # skew (5.6 step 5): parts with α dimensions but no iterator (after
+    # embed), after the depth checks
+    ("embed([1]); embed([1,0]); skew([1],2,1,1);", "the beta need to be in a loop"),
+    ("embed([1]); embed([1,0]); skew([1],3,1,1);", "depth overflow"),
+    # 3.3: no coercion between arrays and lists; 3.4: types before values
+    ("split({1},1);", "invalid type: 'beta'"),
+    ("reorder([0],{1|0});", "invalid type: 'order'"),
+    ("iss([0],[1]);", "invalid type: 'inequality'"),
+    ("peel([0],[-1]);", "invalid type: 'inequality'"),
+    ("l = {1||-3}; split(l, 1);", "invalid type: 'beta'"),
+    ("split([], {1});", "invalid type: 'depth'"),                      # before the empty β
+    ("iss([],[1]);", "invalid type: 'inequality'"),
+    # 3.4: break's arity; 3.3: an unset variable read as a value
+    ("break(1);", "`break' takes 0 arguments"),
+    ("x;", "the variable was not defined"),
+    # 4.1: an over-long β matches its statement; clayx: in dim* and block
+    # only (docs/clay-differences.md), elsewhere it is not found
+    ("reverse([0,0,0,5],1);", "the beta vector was not found"),
+    ("block([0,0,0,5],[0,0,1,5]);", "the beta is not a statement"),
+]
+
+
+@pytest.mark.parametrize("script, message", CATALOGUE_ORDER, ids=[c[0] for c in CATALOGUE_ORDER])
+def test_catalogue_check_order(script, message):
+    assert_script_refused(RUNNING_C, script, message)
+
+
+def test_block_domains_and_lengths(tmp_path):
+    """6.7: block's checks in order: lengths, both found, both statements,
+    then the same domain ("the betas don't have the same domain")."""
+    f = tmp_path / "two.c"
+    f.write_text("void f(int n, double A[9], double B[9]) {\n  int i;\n#pragma scop\n"
+                 "  for (i = 0; i < n; i++)\n    A[i] = 0;\n"
+                 "  for (i = 1; i < n; i++)\n    B[i] = A[i];\n#pragma endscop\n}\n")
+    assert_script_refused(f, "block([0,0], [1,0]);", "the betas don't have the same domain")
+    assert_script_refused(f, "block([0,0], [1]);", "the betas don't have the same dimensions")
+    assert_script_refused(f, "block([0,0], [2,0]);", "the beta vector was not found")
+    assert_script_refused(f, "block([0], [1,0]);", "the betas don't have the same dimensions")
+
+
+def test_shift_takes_clays_array_and_clayxs_list():
+    """5.7: shift's parameter vector is Clay's array; clayx's older list
+    form means the same (docs/clay-differences.md)."""
+    a = session("shift([0,0],2,[1],-2);").current
+    b = session("shift([0,0],2,{1},-2);").current
+    assert a.schedule == b.schedule

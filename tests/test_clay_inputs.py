@@ -10,6 +10,7 @@ tag), ``tests/data/clay/running.scop``.
 from __future__ import annotations
 
 import io
+import re
 import shutil
 import subprocess
 import sys
@@ -125,7 +126,7 @@ def test_unknown_extension_dropped_with_a_warning(tmp_path):
                                           "<loop>\n# kept\n</loop>\n</OpenScop>")
     with pytest.warns(InputWarning, match=r"r.scop:\d+: unknown extension <my_tool> dropped"):
         scop = read(text, "r.scop")
-    assert [t for t, _ in scop.extensions] == ["coordinates", "loop"]
+    assert [t for t, _ in scop.extensions] == ["coordinates", "loop", "arrays"]
     f = tmp_path / "u.scop"
     f.write_text(text)
     rc, out, err = call(f, "--emit", "scop")
@@ -491,3 +492,62 @@ def test_c_nesting_too_deep_and_no_region_name_the_file():
         parse_string(deep, "d.c")
     with pytest.raises(NotAScopError, match=r"^e.c: #pragma scop: no '#pragma scop' region"):
         parse_string("int x;\n", "e.c")
+
+
+def test_no_arrays_extension_names_the_arrays_by_id(tmp_path):
+    """Without <arrays> Clay's add_array and get_array_id fail ("arrays
+    extensions is empty"); clayx names each array A<id> and both work
+    (docs/clay-differences.md)."""
+    text = re.sub(r"<arrays>.*?</arrays>", "", RUNNING, flags=re.S)
+    f = tmp_path / "n.scop"
+    f.write_text(text)
+    s = clayx.load(f)
+    ids = {a.name for a in s.current.arrays}
+    assert ids == {"A4", "A5", "A6", "A7", "A8"}, ids     # Clan's ids: 1-3 are i, N, j
+    s.apply('a = get_array_id("A6"); b = add_array("Z");')
+    assert (s.env["a"], s.env["b"]) == (6, 9)
+
+
+def test_array_ids_are_the_files(tmp_path):
+    """6.5, 6.1: Clay names arrays by their <arrays> id, and Clan numbers
+    every symbol (i 1, N 2, j 3, A 4, B 5, C 6, D 7, x 8): a script with
+    literal ids means the same arrays in clayx; add_array takes max + 1; the
+    ids (and the other symbols) are written back."""
+    s = clayx.load(DATA / "running.scop")
+    s.apply('a = get_array_id("A"); b = get_array_id("x"); c = add_array("Z");')
+    assert (s.env["a"], s.env["b"], s.env["c"]) == (4, 8, 9)
+    # Clay's 6 is C: Q writes C[i][j], R reads C[i][0]; privatizing C at
+    # depth 2 under Q alone fails on Q's access, which uses j already
+    with pytest.raises(ClayxError, match=r"privatization failed: can't privatize `C\[i\]\[j\]`"):
+        clayx.load(DATA / "running.scop").apply("dimprivatize([0,0,1], 6, 2);")
+    text = write(s.current)
+    assert "# Number of arrays\n9\n" in text
+    assert "\n1 i\n2 N\n3 j\n4 A\n5 B\n6 C\n7 D\n8 x\n9 Z\n</arrays>" in text
+    back = read(text)
+    again = clayx.load(DATA / "running.c")
+    assert array_ids_of(back) == {"A": 4, "B": 5, "C": 6, "D": 7, "x": 8, "Z": 9}
+    # from C: 1, 2, … in the order the front end lists the arrays
+    assert sorted(array_ids_of(again.current).values()) == [1, 2, 3, 4, 5]
+
+
+def array_ids_of(scop) -> dict[str, int]:
+    from clayx.model import array_ids
+    return array_ids(scop)
+
+
+def test_unroll_needs_no_body(tmp_path):
+    """Clay's unroll stops on a statement without a body ("Missing
+    statement body"); clayx's unroll is a schedule change: it is applied,
+    and only code generation asks for the body."""
+    text = re.sub(r"<body>.*?</body>", "", RUNNING, flags=re.S)
+    text = text.replace("# Number of Statement Extensions\n1\n",
+                        "# Number of Statement Extensions\n0\n")
+    f = tmp_path / "nb.scop"
+    f.write_text(text)
+    script = tmp_path / "u.clay"
+    script.write_text("unroll([0,0],2);\n")
+    rc, out, err = call(f, "--script", script, "--emit", "scop")
+    assert rc == 0, err
+    assert "# Union with 3 parts" in out
+    rc, out, err = call(f, "--script", script, "--emit", "c")
+    assert rc == 1 and out == "" and "has no <body> text" in err

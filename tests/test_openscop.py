@@ -62,7 +62,7 @@ def test_matmul_model():
     assert scop.schedule.relation((0, 0, 1, 0)).map == M(
         "[N, M, K] -> { S1[i, j, k] -> [0, i, 0, j, 1, k, 0] }")
     # scatnames/arrays are rebuilt, coordinates kept verbatim
-    assert [t for t, _ in scop.extensions] == ["coordinates"]
+    assert [t for t, _ in scop.extensions] == ["coordinates", "arrays"]  # arrays: the ids
     assert scop.extensions[0][1].splitlines()[1] == "matmul.c"
 
 
@@ -70,12 +70,12 @@ def test_clay_extension_and_context():
     scop = load("clay.scop")
     assert scop.context == S("[N] -> { : N >= 1 }")
     assert scop_clay_script(scop) == "reorder([0], [1,0]);"
-    assert [t for t, _ in scop.extensions] == ["clay", "loop"]
+    assert [t for t, _ in scop.extensions] == ["clay", "loop", "arrays"]
     assert scop.schedule.betas == [(0, 0), (0, 1)]
     assert [a.name for a in scop.arrays] == ["a", "b", "c"]
     other = with_clay_script(scop, "interchange([0,0], 1, 2, 0);")
     assert scop_clay_script(other) == "interchange([0,0], 1, 2, 0);"
-    assert [t for t, _ in other.extensions] == ["clay", "loop"]
+    assert [t for t, _ in other.extensions] == ["clay", "loop", "arrays"]
     assert scop_clay_script(read(write(other))) == "interchange([0,0], 1, 2, 0);"
     assert scop_clay_script(with_clay_script(scop, None)) is None
     assert scop_clay_script(load("matmul.scop")) is None
@@ -96,7 +96,7 @@ def test_union_domain_scalar_unknown_extension():
         ("x", 1, False), ("s", 0, True)]
     assert scop.schedule.betas == [(0, 0), (1,)]
     # osl drops an extension it does not know (Clay reference 2.1)
-    assert scop.extensions == ()
+    assert scop.extensions == (("arrays", "1 x\n2 s"),)      # the file's array ids
     assert "<foo>" not in write(scop)
 
 

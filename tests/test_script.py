@@ -280,7 +280,7 @@ MUST_FAIL = [
     ("f(1,);", 1, 5, "expected an integer, '[', '{', a string, true/false or a name"),
     ("split([0, x], 1);", 1, 11, "expected an integer, found 'x'"),
     ("f([1, 2);", 1, 8, "expected ',' or ']' in array"),
-    ("fuse;", 1, 1, "the variable fuse is not defined (a call needs parentheses"),
+    ("fuse;", 1, 1, "the variable was not defined: 'fuse;' (a call needs parentheses"),
     ("true(1);", 1, 5, "expected ';' after true, found '('"),
     ("i = ;", 1, 5, "expected a value after 'i ='"),
     ("f(1 2);", 1, 5, "expected ',' or ')' in f(...)"),
@@ -288,7 +288,7 @@ MUST_FAIL = [
     ("f(-x);", 1, 3, "unexpected character '-'"),
     ("fuse([0]);\n/* never closed", 2, 1, "unterminated comment"),
     ("f(true(1));", 1, 7, "expected ',' or ')' in f(...)"),
-    ("unchecked;", 1, 1, "the variable unchecked is not defined"),
+    ("unchecked;", 1, 1, "the variable was not defined: 'unchecked;'"),
     # Clay's syntax errors (reference 3.1-3.2)
     ("f(- 1);", 1, 3, "unexpected character '-'"),
     ("f(+1);", 1, 3, "unexpected character '+'"),
@@ -302,7 +302,7 @@ MUST_FAIL = [
     ("reorder(get___beta_loop(1), [1]);", 1, 9, "get___beta_loop(...) is unknown function"),
     ("reorder(fuse([0]), [1]);", 1, 9, "fuse(...) is a directive"),
     ("x = split([0, 0], 1);", 1, 1, "split(...) returns no value"),
-    ("break(1);", 1, 6, "break() takes no arguments"),
+    ("break(1);", 1, 6, "`break' takes 0 arguments, got 1"),
     ("f(" + "get_beta_loop(" * (MAX_NESTING + 1) + "1" + ")" * (MAX_NESTING + 2) + ";",
      1, 3 + 14 * (MAX_NESTING - 1), f"calls nested more than {MAX_NESTING} deep"),
 ]

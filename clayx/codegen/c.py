@@ -391,6 +391,10 @@ class CPrinter:
             text = self._bodies.statement(st, values, user_info(node).subscripts)
         finally:
             self._where.pop()
+        if text is None and not st.body.strip():
+            # no text (an OpenScop file without <body>): CLooG's form, the
+            # statement called with its iterators' values
+            text = f"{st.name}({', '.join(v for v, _ in values.values())});"
         if text is None:
             text = substitute_iterators(st.body, {k: v for k, (v, _) in values.items()})
         for ln in self._reindent(text.strip(), level):

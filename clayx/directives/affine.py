@@ -35,8 +35,8 @@ import islpy as isl
 
 from ..errors import DirectiveError, ModelError
 from ..model import ClaySchedule, Mark, Relation, Scop
-from .params import (DEPTH_OVERFLOW, VECTOR_WRONG, WRONG_COEFFICIENT, WRONG_FACTOR, Beta, Bool,
-                     Depth, Int, List)
+from .params import (DEPTH_OVERFLOW, NEED_LOOP, VECTOR_WRONG, WRONG_COEFFICIENT, WRONG_FACTOR,
+                     Beta, Bool, Depth, Int, List)
 from .registry import directive
 
 # Names of the old output / input dimensions in the transform maps' text;
@@ -215,10 +215,14 @@ def skew(scop: Scop, beta, depth: int, depth_other: int, coeff: int) -> Scop:
                                              S(i, c - i);
 
     Checks: ``beta`` a loop; both depths within the loops of every
-    statement under it, and different; ``coeff != 0``.  Legality: checked
-    by the session on the new dates.  No alias.
+    statement under it, and different; ``coeff != 0``; every statement
+    under it has an original iterator ("the beta need to be in a loop":
+    Clay's check, reached after ``embed`` put a statement with none in
+    loops).  Legality: checked by the session on the new dates.  No alias.
     """
     rels = scop.schedule.relations_under(beta)
+    if any(scop.statement(r.stmt).dim == 0 for r in rels):
+        raise DirectiveError(NEED_LOOP, directive="skew", argument=1)
     expr = f"{alpha(depth)} {_term(-coeff, alpha(depth_other))}"
     return rewrite(scop, rels, lambda r: substituted(r, depth, expr), name="skew")
 

@@ -65,6 +65,7 @@ import islpy as isl
 from ..errors import DirectiveWarning
 from ..model import (READ, WRITE, Access, Array, Relation, Scop, Statement, identifiers,
                      layout_info, substitute_iterators, with_layout)
+from ..model.ids import array_ids as _model_array_ids
 from .common import (DEPTH_OVERFLOW, EMPTY, NOT_A_STATEMENT, NOT_FOUND, clay_matching, fail,
                      rebuild)
 from .params import (ACCESS_NOT_FOUND, ARRAY_NOT_FOUND, AccessNumber, ArrayId, Beta, Bool, Depth,
@@ -89,15 +90,10 @@ _IDENT = re.compile(r"[A-Za-z_]\w*\Z")
 # --- arrays and ids ---------------------------------------------------------------
 
 def array_ids(scop: Scop) -> dict[str, int]:
-    """Array name -> 1-based id, as OpenScop's ``<arrays>`` numbers them
-    (:mod:`clayx.frontend.openscop`'s writer): the SCoP's arrays in order,
-    then arrays only accesses name."""
-    names = [a.name for a in scop.arrays]
-    for st in scop.statements:
-        for a in st.accesses:
-            if a.array not in names:
-                names.append(a.array)
-    return {n: k + 1 for k, n in enumerate(names)}
+    """Array name -> id, as Clay's scripts number arrays: the OpenScop
+    file's ``<arrays>`` ids when the SCoP came from one, else 1, 2, … in
+    order (:func:`clayx.model.array_ids`)."""
+    return _model_array_ids(scop)
 
 
 def _array(scop: Scop, name: str) -> Array:
@@ -775,6 +771,17 @@ def _fresh_statement(scop: Scop) -> str:
     return f"S{k}"
 
 
+def _id_list(ids: dict[str, int]) -> str:
+    """The ids of ``ids`` as a short text (``1-3, 5``), runs joined."""
+    runs: list[list[int]] = []
+    for k in sorted(ids.values()):
+        if runs and k == runs[-1][1] + 1:
+            runs[-1][1] = k
+        else:
+            runs.append([k, k])
+    return ", ".join(f"{a}" if a == b else f"{a}-{b}" for a, b in runs) or "none"
+
+
 def _array_named(scop: Scop, ident: int, arg: int, directive: str) -> str:
     """The name of the array with the 1-based id ``ident`` (argument
     ``arg``), or "the array was not found"."""
@@ -782,7 +789,7 @@ def _array_named(scop: Scop, ident: int, arg: int, directive: str) -> str:
     name = next((n for n, k in ids.items() if k == ident), None)
     if name is None:
         raise fail(directive, f"{ARRAY_NOT_FOUND}: no array has the id {ident} "
-                   f"(ids 1..{len(ids)})", arg)
+                   f"(ids: {_id_list(ids)})", arg)
     return name
 
 

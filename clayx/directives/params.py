@@ -97,6 +97,17 @@ def _clay_ints(v: Any) -> Any:
     return v
 
 
+def _id_range(ids: dict[str, int]) -> str:
+    """``1..5``, or ``4..8, 10`` where OpenScop's ids have gaps."""
+    out: list[list[int]] = []
+    for k in sorted(ids.values()):
+        if out and k == out[-1][-1] + 1:
+            out[-1].append(k)
+        else:
+            out.append([k])
+    return ", ".join(f"{r[0]}..{r[-1]}" if len(r) > 1 else str(r[0]) for r in out) or "none"
+
+
 def _value_error(message: str, directive: str, pos: int) -> DirectiveError:
     """A phase-1 refusal of a *value* (not a type): Clay checks these in
     each function's own order, after every argument's type
@@ -155,6 +166,7 @@ class Param:
     variadic: bool = False      # value: takes the remaining arguments
     nonzero: bool = False       # int: must not be 0 (Clay's "== 0" tests)
     clay: str | None = None     # int: Clay's message when a value test fails
+    strict: bool = False        # list: a script's array literal is refused
 
     def describe(self) -> str:
         """Short type text for signatures: ``beta(loop)``, ``int>0`` ..."""
@@ -184,6 +196,12 @@ class Param:
             if not isinstance(v, int):
                 raise bad("true, false or an integer")
             return bool(v)
+        # no coercion between a script's arrays and lists (reference 3.3)
+        clay_type = getattr(v, "clay_type", None)
+        if kind in ("ints", "beta") and clay_type == "list":
+            raise bad("an integer array [a, b, …]" if kind == "ints" else "a β-vector [a, b, …]")
+        if kind == "list" and self.strict and clay_type == "array":
+            raise bad("a list {a | b | …}")
         v = _clay_ints(v)
         if kind in ("int", "ints", "beta", "list") and _wide(v):
             raise bad(("an integer " if kind == "int" else "integers ") + _WIDE)
@@ -248,9 +266,12 @@ def Ints(name: str, *, optional: bool = False, default: Any = None) -> Param:
     return Param(name, "ints", optional, default)
 
 
-def List(name: str, *, optional: bool = False, default: Any = None) -> Param:
-    """A Clay list ``{a | b | …}`` whose items are integers or integer arrays."""
-    return Param(name, "list", optional, default)
+def List(name: str, *, strict: bool = False, optional: bool = False,
+         default: Any = None) -> Param:
+    """A Clay list ``{a | b | …}`` whose items are integers or integer
+    arrays; ``strict``: a script's array literal ``[…]`` is a type error
+    there, as in Clay (else it is taken as a list of integers)."""
+    return Param(name, "list", optional, default, strict=strict)
 
 
 def String(name: str, *, optional: bool = False, default: Any = None) -> Param:
@@ -287,13 +308,18 @@ class BetaParam(Param):
     starts with it, "the beta vector was not found"); loop or statement.
     The function receives the β as a tuple.  ``lookup`` false: only the
     type is checked, the directive looks the β up itself (where Clay
-    checks other arguments between the empty β and the look-up)."""
+    checks other arguments between the empty β and the look-up).
+    ``in_loop``: after the look-up, the first statement the β matches
+    (Clay's common-prefix match, reference 4.1) must be in a loop, else
+    "the beta need to be in a loop" (stripmine's and tile's check on the
+    first part of the first matching statement, before "not a loop")."""
 
     loop: bool = False
     statement: bool = False
     root: bool = False
     empty: str | None = EMPTY
     lookup: bool = True
+    in_loop: bool = False
 
     def describe(self) -> str:
         t = "beta(loop)" if self.loop else "beta(stmt)" if self.statement else "beta"
@@ -310,6 +336,12 @@ class BetaParam(Param):
                 raise ctx.error(self.empty, pos)
         if not sched.exists(beta):
             raise ctx.error(NOT_FOUND, pos)
+        if self.in_loop:
+            first = next(rels for st in ctx.scop.statements
+                         if (rels := sched.of(st.name))
+                         and any(r.beta[:len(beta)] == beta[:len(r.beta)] for r in rels))
+            if len(first[0].beta) == 1:
+                raise ctx.error(NEED_LOOP, pos)
         if self.loop and not sched.is_loop(beta):
             raise ctx.error(NOT_A_LOOP, pos)
         if self.statement and not sched.is_statement(beta):
@@ -321,13 +353,14 @@ class BetaParam(Param):
 
 def Beta(name: str = "beta", *, loop: bool = False, statement: bool = False,
          root: bool = False, empty: str | None = EMPTY, lookup: bool = True,
-         optional: bool = False, default: Any = None) -> BetaParam:
+         in_loop: bool = False, optional: bool = False, default: Any = None) -> BetaParam:
     """A β parameter resolved against the schedule (see :class:`BetaParam`):
     ``loop`` (must be a loop), ``statement`` (must be a statement),
     ``root`` (``[]`` accepted), ``empty`` (the message for ``[]``),
-    ``lookup`` (false: the directive looks it up, in Clay's order)."""
+    ``lookup`` (false: the directive looks it up, in Clay's order),
+    ``in_loop`` (the first statement it matches must be in a loop)."""
     return BetaParam(name, "beta", optional, default, loop=loop, statement=statement,
-                     root=root, empty=empty, lookup=lookup)
+                     root=root, empty=empty, lookup=lookup, in_loop=in_loop)
 
 
 # --- depths ----------------------------------------------------------------------------------
@@ -460,7 +493,7 @@ class ArrayIdParam(Param):
         name = next((n for n, k in ids.items() if k == ident), None)
         if name is None:
             raise ctx.error(f"{ARRAY_NOT_FOUND}: no array has the id {ident} "
-                            f"(ids 1..{len(ids)})", pos)
+                            f"(ids {_id_range(ids)})", pos)
         if self.unlike is not None and ctx.values[self.unlike] == name:
             raise ctx.error(f"{self.same} ({name})", pos)
         return name

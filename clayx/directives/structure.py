@@ -214,7 +214,7 @@ def _halves(scop: Scop, rels, ineq: Inequality, keep_empty: bool = False):
     return out
 
 
-@directive("iss", Beta("loop", loop=True, lookup=False), List("inequality"),
+@directive("iss", Beta("loop", loop=True, lookup=False), List("inequality", strict=True),
            aliases=("indexsetsplit", "index_set_split"))
 def iss(scop: Scop, loop, inequality) -> Scop:
     """Index-set split (Clay's ``iss``, reference 5.10): every relation
@@ -273,7 +273,7 @@ def split_index_set(scop: Scop, loop, rels, ineq: Inequality, *, new_loop: bool)
     return rebuild(scop, pairs)
 
 
-@directive("peel", Beta("loop", loop=True, lookup=False), List("inequality"))
+@directive("peel", Beta("loop", loop=True, lookup=False), List("inequality", strict=True))
 def peel(scop: Scop, loop, inequality) -> Scop:
     """Peel a loop in two consecutive loops (Clay's ``peel``, reference
     5.11): the loop keeps the iterations with ``α + P·p + c < 0``, a new

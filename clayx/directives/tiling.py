@@ -63,7 +63,7 @@ def _stripmine(scop: Scop, name: str, beta, depth: int, size: int,
                    normalize=True, name=name)
 
 
-@directive("stripmine", Beta("beta", loop=True), Depth("depth"),
+@directive("stripmine", Beta("beta", loop=True, in_loop=True), Depth("depth"),
            Int("size", positive=True, clay=BLOCK_VALUE), order=("beta", "size", "depth"))
 def stripmine(scop: Scop, beta, depth: int, size: int) -> Scop:
     """Split the loop at ``depth`` into a loop over chunks of ``size``
@@ -164,7 +164,7 @@ def _tile_pre(beta, depth, depth_outer, size) -> None:
                              f"exceed depth {depth})", directive="tile", argument=3)
 
 
-@directive("tile", Beta("beta", loop=True), Depth("depth"),
+@directive("tile", Beta("beta", loop=True, in_loop=True), Depth("depth"),
            Depth("depth_outer", of="depth", bound="outer"),
            Int("size", positive=True, clay=BLOCK_VALUE),
            order=("beta", "size", "depth", "depth_outer"), pre=_tile_pre)

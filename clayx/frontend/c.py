@@ -82,7 +82,7 @@ from ..model import expr as bx
 from ..model.inttypes import INT64_MAX, int_type
 from . import macros as pp
 
-__all__ = ["parse_file", "parse_string", "parse_expression_text"]
+__all__ = ["parse_file", "parse_string", "parse_expression_text", "statement_syntax_error"]
 
 _MIN = {"min", "MIN", "clayx_min", "fmin", "__min"}
 _MAX = {"max", "MAX", "clayx_max", "fmax", "__max"}
@@ -153,6 +153,39 @@ def parse_expression_text(text: str) -> ts.Node:
     if init is None or init.type != "init_declarator":
         return None
     return init.child_by_field_name("value")
+
+
+def statement_syntax_error(text: str) -> tuple[int, int, str] | None:
+    """Where the C statement text ``text`` (an OpenScop ``<body>``) is not
+    C statements: (0-based line, 0-based column, what is wrong: ``missing
+    ;``, ``unexpected ')'``, ``a declaration``), or None when it parses as
+    statements of a function body."""
+    src = ("void __clayx_body(void) {\n" + text + "\n}\n").encode()
+    root = _parser().parse(src).root_node
+    if not root.has_error:
+        fn = root.named_children[0] if root.named_child_count == 1 else None
+        body = fn.child_by_field_name("body") if fn is not None else None
+        if body is None:                    # the text closed the function early
+            return 0, 0, f"unexpected {text.strip().splitlines()[0][:40]!r}"
+        for c in body.named_children:       # statements, not declarations
+            if not (c.type.endswith("statement") or c.type == "comment"
+                    or c.type.startswith("preproc")):
+                row, col = c.start_point
+                return row - 1, col, f"a {c.type.replace('_', ' ')}"
+        return None
+    node = root
+    while True:
+        bad = next((c for c in node.children if c.is_missing or c.type == "ERROR"
+                    or c.has_error), None)
+        if bad is None or bad.is_missing or bad.type == "ERROR":
+            node = bad or node
+            break
+        node = bad
+    row, col = node.start_point
+    if node.is_missing:
+        return row - 1, col, f"missing {node.type}"
+    shown = node.text.decode("utf8", errors="replace").splitlines() or [""]
+    return row - 1, col, f"unexpected {shown[0][:40]!r}"
 
 
 # ---------------------------------------------------------------------------

@@ -51,10 +51,15 @@ How the model is built:
   a row passed to a call) has the largest number; a shorter access touches
   every element of the missing subscripts (a write among them becomes a
   may-write), so dependences stay safe, and a warning says so;
+- an access's text is its reference in the statement text, found by
+  relation, not by spelling (``t[i][n - 1 - j]``, which isl prints
+  ``t[i][-j + n - 1]``), so layout steps can rewrite it; isl's text when no
+  reference matches;
 - names (parameters, iterators, arrays) must be C identifiers other than C
   keywords: they are printed into C;
 - ``<arrays>`` and ``<scatnames>`` are rebuilt by :func:`write` from the
-  model, and so are clayx's own ``<clayx_marks>`` (the schedule's loop
+  model (``<arrays>`` with the ids the file gave, which Clay's scripts name
+  arrays by, and its other symbols: :mod:`clayx.model.ids`), and so are clayx's own ``<clayx_marks>`` (the schedule's loop
   marks, one ``parallel [0, 1]`` / ``unroll [0] 4`` line each) and
   ``<clayx_arrays>`` (one JSON record an array: element type, extents,
   whether it is local to the region, so arrays made by layout steps can be
@@ -87,7 +92,9 @@ import islpy as isl
 from ..errors import InputWarning, ModelError, OpenScopError
 from ..model import (MAY_WRITE, READ, WRITE, Access, Array, ClaySchedule,
                      Mark, Relation, Scop, Statement)
+from ..model.ids import ARRAY_IDS_TAG, array_ids, id_record
 from ..model.inttypes import INT64_MAX
+from .c import statement_syntax_error
 
 __all__ = ["read", "read_all", "read_file", "read_all_file", "write", "write_all",
            "write_file", "scop_clay_script", "with_clay_script", "UNCHECKED",
@@ -556,7 +563,9 @@ class _Reader:
         if raw.scattering is None:
             raise self.error(f"statement {k + 1} has no SCATTERING (clayx needs "
                              "Clay's 2d+1 scattering)", line)
-        _, n_ext = self.one_int(f"the number of extensions of statement {k + 1}")
+        ln, n_ext = self.one_int(f"the number of extensions of statement {k + 1}")
+        if n_ext < 0:
+            raise self.error(f"negative number of extensions of statement {k + 1}", ln)
         for _ in range(n_ext):
             ln, c = self.content(f"an extension of statement {k + 1}")
             tag, col = self.tag(ln, c, f"an extension <tag> of statement {k + 1}")
@@ -603,14 +612,22 @@ class _Reader:
             k = 2
         # the statement text: the lines after the iterators, as written
         # (comment lines and blank lines around it dropped)
-        raw = text.split("\n")[items[k - 1][0] - open_line + 1:]
+        first = items[k - 1][0] + 1             # the file line of raw[0]
+        raw = text.split("\n")[first - open_line:]
         while raw and (not raw[0].strip() or raw[0].lstrip().startswith("#")):
             raw.pop(0)
+            first += 1
         while raw and (not raw[-1].strip() or raw[-1].lstrip().startswith("#")):
             raw.pop()
         text = "\n".join(raw).strip()
         if not text:
             raise self.error("<body> has no statement text after the iterators", open_line)
+        # the text is printed into C as it is: it must be C
+        bad = statement_syntax_error("\n".join(raw))
+        if bad is not None:
+            row, col, what = bad
+            raise self.error(f"<body>: the statement text is not C at column {col + 1} "
+                             f"({what}): {text.splitlines()[0][:60]!r}", first + row)
         return open_line, iterators, text
 
     def extbody(self, text: str, open_line: int) -> tuple[int, list[str], str]:
@@ -851,6 +868,12 @@ class _Builder:
                         "the shorter accesses are taken to touch every element of the "
                         "missing subscripts (a write among them as a may-write)")
                 subs[name] = max(subs.get(name, 0), nsub)
+        # the file's array ids, which Clay's scripts name arrays by (Clan
+        # numbers every symbol: A may be 4 after i, N and j)
+        numbering = {**array_names, **ids}
+        if numbering:
+            kept.append((ARRAY_IDS_TAG, "\n".join(f"{i} {n}"
+                                                  for i, n in sorted(numbering.items()))))
         # statements
         statements, relations = [], []
         seen_betas: list[tuple[tuple[int, ...], str]] = []
@@ -1018,6 +1041,7 @@ class _Builder:
 
         # accesses
         accesses = []
+        used: set[int] = set()  # body offsets of the references already given
         for n, (kind, aline, aparts) in enumerate(raw.accesses):
             rtype = _TYPE_OF[kind]
             arr_id, nsub = self.access_id(name, kind, aparts)
@@ -1030,14 +1054,17 @@ class _Builder:
                 rel = m if rel is None else rel.union(m)
             arr = ids[arr_id]
             rel = rel.project_out(isl.dim_type.out, 0, 1)
+            atext = None
+            if body and nsub == subs[arr]:
+                atext = _text_in_body(arr, rel, body, domain, self.params, used)
             if nsub < subs[arr]:
                 # A[i] where A[i][j] is used elsewhere (a row passed to a
                 # call, a pointer): every element of the row, maybe written
                 rel = rel.add_dims(isl.dim_type.out, subs[arr] - nsub)
                 kind = MAY_WRITE if kind == WRITE else kind
             rel = rel.set_tuple_name(isl.dim_type.out, arr)
-            accesses.append(Access(kind, arr, rel, _access_text(arr, rel, self.params),
-                                   f"{name}_r{n}"))
+            atext = atext or _access_text(arr, rel, self.params)
+            accesses.append(Access(kind, arr, rel, atext, f"{name}_r{n}"))
         st = Statement(name, domain, tuple(iterators), body, tuple(accesses))
         return st, rels
 
@@ -1071,6 +1098,106 @@ def _access_text(arr: str, rel: isl.Map, params: tuple[str, ...]) -> str:
         else:
             return ""
     return arr + "".join(f"[{s}]" for s in subs)
+
+
+#: a C token of a subscript: an identifier, a decimal integer, or one character
+_SUB_TOKEN = re.compile(r"[A-Za-z_]\w*|\d+\w*|\S")
+
+
+def _body_references(arr: str, body: str, nsub: int) -> list[tuple[int, str, list[str]]]:
+    """The references to array ``arr`` with ``nsub`` subscripts in the
+    statement text ``body``: (offset, text, subscript texts), in order.  A
+    reference is the name as a whole token (not a member ``s.arr`` or
+    ``p->arr``, not part of a longer identifier) followed by exactly
+    ``nsub`` bracketed subscripts."""
+    out = []
+    for m in re.finditer(r"(?<![\w.])" + re.escape(arr) + r"(?!\w)", body):
+        if body[:m.start()].rstrip().endswith("->"):
+            continue
+        pos, subs = m.end(), []
+        while True:
+            k = pos
+            while k < len(body) and body[k].isspace():
+                k += 1
+            if k >= len(body) or body[k] != "[":
+                break
+            depth, j = 0, k
+            while j < len(body):
+                depth += {"[": 1, "(": 1, "]": -1, ")": -1}.get(body[j], 0)
+                if depth == 0:
+                    break
+                j += 1
+            if j >= len(body) or body[j] != "]":
+                break
+            subs.append(body[k + 1:j].strip())
+            pos = j + 1
+        if len(subs) == nsub:
+            out.append((m.start(), body[m.start():pos], subs))
+    return out
+
+
+def _subscripts_map(subs: list[str], its: list[str], params: tuple[str, ...]) -> isl.Map | None:
+    """The map ``[_p…] -> { [_i…] -> [subs] }`` of affine subscript texts
+    (iterators, parameters, decimal integers, ``+ - * ( )``), names replaced
+    by placeholders so no C name can clash with isl's syntax; None for any
+    other text (a call, a division, a cast)."""
+    names = {n: f"_i{k}" for k, n in enumerate(its)}
+    names.update((n, f"_p{k}") for k, n in enumerate(params) if n not in names)
+    exprs = []
+    for sub in subs:
+        toks = []
+        for t in _SUB_TOKEN.findall(sub):
+            if t in names:
+                toks.append(names[t])
+            elif t.isdigit() or t in "+-*()":
+                toks.append(t)
+            else:
+                return None
+        if not toks:
+            return None
+        exprs.append(" ".join(toks))
+    ps = ", ".join(f"_p{k}" for k in range(len(params)))
+    ins = ", ".join(f"_i{k}" for k in range(len(its)))
+    try:
+        return isl.Map(f"[{ps}] -> {{ [{ins}] -> [{', '.join(exprs)}] }}")
+    except isl.Error:
+        return None
+
+
+def _text_in_body(arr: str, rel: isl.Map, body: str, domain: isl.Set,
+                  params: tuple[str, ...], used: set[int]) -> str | None:
+    """The text of the reference in ``body`` that is the access ``rel`` to
+    ``arr`` (the same elements at every instance of ``domain``), matched by
+    relation, not by text: Clan writes ``t[i][n - 1 - j]`` as the
+    statement has it, isl prints ``t[i][-j + n - 1]``.  An unused reference
+    first (``used`` holds the offsets given to earlier accesses; one
+    reference can be both read and written, ``A[i] += 1``); None when no
+    reference matches."""
+    nsub = rel.dim(isl.dim_type.out)
+    its = [domain.get_dim_name(isl.dim_type.set, k) for k in range(domain.dim(isl.dim_type.set))]
+
+    def plain(m):  # no tuple ids, parameters _p0, _p1, …
+        m = m.reset_tuple_id(isl.dim_type.in_).reset_tuple_id(isl.dim_type.out)
+        for k in range(m.dim(isl.dim_type.param)):
+            m = m.set_dim_name(isl.dim_type.param, k,
+                               f"_p{params.index(m.get_dim_name(isl.dim_type.param, k))}")
+        return m
+
+    try:
+        dom = plain(isl.Map.from_domain(domain)).domain()
+        want = plain(rel).intersect_domain(dom)
+    except (isl.Error, ValueError):  # a parameter the SCoP does not declare
+        return None
+    matches = []
+    for off, text, subs in _body_references(arr, body, nsub):
+        cand = _subscripts_map(subs, its, params)
+        if cand is not None and cand.intersect_domain(dom).is_equal(want):
+            matches.append((off, text))
+    for off, text in matches:
+        if off not in used:
+            used.add(off)
+            return text
+    return matches[0][1] if matches else None
 
 
 def _int(v) -> int:
@@ -1274,15 +1401,18 @@ class _Writer:
         else:
             self.emit("# Parameters are not provided", "0", "")
         self.emit("# Number of statements", str(len(scop.statements)), "")
-        ids = self.array_ids()
+        ids = array_ids(scop)
         for k, st in enumerate(scop.statements):
             self.statement(k, st, ids)
         self.emit("# =============================================== Extensions")
         self.scatnames()
-        if ids:
-            self.emit("<arrays>", "# Number of arrays", str(len(ids)),
+        # the arrays, and the other symbols the file read had numbered
+        entries = {i: n for i, n in id_record(scop).items() if n not in ids}
+        entries.update((i, n) for n, i in ids.items())
+        if entries:
+            self.emit("<arrays>", "# Number of arrays", str(len(entries)),
                       "# Mapping array-identifiers/array-names",
-                      *(f"{i} {n}" for n, i in ids.items()), "</arrays>", "")
+                      *(f"{i} {n}" for i, n in sorted(entries.items())), "</arrays>", "")
         if scop.schedule.marks:
             self.emit(f"<{_MARKS}>", "# kind [loop β-prefix] [argument]",
                       *(f"{m.kind} [{', '.join(map(str, m.loop))}]"
@@ -1314,14 +1444,6 @@ class _Writer:
             recs.append(json.dumps(rec))
         self.emit(f"<{_ARRAYS}>", "# element type, declared extents, local to the region",
                   *recs, f"</{_ARRAYS}>", "")
-
-    def array_ids(self) -> dict[str, int]:
-        names = [a.name for a in self.scop.arrays]
-        for st in self.scop.statements:
-            for a in st.accesses:
-                if a.array not in names:
-                    names.append(a.array)
-        return {n: k + 1 for k, n in enumerate(names)}
 
     def statement(self, k: int, st: Statement, ids: dict[str, int]) -> None:
         # Clay's union order (Relation.rank), β order where it says nothing

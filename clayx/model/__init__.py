@@ -3,6 +3,7 @@ schedule reorders), :class:`Statement`, :class:`Array`, :class:`Access`,
 Clay's :class:`ClaySchedule` of β/α :class:`Relation` s, and the record data
 layout steps keep in a SCoP (:class:`LayoutInfo`, :func:`dead_arrays`)."""
 
+from .ids import ARRAY_IDS_TAG, array_ids
 from .layout import LAYOUT_TAG, LayoutInfo, dead_arrays, layout_info, with_layout
 from .schedule import Beta, ClaySchedule, Mark, Relation
 from .scop import (MAY_WRITE, READ, WRITE, Access, Array, Origin, Scop, Statement,
@@ -11,4 +12,4 @@ from .scop import (MAY_WRITE, READ, WRITE, Access, Array, Origin, Scop, Statemen
 __all__ = ["Beta", "ClaySchedule", "Mark", "Relation", "Access", "Array", "Origin", "Scop",
            "Statement", "READ", "WRITE", "MAY_WRITE", "substitute_iterators",
            "identifiers", "LAYOUT_TAG", "LayoutInfo", "dead_arrays", "layout_info",
-           "with_layout"]
+           "with_layout", "ARRAY_IDS_TAG", "array_ids"]
