@@ -206,7 +206,7 @@ def reduce(T: Sched, oracle=None) -> list[Step]:
                 "dimensions goes round in circles (a tile or scaled loop skewed by a loop "
                 "it depends on)")
         seen.add(state)
-        if (_densify_once(T, found) or _plain_div_once(T, found) or _unskew_once(T, found)
+        if (_densify_once(T, found, oracle) or _plain_div_once(T, found) or _unskew_once(T, found)
                 or _linearize_once(T, found, oracle, doubts) or _fix_point_once(T, found)
                 or _unskew_chunk_once(T, found, oracle) or _sink_chunk_once(T, found, oracle)):
             continue
@@ -233,28 +233,90 @@ def _loop_prefixes(r: Rel, min_len: int = 1):
         yield r.beta[:m]
 
 
-def _densify_once(T: Sched, found: list[Step]) -> bool:
+def _densify_once(T: Sched, found: list[Step], oracle=None) -> bool:
+    """Undo a ``grain``: under the outermost prefix where every α_d is a
+    multiple of ``g`` (an empty part takes any scaling), divide it; or,
+    with an oracle, undo a ``grain`` followed by shifts there
+    (:func:`_grain_shift`)."""
     from math import gcd
     for r in T.rels:
         for d, a in enumerate(r.alphas, 1):
             if not (a.keys("i") or a.keys("d")):
                 continue
-            g = 0
-            for v in a.c.values():
-                g = gcd(g, int(v)) if Fraction(v).denominator == 1 else 1
-            if g <= 1:
+            g = gi = 0
+            for k, v in a.c.items():
+                v = int(v) if Fraction(v).denominator == 1 else 1
+                g = gcd(g, v)
+                if k[0] in "id":
+                    gi = gcd(gi, v)
+            if gi <= 1:
                 continue
             for p in [*_loop_prefixes(r, d), r.beta]:
                 group = T.under(p)
                 # an empty part (no instance) takes any scaling
-                if all(x.depth >= d and (x.empty or _divisible(x.alphas[d - 1], g))
-                       for x in group) and not all(x.empty for x in group):
+                if g > 1 and all(x.depth >= d and (x.empty or _divisible(x.alphas[d - 1], g))
+                                 for x in group) and not all(x.empty for x in group):
                     for x in group:
                         if _divisible(x.alphas[d - 1], g):
                             x.alphas[d - 1] = x.alphas[d - 1].scale(Fraction(1, g)).integral()
                     found.append(Step("grain", (p, d, g)))
                     return True
+                if oracle is not None and p != r.beta and _grain_shift(T, p, d, gi, found, oracle):
+                    return True
     return False
+
+
+def _grain_shift(T: Sched, p: tuple, d: int, g: int, found: list[Step], oracle) -> bool:
+    """Undo a ``grain`` by ``g`` of the loop ``p`` whose statements were
+    shifted after it (or before it, by amounts ``g`` does not divide):
+    every α_d under ``p`` is ``g·a + rest`` with ``rest`` a parametric
+    constant; α_d becomes ``a`` (``rest`` taken to the nearest multiple of
+    ``g``) and the direct steps are ``grain(p, d, g)`` then a ``shift`` per
+    run of relations with the same non-zero ``rest``.  At least two
+    relations with instances, one ``rest`` not 0; checked by replaying the
+    direct steps and the schedules before them legal."""
+    under = T.under(p)
+    if len([x for x in under if not x.empty]) < 2 or any(
+            x.depth < d or not x.alphas[d - 1].keys("i") and not x.alphas[d - 1].keys("d")
+            or not _divisible(x.alphas[d - 1].part("i", "d"), g) for x in under):
+        return False
+    X = T.copy()
+    rests: dict[int, Aff] = {}
+    for x in X.under(p):
+        v = x.alphas[d - 1]
+        keep = v.part("i", "d").scale(Fraction(1, g))
+        for k, c in v.part("p", "1").c.items():
+            keep = keep + Aff({k: (2 * int(c) + g) // (2 * g)})    # nearest multiple
+        x.alphas[d - 1] = keep.integral()
+        rests[x.tag] = v - x.alphas[d - 1].scale(g)
+    if all(v.is_zero for v in rests.values()):
+        return False
+    direct = [Step("grain", (p, d, g))]
+    for rest in dict.fromkeys(v for v in rests.values() if not v.is_zero):
+        tags = {t for t, v in rests.items() if v == rest}
+        direct += [Step("shift", (b, d, -rest.integral())) for b in _covers(X, p, tags)]
+    if not _replays(X, direct, T, oracle) or not _legal_path(X, direct, oracle):
+        return False
+    T.rels = X.rels
+    found.extend(reversed(direct))
+    return True
+
+
+def _covers(S: Sched, p: tuple, tags: set) -> list[tuple]:
+    """The largest prefixes under ``p`` that hold only relations of
+    ``tags`` (and together all of them)."""
+    out: list[tuple] = []
+    done: set = set()
+    for x in S.under(p):
+        if x.tag not in tags or x.tag in done:
+            continue
+        for m in range(len(p) + 1, len(x.beta) + 1):
+            b = x.beta[:m]
+            if {y.tag for y in S.under(b)} <= tags:
+                out.append(b)
+                done |= {y.tag for y in S.under(b)}
+                break
+    return out
 
 
 def _plain_div_once(T: Sched, found: list[Step]) -> bool:
@@ -305,6 +367,11 @@ def _unskew_once(T: Sched, found: list[Step]) -> bool:
             for k in a.keys("d"):
                 t = owners.get(k)
                 if t is None or t == q:
+                    continue
+                if _is_div(a) == k and any(x == T.divs.of(k)[0] for x in r.alphas[q:]):
+                    # the same chunk twice, its point loop inside: a second
+                    # strip-mine of the point loop (``_linearize_once``), not a
+                    # skew (whose undoing leaves a constant loop to hoist)
                     continue
                 c = a[k]
                 for p in _loop_prefixes(r):
@@ -1006,8 +1073,22 @@ class _Core:
                 units.append((prefix, plan))
         risky = len(units) > 1 and self.oracle is not None
         if not risky:
+            # a loop interchanged over the cuts of its loop nest may run its
+            # pieces in another order than the target (which fuses them)
+            shared = self.oracle is not None and any(
+                C.is_loop(prefix) and len(C.children(prefix)) > 1
+                and any(st[0] == "interchange" for st in plan) for prefix, plan in units)
+            snap = self.snapshot() if shared else None
             for prefix, plan in units:
                 self.apply_plan(prefix, plan, is_loop=C.is_loop(prefix))
+            if shared and not self.oracle(C):
+                self.restore(snap)
+                if not all(self.hoist_fusing(prefix, plan) for prefix, plan in units):
+                    self.restore(snap)
+                    raise WhiteboxError(
+                        f"cannot order the steps that give the relations under {list(c)} "
+                        f"their target dimension {d} legally: the loops they interchange "
+                        "are distributed, and fusing them back breaks a dependence")
             return
         from itertools import islice, permutations
         snap = self.snapshot()
@@ -1031,6 +1112,39 @@ class _Core:
             f"cannot order the steps that give the relations under {list(c)} their target "
             f"dimension {d} legally (the steps {[p[0] for p in plan]} on {list(prefix)} "
             "break a dependence in every order tried)")
+
+    def hoist_fusing(self, prefix: tuple, plan: tuple) -> bool:
+        """Apply ``plan`` on the loop ``prefix`` one step at a time; when an
+        ``interchange(m - 1, m)`` would leave the schedule illegal, fuse the
+        consecutive sibling loops at depth ``m`` under ``prefix`` first (the
+        dimension to bring out has the same value in all of them, a
+        one-iteration loop typically, so the fusion keeps the order and the
+        interchange no longer runs the pieces one after the other).  True
+        when every state reached is legal."""
+        C = self.C
+        for st in plan:
+            snap = self.snapshot()
+            self.apply_plan(prefix, (st,), is_loop=C.is_loop(prefix))
+            if st[0] != "interchange" or self.oracle(C):
+                continue
+            self.restore(snap)
+            m = st[2]
+            if m - 1 < len(prefix):
+                return False
+            for node in sorted({x.beta[:m - 1] for x in C.under(prefix) if len(x.beta) > m}):
+                i = 0
+                while i < len(C.children(node)) - 1:
+                    kids = C.children(node)
+                    if C.is_loop(kids[i]) and C.is_loop(kids[i + 1]):
+                        self.rec.do("fuse", kids[i], comment="fuse the loops to bring out")
+                    else:
+                        i += 1
+            if not self.oracle(C):
+                return False
+            self.apply_plan(prefix, (st,), is_loop=C.is_loop(prefix))
+            if not self.oracle(C):
+                return False
+        return True
 
     def perfect_nest(self, c: tuple, d: int) -> bool:
         """The rescue for relations of one loop that need different
@@ -1273,4 +1387,6 @@ def _post_comment(st: Step) -> str:
         return f"interchange the loops at depths {st.args[1]} and {st.args[2]}"
     if st.name == "skew":
         return "wavefront of the tile loops"
+    if st.name == "shift":
+        return "shift after scaling"
     return ""
