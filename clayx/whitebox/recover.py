@@ -53,7 +53,7 @@ from fractions import Fraction
 from typing import Sequence
 
 from ..errors import ClayxError
-from .model import Aff, Rel, Sched, WhiteboxError, it
+from .model import ONE, Aff, Rel, Sched, WhiteboxError, it
 from .steps import Recorder, Step
 
 __all__ = ["MAX_ORDERS", "recover", "reduce"]
@@ -191,13 +191,29 @@ def _is_div(a: Aff) -> tuple | None:
 
 # --- 1. the target's complementary transformations ---------------------------------------
 
-def reduce(T: Sched, oracle=None) -> list[Step]:
+def reduce(T: Sched, oracle=None, careful: bool = False) -> list[Step]:
     """Apply inverse steps to ``T`` until it is a core schedule (see the
     module docstring, part 1); return the direct steps in the order they
-    must be applied (from the core to the original ``T``)."""
+    must be applied (from the core to the original ``T``).
+
+    ``careful`` (with an oracle): every reduced target must be legal (a
+    reduction that gives an illegal one is skipped, the next kind is
+    tried), so every direct step goes from a legal schedule to a legal one;
+    one legality check per reduction."""
     found: list[Step] = []
     doubts: list[str] = []      # reductions whose result was found illegal once
     seen: set[str] = set()      # the reduced targets met: a repeat is a cycle
+    banned: set[tuple] = set()  # careful: (state, kind) whose result was illegal
+    kinds = (
+        lambda: _densify_once(T, found, oracle),
+        lambda: _plain_div_once(T, found),
+        lambda: _unskew_once(T, found),
+        lambda: _linearize_once(T, found, oracle, doubts),
+        lambda: _fix_point_once(T, found),
+        lambda: _unskew_chunk_once(T, found, oracle),
+        lambda: _sink_chunk_once(T, found, oracle),
+    )
+    careful = careful and oracle is not None
     while True:
         state = str(T)
         if state in seen or len(seen) > 500:
@@ -206,13 +222,28 @@ def reduce(T: Sched, oracle=None) -> list[Step]:
                 "dimensions goes round in circles (a tile or scaled loop skewed by a loop "
                 "it depends on)")
         seen.add(state)
-        if (_densify_once(T, found, oracle) or _plain_div_once(T, found) or _unskew_once(T, found)
-                or _linearize_once(T, found, oracle, doubts) or _fix_point_once(T, found)
-                or _unskew_chunk_once(T, found, oracle) or _sink_chunk_once(T, found, oracle)):
-            continue
-        break
+        for n, kind in enumerate(kinds):
+            if (state, n) in banned:
+                continue
+            before = ([r.copy() for r in T.rels], len(found)) if careful else None
+            if not kind():
+                continue
+            if careful and not oracle(T):
+                T.rels, n_found = before
+                del found[n_found:]
+                banned.add((state, n))
+                seen.discard(state)
+                break
+            break
+        else:
+            break
     for r in T.rels:
         for k, a in enumerate(r.alphas):
+            if a.keys("d") and banned:
+                raise WhiteboxError(
+                    f"cannot order the target's tiling legally: every way the recovery "
+                    f"knows to undo the strip-mined dimension {k + 1} of {r.stmt} "
+                    f"({a.text()}) gives a schedule that breaks a dependence")
             if a.keys("d"):
                 raise WhiteboxError(
                     f"cannot express the strip-mined dimension {k + 1} of {r.stmt} "
@@ -551,10 +582,10 @@ def _linearize_once(T: Sched, found: list[Step], oracle=None, doubts=None) -> bo
         # the innermost chunk dimension first: its tile is the last one applied,
         # so the sequence tiles outer loops first
         for t, a in reversed(list(enumerate(r.alphas, 1))):
-            k = _is_div(a)
-            if k is None:
+            ch = _chunk(T, a)
+            if ch is None:
                 continue
-            num, size = T.divs.of(k)
+            num, size = ch
             p = next((p for p in range(t + 1, r.depth + 1) if r.alphas[p - 1] == num), None)
             if p is None:
                 continue
@@ -665,14 +696,25 @@ def _chunk_steps(prefix, t: int, d: int, size: int) -> list[Step]:
     return steps
 
 
+def _chunk(T: Sched, a: Aff) -> tuple[Aff, int] | None:
+    """``(num, size)`` when ``a`` is the chunk ``floor(num / size)``: one div
+    ``floor(e / size)``, plus a constant ``c`` (isl writes the chunk of
+    ``e + c·size`` that way), else None."""
+    ds = a.keys("d")
+    if len(ds) != 1 or a[ds[0]] != 1 or a.keys("i") or a.keys("p"):
+        return None
+    num, size = T.divs.of(ds[0])
+    return num + Aff.const(a[ONE] * size), size
+
+
 def _chunk_of(T: Sched, x: Rel, t: int, p: int, size: int, oracle) -> bool:
     """Is α_t of ``x`` the chunk ``floor(α_p / size)`` (as written, or on
     ``x``'s instances)?"""
     if x.depth < p:
         return False
-    k = _is_div(x.alphas[t - 1])
-    if k is not None:
-        num, s = T.divs.of(k)
+    ch = _chunk(T, x.alphas[t - 1])
+    if ch is not None:
+        num, s = ch
         return s == size and x.alphas[p - 1] == num
     if oracle is None or x.alphas[t - 1].keys("i") or x.alphas[t - 1].keys("d"):
         return False
@@ -785,11 +827,14 @@ def _split_tree(pieces: list[tuple[int, list[Aff]]], subset=None, empty=None):
 class _Core:
     """Parts 2 and 3 of the module docstring on the recorder's schedule."""
 
-    def __init__(self, rec: Recorder, T: Sched, oracle=None):
+    def __init__(self, rec: Recorder, T: Sched, oracle=None, careful: bool = False):
         self.rec = rec
         self.C = rec.sched
         self.T = T
         self.oracle = oracle
+        #: check the state after every α step group (not only when
+        #: relations of one loop change separately)
+        self.careful = careful
         self._next_tag = 10 ** 6
 
     # -- 2 ------------------------------------------------------------------------
@@ -997,16 +1042,16 @@ class _Core:
             self.rec.do("split", cur + (n - 1,), len(node), comment="distribute the loop")
             cur = cur[:-1] + (cur[-1] + 1,)
 
-    def plan(self, r: Rel, d: int) -> tuple:
-        """The α steps (positions only) that make α ``d`` of ``r`` the
-        target's (part 3b)."""
+    def _solution(self, r: Rel, d: int):
+        """``(t, basis, x)``: the target's α ``d`` of ``r``, the current
+        rows it is solved on and the coefficients (None when already equal
+        or without instance)."""
         if r.empty or self.T.by_tag(r.tag).empty:
-            return ()               # no instance: any α gives the same dates
+            return None             # no instance: any α gives the same dates
         t = self.T.by_tag(r.tag).alphas[d - 1]
         cur = r.alphas
         if cur[d - 1] == t:
-            return ()
-        n = len(cur)
+            return None
         keys = _iter_keys(r)
         basis = _basis([a.part("i") for a in cur], keys)
         xb = solve([cur[l - 1].part("i") for l in basis], t.part("i"), keys)
@@ -1014,14 +1059,43 @@ class _Core:
             raise WhiteboxError(
                 f"the target's dimension {d} of {r.stmt} ({t.text()}) is not a combination "
                 "of its iterators")
-        x = [Fraction(0)] * n
+        x = [Fraction(0)] * len(cur)
         for l, v in zip(basis, xb):
             x[l - 1] = v
+        return t, basis, x
+
+    def pivots(self, r: Rel, d: int) -> list[int]:
+        """The other dimensions (from the innermost) that can be the pivot of
+        :meth:`plan`: those with a coefficient ±1 in an integral solution."""
+        sol = self._solution(r, d)
+        if sol is None:
+            return []
+        _, basis, x = sol
+        if any(v.denominator != 1 for v in x):
+            return []
+        first = self._default_pivot(basis, x, d)
+        return [l for l in reversed(basis) if l >= d and abs(x[l - 1]) == 1 and l != first]
+
+    @staticmethod
+    def _default_pivot(basis, x, d):
         j = max((l for l in basis if l >= d and x[l - 1] != 0), default=None)
         if j is not None and all(v.denominator == 1 for v in x) and abs(x[j - 1]) != 1:
             # the innermost needed dimension cannot be the pivot (its
             # coefficient is not ±1): the innermost one that can, if any
             j = max((l for l in basis if l >= d and abs(x[l - 1]) == 1), default=j)
+        return j
+
+    def plan(self, r: Rel, d: int, pivot: int | None = None) -> tuple:
+        """The α steps (positions only) that make α ``d`` of ``r`` the
+        target's (part 3b); ``pivot``: the current dimension that becomes
+        it (one of :meth:`pivots`; default the innermost needed)."""
+        sol = self._solution(r, d)
+        if sol is None:
+            return ()
+        t, basis, x = sol
+        cur = r.alphas
+        n = len(cur)
+        j = pivot if pivot is not None else self._default_pivot(basis, x, d)
         steps = []
         if j is None:
             # t is fixed by the outer dimensions: a one-iteration loop at this
@@ -1056,62 +1130,82 @@ class _Core:
 
         Relations that need the same steps get them together, on the
         largest loops that hold only them.  When that leaves relations of
-        one loop transformed separately and an oracle is given, the state
-        after each group is checked; an illegal one is undone and the
-        groups are tried in other orders (at most :data:`MAX_ORDERS`)."""
+        one loop transformed separately, or a loop interchanged over the
+        cuts of its nest (or always, in careful mode), and an oracle is
+        given, the state after each group is checked; an illegal one is
+        undone and the groups are tried in other orders (at most
+        :data:`MAX_ORDERS`), then with other pivots (:meth:`pivots`), then
+        with the distributed loops fused on the way (:meth:`hoist_fusing`)
+        or in one perfect nest (:meth:`perfect_nest`)."""
+        from itertools import islice, permutations
         C = self.C
-        groups: dict[tuple, list[int]] = {}
-        for r in C.under(c):
-            p = self.plan(r, d)
-            if p:
-                groups.setdefault(p, []).append(r.tag)
-        if not groups:
+        units = self.units(c, d)
+        if not units:
             return
-        units = []
-        for plan, tags in groups.items():
-            for prefix in self.covers(c, tags):
-                units.append((prefix, plan))
-        risky = len(units) > 1 and self.oracle is not None
-        if not risky:
-            # a loop interchanged over the cuts of its loop nest may run its
-            # pieces in another order than the target (which fuses them)
-            shared = self.oracle is not None and any(
-                C.is_loop(prefix) and len(C.children(prefix)) > 1
-                and any(st[0] == "interchange" for st in plan) for prefix, plan in units)
-            snap = self.snapshot() if shared else None
+        # a loop interchanged over the cuts of its loop nest may run its
+        # pieces in another order than the target (which fuses them)
+        shared = any(C.is_loop(prefix) and len(C.children(prefix)) > 1
+                     and any(st[0] == "interchange" for st in plan) for prefix, plan in units)
+        if self.oracle is None or not (len(units) > 1 or shared or self.careful):
             for prefix, plan in units:
                 self.apply_plan(prefix, plan, is_loop=C.is_loop(prefix))
-            if shared and not self.oracle(C):
-                self.restore(snap)
-                if not all(self.hoist_fusing(prefix, plan) for prefix, plan in units):
-                    self.restore(snap)
-                    raise WhiteboxError(
-                        f"cannot order the steps that give the relations under {list(c)} "
-                        f"their target dimension {d} legally: the loops they interchange "
-                        "are distributed, and fusing them back breaks a dependence")
             return
-        from itertools import islice, permutations
         snap = self.snapshot()
-        last = None
-        for order in islice(permutations(range(len(units))), MAX_ORDERS):
-            ok = True
-            for i in order:
-                prefix, plan = units[i]
-                self.apply_plan(prefix, plan, is_loop=C.is_loop(prefix))
-                if not self.oracle(C):
-                    ok = False
-                    last = (prefix, plan)
-                    break
-            if ok:
+        last = units[0]
+        for k in range(4):
+            variant = units if k == 0 else self.units(c, d, k)
+            if variant is None:
+                break
+            for order in islice(permutations(range(len(variant))), MAX_ORDERS):
+                ok = True
+                for i in order:
+                    prefix, plan = variant[i]
+                    self.apply_plan(prefix, plan, is_loop=C.is_loop(prefix))
+                    if not self.oracle(C):
+                        ok = False
+                        last = (prefix, plan)
+                        break
+                if ok:
+                    return
+                self.restore(snap)
+        if shared and len(units) == 1:
+            if self.hoist_fusing(*units[0]):
                 return
             self.restore(snap)
-        if self.perfect_nest(c, d):
+            raise WhiteboxError(
+                f"cannot order the steps that give the relations under {list(c)} "
+                f"their target dimension {d} legally: the loops they interchange "
+                "are distributed, and fusing them back breaks a dependence")
+        if len(units) > 1 and self.perfect_nest(c, d):
             return
         prefix, plan = last
         raise WhiteboxError(
             f"cannot order the steps that give the relations under {list(c)} their target "
             f"dimension {d} legally (the steps {[p[0] for p in plan]} on {list(prefix)} "
             "break a dependence in every order tried)")
+
+    def units(self, c: tuple, d: int, k: int = 0) -> list[tuple] | None:
+        """``(prefix, plan)`` for the relations under ``c`` at depth ``d``:
+        the relations with the same plan together, on the largest loops
+        that hold only them.  ``k > 0``: the ``k``-th other pivot of each
+        relation that has one (the last it has otherwise); None when no
+        relation has a ``k``-th."""
+        C = self.C
+        groups: dict[tuple, list[int]] = {}
+        more = False
+        for r in C.under(c):
+            p = self.plan(r, d)
+            if k and p:
+                alts = self.pivots(r, d)
+                if alts:
+                    more = more or len(alts) >= k
+                    p = self.plan(r, d, alts[min(k, len(alts)) - 1])
+            if p:
+                groups.setdefault(p, []).append(r.tag)
+        if k and not more:
+            return None
+        return [(prefix, plan) for plan, tags in groups.items()
+                for prefix in self.covers(c, tags)]
 
     def hoist_fusing(self, prefix: tuple, plan: tuple) -> bool:
         """Apply ``plan`` on the loop ``prefix`` one step at a time; when an
@@ -1301,17 +1395,20 @@ class _Core:
 
 
 def recover(O: Sched, T: Sched, names: dict | None = None,
-            oracle=None) -> tuple[list[Step], Sched]:
+            oracle=None, careful: bool = False) -> tuple[list[Step], Sched]:
     """Steps from ``O`` to ``T`` (both symbolic, ``T``'s relations tagged
     0…n-1, ``O`` untagged; neither is modified), and the schedule they
     reach (equal to ``T``).  ``oracle(sched) -> bool`` says whether a
     symbolic schedule is legal; with one, the α steps that change relations
     of a shared loop separately are checked and reordered when an order
-    breaks a dependence."""
+    breaks a dependence.  ``careful`` (with an oracle): every reduced
+    target and the state after every α step group are checked, and other
+    choices tried where one is illegal (slower; :func:`clayx.whitebox.whitebox`
+    asks for it when a sequence recovered without it fails its replay)."""
     O = O.copy()
     target = T.copy()
     core_T = T.copy()
-    post = reduce(core_T, oracle)
+    post = reduce(core_T, oracle, careful)
     for r in O.rels:
         for a in r.alphas:
             if a.keys("d"):
@@ -1325,7 +1422,7 @@ def recover(O: Sched, T: Sched, names: dict | None = None,
                 "tiles are removed, its dimensions do not determine its iterators)")
     rec = Recorder(O)
     rec.names = names or {}
-    core = _Core(rec, core_T, oracle)
+    core = _Core(rec, core_T, oracle, careful)
     core.split_parts()
     for r in list(rec.sched.rels):
         extra = core_T.by_tag(r.tag).depth - r.depth
@@ -1388,5 +1485,5 @@ def _post_comment(st: Step) -> str:
     if st.name == "skew":
         return "wavefront of the tile loops"
     if st.name == "shift":
-        return "shift after scaling"
+        return "shift"
     return ""
