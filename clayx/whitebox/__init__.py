@@ -184,7 +184,7 @@ def whitebox(original, target, *, simplify: bool = True, verify: bool = True,
     oracle = Oracle(scop, deps, divs)
     raw, reached = recover(O, T, oracle=oracle)
     t2 = time.perf_counter()
-    steps = shorten(raw, O, T) if simplify else list(raw)
+    steps = shorten(raw, O, T, oracle) if simplify else list(raw)
     t3 = time.perf_counter()
     result = WhiteboxResult(None, steps, raw, params=tuple(scop.params))
     result.timings = {"read": t1 - t0, "recover": t2 - t1, "simplify": t3 - t2,
@@ -201,7 +201,7 @@ def whitebox(original, target, *, simplify: bool = True, verify: bool = True,
             except WhiteboxError as e:
                 raise e from first
             result.raw = raw
-            result.steps = shorten(raw, O, T) if simplify else list(raw)
+            result.steps = shorten(raw, O, T, oracle) if simplify else list(raw)
             result.timings["careful"] = True
             result.timings["legality_checks"] = oracle.calls
             _replay_or_raw(result, scop, session, target_sched, deps, simplify)
