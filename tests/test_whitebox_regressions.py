@@ -51,6 +51,15 @@ CASES = [
     # the grain must come before the skew
     ("syrk", "tile([0, 0], 1, 1, 4); reshape([0], 1, 1, -2);",
      "stripmine([0, 0], 1, 4);\ngrain([0, 1], 1, 3);\nskew([0, 0], 1, 2, -2);\n"),
+    # the chunk of a shifted loop moved inside its point loop: once undone as
+    # a shift of the chunk (its point loop lost), refused
+    ("seidel-2d", "shift([0, 0, 0], 3, {}, -2); tile([0], 3, 3, 3); reorder_loops([0], 3);",
+     "shift([0], 3, {}, -2);\nstripmine([0], 3, 3);\ninterchange([0], 3, 4);\n"),
+    # a chunk loop moved inside its point loop, a one-iteration loop in the
+    # nest: once taken for a changed point loop (the one-iteration loop
+    # skewed into a copy of i), refused
+    ("lu", "tile([0], 1, 1, 4); embed([0, 0, 1, 0, 0]); grain([0], 2, 1); reorder_loops([0], 1);",
+     "embed([0, 1, 0, 0]);\nstripmine([0], 1, 4);\ninterchange([0], 1, 2);\n"),
 ]
 
 #: Targets once recovered into a sequence that failed its replay, now

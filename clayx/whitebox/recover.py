@@ -359,6 +359,8 @@ def _plain_div_once(T: Sched, found: list[Step]) -> bool:
             ds = a.keys("d")
             if a.keys("i") or len(ds) != 1 or abs(a[ds[0]]) != 1 or _is_div(a):
                 continue
+            if _offset_chunk(T, r, a):
+                continue
             sign = int(a[ds[0]])
             rest = a.part("p", "1")
             for p in [*_loop_prefixes(r, d), r.beta]:
@@ -425,7 +427,8 @@ def _unskew_chunk_once(T: Sched, found: list[Step], oracle=None) -> bool:
     for r in T.rels:
         for t, a in enumerate(r.alphas, 1):
             ds = a.keys("d")
-            if len(ds) != 1 or abs(a[ds[0]]) != 1 or _is_div(a) is not None:
+            if len(ds) != 1 or abs(a[ds[0]]) != 1 or _is_div(a) is not None \
+                    or _offset_chunk(T, r, a):
                 continue
             chunk = Aff.var(ds[0]).scale(a[ds[0]])
             rest = a - chunk
@@ -496,10 +499,10 @@ def _loose_chunks(T: Sched, r: Rel):
     later α of ``r`` equals ``num`` (an interchange or a change of the point
     loop moved it)."""
     for t, a in enumerate(r.alphas, 1):
-        k = _is_div(a)
-        if k is None:
+        ch = _chunk(T, a)
+        if ch is None:
             continue
-        num, size = T.divs.of(k)
+        num, size = ch
         if not any(r.alphas[q - 1] == num for q in range(t + 1, r.depth + 1)):
             yield t, num, size
 
@@ -707,6 +710,13 @@ def _chunk(T: Sched, a: Aff) -> tuple[Aff, int] | None:
     return num + Aff.const(a[ONE] * size), size
 
 
+def _offset_chunk(T: Sched, r: Rel, a: Aff) -> bool:
+    """Is ``a`` (a div plus a constant) the chunk of a point dimension of
+    ``r`` (of a shifted loop: :func:`_chunk`), rather than a shifted chunk?"""
+    ch = _chunk(T, a)
+    return ch is not None and _is_div(a) is None and ch[0] in r.alphas
+
+
 def _chunk_of(T: Sched, x: Rel, t: int, p: int, size: int, oracle) -> bool:
     """Is α_t of ``x`` the chunk ``floor(α_p / size)`` (as written, or on
     ``x``'s instances)?"""
@@ -728,6 +738,8 @@ def _fix_point_once(T: Sched, found: list[Step]) -> bool:
     the ``stripmine`` (checked by replaying the direct steps)."""
     for r in T.rels:
         for t, num, size in _loose_chunks(T, r):
+            if any(r.alphas[q - 1] == num for q in range(1, t)):
+                continue        # the point loop moved out: _sink_chunk_once's
             for p in range(t + 1, r.depth + 1):
                 for sign in (1, -1):
                     rest = num - r.alphas[p - 1].scale(sign)
