@@ -60,6 +60,12 @@ CASES = [
     # skewed into a copy of i), refused
     ("lu", "tile([0], 1, 1, 4); embed([0, 0, 1, 0, 0]); grain([0], 2, 1); reorder_loops([0], 1);",
      "embed([0, 1, 0, 0]);\nstripmine([0], 1, 4);\ninterchange([0], 1, 2);\n"),
+    # a point loop changed after the tile for one statement of the tile loop:
+    # its fix-up once went to the whole loop and back ("goes round in circles")
+    ("trmm", "tile([0, 0], 2, 1, 3); reshape([0, 0, 0, 0], 3, 1, 2);",
+     "tile([0], 2, 1, 3);\nskew([0, 0, 0, 0], 3, 2, 2);\n"),
+    ("atax", "stripmine([1], 1, 3); reverse([1, 0, 0], 2); split([1, 0, 1, 0], 2);",
+     "stripmine([1], 1, 3);\nsplit([1, 0, 1, 0], 2);\nreverse([1, 0, 0], 2);\n"),
 ]
 
 #: Targets once recovered into a sequence that failed its replay, now

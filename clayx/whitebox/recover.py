@@ -782,6 +782,9 @@ def _fix_point(T, r, t, p, sign, others, coef, const, found) -> bool:
                     if c:
                         v = v + x.alphas[q - 1].scale(c)
                 x.alphas[p - 1] = x.canon(v + const)
+        if any(_chunk(X, x.alphas[t - 1]) is None or _chunk(X, x.alphas[t - 1])[0]
+               != x.alphas[p - 1] for x in X.rels if x.tag in ids and not x.empty):
+            continue    # a relation of the group whose point loop this breaks
         # direct steps, from X back to T: undo the skews and the shift, then reverse
         for q, c in zip(others, coef):
             if c:
