@@ -66,6 +66,12 @@ CASES = [
      "tile([0], 2, 1, 3);\nskew([0, 0, 0, 0], 3, 2, 2);\n"),
     ("atax", "stripmine([1], 1, 3); reverse([1, 0, 0], 2); split([1, 0, 1, 0], 2);",
      "stripmine([1], 1, 3);\nsplit([1, 0, 1, 0], 2);\nreverse([1, 0, 0], 2);\n"),
+    # a tile loop over a scaled point loop (isl keeps floor(-2i / 8) as
+    # floor(-i / 4)): once densified first, the chunk lost its point loop
+    ("atax", "reverse([0], 1); reshape([1, 0], 1, 1, 3); skew([1, 1], 2, 1, -1); "
+             "tile([1], 1, 1, 8);",
+     "reverse([0], 1);\nreverse([1, 0], 1);\nskew([1, 1], 2, 1, -1);\ngrain([1, 0], 1, 2);\n"
+     "stripmine([1], 1, 8);\n"),
 ]
 
 #: Targets refused with a message naming the part: once recovered into a

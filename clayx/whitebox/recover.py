@@ -280,8 +280,9 @@ def _densify_once(T: Sched, found: list[Step], oracle=None) -> bool:
                 g = gcd(g, v)
                 if k[0] in "id":
                     gi = gcd(gi, v)
-            if gi <= 1:
-                continue
+            if gi <= 1 or any(_chunk(T, c) is not None and _multiple(a, _chunk(T, c)[0])
+                              for c in r.alphas[:d - 1]):
+                continue        # the point loop of a tile (of the scaled loop)
             for p in [*_loop_prefixes(r, d), r.beta]:
                 group = T.under(p)
                 # an empty part (no instance) takes any scaling
@@ -589,9 +590,12 @@ def _linearize_once(T: Sched, found: list[Step], oracle=None, doubts=None) -> bo
             if ch is None:
                 continue
             num, size = ch
-            p = next((p for p in range(t + 1, r.depth + 1) if r.alphas[p - 1] == num), None)
+            p = next((p for p in range(t + 1, r.depth + 1)
+                      if _multiple(r.alphas[p - 1], num)), None)
             if p is None:
                 continue
+            # the div keeps floor(2i / 8) as floor(i / 4): the point loop's size
+            size *= _multiple(r.alphas[p - 1], num)
             for _, group in _groups(T, r, t, len(r.beta) - 1):
                 if not all(_chunk_of(T, x, t, p, size, oracle) for x in group):
                     continue
@@ -710,6 +714,18 @@ def _chunk(T: Sched, a: Aff) -> tuple[Aff, int] | None:
     return num + Aff.const(a[ONE] * size), size
 
 
+def _multiple(a: Aff, num: Aff) -> int | None:
+    """``g`` when ``a = g·num`` for an integer ``g ≥ 1`` (``num`` with an
+    iterator or div term), else None."""
+    keys = [k for k in num.c if k[0] in "id"]
+    if not keys or set(a.c) != set(num.c):
+        return None
+    g = Fraction(a[keys[0]]) / Fraction(num[keys[0]])
+    if g.denominator != 1 or g < 1 or a != num.scale(int(g)):
+        return None
+    return int(g)
+
+
 def _offset_chunk(T: Sched, r: Rel, a: Aff) -> bool:
     """Is ``a`` (a div plus a constant) the chunk of a point dimension of
     ``r`` (of a shifted loop: :func:`_chunk`), rather than a shifted chunk?"""
@@ -725,7 +741,8 @@ def _chunk_of(T: Sched, x: Rel, t: int, p: int, size: int, oracle) -> bool:
     ch = _chunk(T, x.alphas[t - 1])
     if ch is not None:
         num, s = ch
-        return s == size and x.alphas[p - 1] == num
+        g = _multiple(x.alphas[p - 1], num)
+        return g is not None and s * g == size
     if oracle is None or x.alphas[t - 1].keys("i") or x.alphas[t - 1].keys("d"):
         return False
     chunk = T.divs.get(x.alphas[p - 1], size)
