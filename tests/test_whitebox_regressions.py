@@ -174,3 +174,26 @@ def test_a_sequence_failing_its_replay_is_recovered_again_with_every_choice_chec
     s = _session(stem, seq)
     r = whitebox(s.original, s.current.schedule)
     assert r.timings.get("careful") and r.text(comments=False) == want
+
+
+#: Longer sequences recovered since (no golden: the recovered script is long;
+#: it must replay exactly)
+RECOVERED = [
+    # a point loop scaled after its tile (grain on part of the tile loop):
+    # the grain is undone first, not read as a larger tile
+    ("trmm", "iss([0, 0, 0], {0 | | 1, 1 | 2}); stripmine([0, 0], 2, 4); "
+             "tile([0, 0, 0], 1, 1, 16); split([0, 0, 0, 0, 0, 0], 1); "
+             "grain([1, 0, 0, 0, 1], 4, 3); shift([1, 0, 0], 2, {-1 | 0}, -2);"),
+    # a tile of a shifted loop whose part with a constant point is split off
+    ("jacobi-1d", "shift([0], 2, {1 | 1}, 3); stripmine([0, 0], 2, 5); "
+                  "iss([0, 0], {-1 | | 0, -1 | 3});"),
+]
+
+
+@pytest.mark.parametrize("stem,seq", RECOVERED)
+def test_longer_fuzzer_sequence_is_recovered_exactly(stem, seq):
+    s = _session(stem, seq)
+    target = s.current.schedule
+    r = whitebox(s.original, target)
+    assert r.exact
+    assert _replays(stem, r.text(comments=False), target)

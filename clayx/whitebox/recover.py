@@ -199,13 +199,32 @@ def reduce(T: Sched, oracle=None, careful: bool = False) -> list[Step]:
     ``careful`` (with an oracle): every reduced target must be legal (a
     reduction that gives an illegal one is skipped, the next kind is
     tried), so every direct step goes from a legal schedule to a legal one;
-    one legality check per reduction."""
+    one legality check per reduction.
+
+    A scaled point loop of a tile is first read as scaled after the tile
+    (``grain`` undone first); when that leaves a strip-mined dimension, as
+    the point loop of a larger tile of the scaled loop (``floor(2i / 8)``
+    is ``floor(i / 4)``)."""
+    start = T.copy()
+    try:
+        return _reduce(T, oracle, careful, True)
+    except WhiteboxError as e:
+        if "strip-mined dimension" not in str(e):
+            raise
+        T.rels = start.rels
+        try:
+            return _reduce(T, oracle, careful, False)
+        except WhiteboxError:
+            raise e from None
+
+
+def _reduce(T: Sched, oracle, careful: bool, scaled_points: bool) -> list[Step]:
     found: list[Step] = []
     doubts: list[str] = []      # reductions whose result was found illegal once
     seen: set[str] = set()      # the reduced targets met: a repeat is a cycle
     banned: set[tuple] = set()  # careful: (state, kind) whose result was illegal
     kinds = (
-        lambda: _densify_once(T, found, oracle),
+        lambda: _densify_once(T, found, oracle, scaled_points),
         lambda: _plain_div_once(T, found),
         lambda: _unskew_once(T, found),
         lambda: _linearize_once(T, found, oracle, doubts),
@@ -264,11 +283,12 @@ def _loop_prefixes(r: Rel, min_len: int = 1):
         yield r.beta[:m]
 
 
-def _densify_once(T: Sched, found: list[Step], oracle=None) -> bool:
+def _densify_once(T: Sched, found: list[Step], oracle=None, scaled_points: bool = True) -> bool:
     """Undo a ``grain``: under the outermost prefix where every α_d is a
     multiple of ``g`` (an empty part takes any scaling), divide it; or,
     with an oracle, undo a ``grain`` followed by shifts there
-    (:func:`_grain_shift`)."""
+    (:func:`_grain_shift`).  Not the point loop of a tile unless
+    ``scaled_points``."""
     from math import gcd
     for r in T.rels:
         for d, a in enumerate(r.alphas, 1):
@@ -280,8 +300,9 @@ def _densify_once(T: Sched, found: list[Step], oracle=None) -> bool:
                 g = gcd(g, v)
                 if k[0] in "id":
                     gi = gcd(gi, v)
-            if gi <= 1 or any(_chunk(T, c) is not None and _multiple(a, _chunk(T, c)[0])
-                              for c in r.alphas[:d - 1]):
+            if gi <= 1 or not scaled_points and any(
+                    _chunk(T, c) is not None and _multiple(a, _chunk(T, c)[0])
+                    for c in r.alphas[:d - 1]):
                 continue        # the point loop of a tile (of the scaled loop)
             for p in [*_loop_prefixes(r, d), r.beta]:
                 group = T.under(p)
@@ -716,7 +737,9 @@ def _chunk(T: Sched, a: Aff) -> tuple[Aff, int] | None:
 
 def _multiple(a: Aff, num: Aff) -> int | None:
     """``g`` when ``a = g·num`` for an integer ``g ≥ 1`` (``num`` with an
-    iterator or div term), else None."""
+    iterator or div term; ``g = 1`` when equal), else None."""
+    if a == num:
+        return 1
     keys = [k for k in num.c if k[0] in "id"]
     if not keys or set(a.c) != set(num.c):
         return None
