@@ -187,6 +187,12 @@ RECOVERED = [
     # a tile of a shifted loop whose part with a constant point is split off
     ("jacobi-1d", "shift([0], 2, {1 | 1}, 3); stripmine([0, 0], 2, 5); "
                   "iss([0, 0], {-1 | | 0, -1 | 3});"),
+    # the nests of one loop scaled by different factors, one statement
+    # shifted by a parameter (CLAYX_WHITEBOX_SEED=3): its reshape alone once
+    # ran it after its neighbour; careful mode shifts it first
+    ("atax", "reshape([0], 1, 1, -2); shift([1, 0], 1, {0 | 1}, 0); interchange([0], 1, 1); "
+             "reshape([1], 1, 1, -2); reshape([1, 1], 1, 1, 1); interchange([0], 1, 1); "
+             "tile([0], 1, 1, 3);"),
 ]
 
 

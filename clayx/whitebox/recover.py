@@ -1207,16 +1207,19 @@ class _Core:
             return
         snap = self.snapshot()
         last = units[0]
-        for k in range(4):
-            variant = units if k == 0 else self.units(c, d, k)
-            if variant is None:
+        variants = [units] + ([[(p, _shift_first(q)) for p, q in units]]
+                              if self.careful else [])
+        for k in range(1, 4):
+            more = self.units(c, d, k)
+            if more is None:
                 break
+            variants.append(more)
+        for variant in variants:
             for order in islice(permutations(range(len(variant))), MAX_ORDERS):
                 ok = True
                 for i in order:
                     prefix, plan = variant[i]
-                    self.apply_plan(prefix, plan, is_loop=C.is_loop(prefix))
-                    if not self.oracle(C):
+                    if not self._apply_checked(prefix, plan):
                         ok = False
                         last = (prefix, plan)
                         break
@@ -1238,6 +1241,19 @@ class _Core:
             f"cannot order the steps that give the relations under {list(c)} their target "
             f"dimension {d} legally (the steps {[p[0] for p in plan]} on {list(prefix)} "
             "break a dependence in every order tried)")
+
+    def _apply_checked(self, prefix: tuple, plan: tuple) -> bool:
+        """Apply ``plan`` on ``prefix``; is the schedule legal after it (in
+        careful mode: after each of its steps)?"""
+        is_loop = self.C.is_loop(prefix)
+        if not self.careful:
+            self.apply_plan(prefix, plan, is_loop=is_loop)
+            return self.oracle(self.C)
+        for st in plan:
+            self.apply_plan(prefix, (st,), is_loop=is_loop)
+            if not self.oracle(self.C):
+                return False
+        return True
 
     def units(self, c: tuple, d: int, k: int = 0) -> list[tuple] | None:
         """``(prefix, plan)`` for the relations under ``c`` at depth ``d``:
@@ -1447,6 +1463,17 @@ class _Core:
                 self.rec.do("interchange", beta, st[1], st[2], comment="interchange")
             else:  # pragma: no cover
                 raise AssertionError(kind)
+
+
+def _shift_first(plan: tuple) -> tuple:
+    """``plan`` with its ``shift`` s right after its ``reverse`` s (a shift
+    of α_j commutes with the skews and reshapes of α_j by other dimensions;
+    the dates on the way differ: a statement moved before its neighbours
+    first, then scaled)."""
+    rev = [st for st in plan if st[0] == "reverse"]
+    shifts = [st for st in plan if st[0] == "shift"]
+    rest = [st for st in plan if st[0] not in ("reverse", "shift")]
+    return tuple(rev + shifts + rest)
 
 
 def recover(O: Sched, T: Sched, names: dict | None = None,
