@@ -12,7 +12,10 @@ skews, reshapes and structure), :data:`clayx.fuzz.DEEP_KINDS` and
 - *refused*: a :class:`~clayx.whitebox.WhiteboxError` naming what has no
   Clay expression the recovery knows (grouped by message);
 - *bug*: a recovered sequence that failed its own replay (never shown to a
-  user, but a recovery bug), or any other exception (*crash*).
+  user, but a recovery bug), or any other exception (*crash*);
+- *directive crash*: drawing or applying a random step raised something
+  other than a :class:`~clayx.errors.ClayxError` (a bug of the directive,
+  printed; the sequence is skipped).
 
 Prints the counts, the recovery rate and the refusal messages; ``--show``
 prints every sequence that was not recovered.
@@ -57,11 +60,22 @@ def run(seed: int, count: int, show: bool) -> Counter:
         b = base[stem]
         s = clayx.Session(b.original, others=b.others)
         kinds = (MIX, DEEP_KINDS, ALL_KINDS)[k % 3]
+        broken = None
         for _ in range(rng.integer(1, 8, "len")):
+            step = None
             try:
-                s.apply(draw_step(rng, s.current, kinds, bad_rate=0))
+                step = draw_step(rng, s.current, kinds, bad_rate=0)
+                s.apply(step)
             except ClayxError:
                 pass
+            except Exception as e:          # noqa: BLE001 - a directive's bug, not whitebox's
+                broken = f"{step}: {type(e).__name__}: {str(e).splitlines()[0][:200]}"
+                break
+        if broken is not None:
+            stats["directive crash"] += 1
+            print(f"--- directive crash {stem} seed {seed + k}: "
+                  f"{' '.join(str(s.script).split())} then {broken}")
+            continue
         if not len(s.script):
             continue
         try:
@@ -101,7 +115,7 @@ def main() -> int:
     t0 = time.perf_counter()
     stats = run(args.seed, args.count, args.show)
     print(f"({time.perf_counter() - t0:.0f} s)")
-    return 1 if stats["bug"] or stats["crash"] else 0
+    return 1 if stats["bug"] or stats["crash"] or stats["directive crash"] else 0
 
 
 if __name__ == "__main__":

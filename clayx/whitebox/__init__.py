@@ -45,9 +45,10 @@ class WhiteboxResult:
       target's date; False when only the execution order is the same
       (``note`` says why);
     - ``timings``: seconds spent (``read``, ``recover``, ``simplify``,
-      ``replay``), ``legality_checks``, and ``simplification_undone`` when
+      ``replay``), ``legality_checks``, ``simplification_undone`` when
       the simplified sequence failed its replay and the recovered one was
-      replayed instead;
+      replayed instead, and ``careful`` when the first sequence failed its
+      replay and was recovered again with every choice checked;
     - ``scop``: the SCoP after the replay.
     """
 
@@ -170,7 +171,6 @@ def whitebox(original, target, *, simplify: bool = True, verify: bool = True,
     Raises :class:`~clayx.errors.LegalityError` when the target breaks a
     dependence of the original (with the witness), :class:`WhiteboxError`
     when a part of the target has no Clay expression or the replay fails."""
-    from .replay import replay
     from .simplify import simplify as shorten
     from .targets import read_target, start_of
     t0 = time.perf_counter()
@@ -184,27 +184,48 @@ def whitebox(original, target, *, simplify: bool = True, verify: bool = True,
     oracle = Oracle(scop, deps, divs)
     raw, reached = recover(O, T, oracle=oracle)
     t2 = time.perf_counter()
-    steps = shorten(raw, O, T) if simplify else list(raw)
+    steps = shorten(raw, O, T, oracle) if simplify else list(raw)
     t3 = time.perf_counter()
     result = WhiteboxResult(None, steps, raw, params=tuple(scop.params))
     result.timings = {"read": t1 - t0, "recover": t2 - t1, "simplify": t3 - t2,
                       "legality_checks": oracle.calls}
     if verify:
         try:
-            replay(result, scop, session, target_sched, deps)
-        except WhiteboxError:
-            if not simplify or steps == list(raw):
-                raise
-            # a simplification changed an intermediate schedule into an illegal
-            # one: the recovered sequence as it was (it must replay)
-            result.steps = list(raw)
-            result.timings["simplification_undone"] = True
-            replay(result, scop, session, target_sched, deps)
+            _replay_or_raw(result, scop, session, target_sched, deps, simplify)
+        except WhiteboxError as first:
+            # a step of the sequence breaks a dependence on its way (a choice
+            # made without checking it): recover again, checking every
+            # choice against the dependences, and replay that
+            try:
+                raw, _ = recover(O, T, oracle=oracle, careful=True)
+            except WhiteboxError as e:
+                raise e from first
+            result.raw = raw
+            result.steps = shorten(raw, O, T, oracle) if simplify else list(raw)
+            result.timings["careful"] = True
+            result.timings["legality_checks"] = oracle.calls
+            _replay_or_raw(result, scop, session, target_sched, deps, simplify)
     else:
         from ..script import Script
         result.script = Script.parse(result.text(comments=False))
     result.timings["replay"] = time.perf_counter() - t3 if verify else 0.0
     return result
+
+
+def _replay_or_raw(result: WhiteboxResult, scop: Scop, session, target: ClaySchedule, deps,
+                   simplify: bool) -> None:
+    """Replay ``result``'s steps; when the simplified sequence fails, the
+    recovered one as it was (a simplification changed an intermediate
+    schedule into an illegal one)."""
+    from .replay import replay
+    try:
+        replay(result, scop, session, target, deps)
+    except WhiteboxError:
+        if not simplify or result.steps == list(result.raw):
+            raise
+        result.steps = list(result.raw)
+        result.timings["simplification_undone"] = True
+        replay(result, scop, session, target, deps)
 
 
 def _check_legal(scop: Scop, target: ClaySchedule, deps) -> None:

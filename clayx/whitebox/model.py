@@ -585,8 +585,11 @@ def _constraints(s: isl.Set, divs: Divs, params: Sequence[str],
     """The constraints ``c ≥ 0`` of a basic set (an equality gives two)."""
     bsets = s.get_basic_sets()
     if len(bsets) != 1:
-        raise WhiteboxError(f"the part {s} is not convex: Clay's index-set splitting "
-                            "makes convex parts")
+        strided = any(b.dim(_dt.div) for b in bsets)
+        raise WhiteboxError(
+            f"the part {s} is not convex: Clay's index-set splitting makes convex parts"
+            + ("; its strides (mod, floor) are what unroll's copies and epilog make, "
+               "which whitebox does not recover" if strided else ""))
     out = []
     for c in bsets[0].get_constraints():
         aff = _aff(c.get_aff(), divs, params, elim)

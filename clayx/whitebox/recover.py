@@ -53,7 +53,7 @@ from fractions import Fraction
 from typing import Sequence
 
 from ..errors import ClayxError
-from .model import Aff, Rel, Sched, WhiteboxError, it
+from .model import ONE, Aff, Rel, Sched, WhiteboxError, it
 from .steps import Recorder, Step
 
 __all__ = ["MAX_ORDERS", "recover", "reduce"]
@@ -191,13 +191,48 @@ def _is_div(a: Aff) -> tuple | None:
 
 # --- 1. the target's complementary transformations ---------------------------------------
 
-def reduce(T: Sched, oracle=None) -> list[Step]:
+def reduce(T: Sched, oracle=None, careful: bool = False) -> list[Step]:
     """Apply inverse steps to ``T`` until it is a core schedule (see the
     module docstring, part 1); return the direct steps in the order they
-    must be applied (from the core to the original ``T``)."""
+    must be applied (from the core to the original ``T``).
+
+    ``careful`` (with an oracle): every reduced target must be legal (a
+    reduction that gives an illegal one is skipped, the next kind is
+    tried), so every direct step goes from a legal schedule to a legal one;
+    one legality check per reduction.
+
+    A scaled point loop of a tile is first read as scaled after the tile
+    (``grain`` undone first); when that leaves a strip-mined dimension, as
+    the point loop of a larger tile of the scaled loop (``floor(2i / 8)``
+    is ``floor(i / 4)``)."""
+    start = T.copy()
+    try:
+        return _reduce(T, oracle, careful, True)
+    except WhiteboxError as e:
+        if "strip-mined dimension" not in str(e):
+            raise
+        T.rels = start.rels
+        try:
+            return _reduce(T, oracle, careful, False)
+        except WhiteboxError:
+            raise e from None
+
+
+def _reduce(T: Sched, oracle, careful: bool, scaled_points: bool) -> list[Step]:
     found: list[Step] = []
     doubts: list[str] = []      # reductions whose result was found illegal once
     seen: set[str] = set()      # the reduced targets met: a repeat is a cycle
+    banned: set[tuple] = set()  # careful: (state, kind) whose result was illegal
+    kinds = (
+        lambda: _densify_once(T, found, oracle, scaled_points),
+        lambda: _plain_div_once(T, found),
+        lambda: _unskew_once(T, found),
+        lambda: _linearize_once(T, found, oracle, doubts),
+        lambda: _fix_point_once(T, found),
+        lambda: _unskew_chunk_once(T, found, oracle),
+        lambda: _sink_chunk_once(T, found, oracle),
+    )
+    careful = careful and oracle is not None
     while True:
         state = str(T)
         if state in seen or len(seen) > 500:
@@ -206,13 +241,28 @@ def reduce(T: Sched, oracle=None) -> list[Step]:
                 "dimensions goes round in circles (a tile or scaled loop skewed by a loop "
                 "it depends on)")
         seen.add(state)
-        if (_densify_once(T, found) or _plain_div_once(T, found) or _unskew_once(T, found)
-                or _linearize_once(T, found, oracle, doubts) or _fix_point_once(T, found)
-                or _unskew_chunk_once(T, found, oracle) or _sink_chunk_once(T, found, oracle)):
-            continue
-        break
+        for n, kind in enumerate(kinds):
+            if (state, n) in banned:
+                continue
+            before = ([r.copy() for r in T.rels], len(found)) if careful else None
+            if not kind():
+                continue
+            if careful and not oracle(T):
+                T.rels, n_found = before
+                del found[n_found:]
+                banned.add((state, n))
+                seen.discard(state)
+                break
+            break
+        else:
+            break
     for r in T.rels:
         for k, a in enumerate(r.alphas):
+            if a.keys("d") and banned:
+                raise WhiteboxError(
+                    f"cannot order the target's tiling legally: every way the recovery "
+                    f"knows to undo the strip-mined dimension {k + 1} of {r.stmt} "
+                    f"({a.text()}) gives a schedule that breaks a dependence")
             if a.keys("d"):
                 raise WhiteboxError(
                     f"cannot express the strip-mined dimension {k + 1} of {r.stmt} "
@@ -233,28 +283,93 @@ def _loop_prefixes(r: Rel, min_len: int = 1):
         yield r.beta[:m]
 
 
-def _densify_once(T: Sched, found: list[Step]) -> bool:
+def _densify_once(T: Sched, found: list[Step], oracle=None, scaled_points: bool = True) -> bool:
+    """Undo a ``grain``: under the outermost prefix where every α_d is a
+    multiple of ``g`` (an empty part takes any scaling), divide it; or,
+    with an oracle, undo a ``grain`` followed by shifts there
+    (:func:`_grain_shift`).  Not the point loop of a tile unless
+    ``scaled_points``."""
     from math import gcd
     for r in T.rels:
         for d, a in enumerate(r.alphas, 1):
             if not (a.keys("i") or a.keys("d")):
                 continue
-            g = 0
-            for v in a.c.values():
-                g = gcd(g, int(v)) if Fraction(v).denominator == 1 else 1
-            if g <= 1:
-                continue
+            g = gi = 0
+            for k, v in a.c.items():
+                v = int(v) if Fraction(v).denominator == 1 else 1
+                g = gcd(g, v)
+                if k[0] in "id":
+                    gi = gcd(gi, v)
+            if gi <= 1 or not scaled_points and any(
+                    _chunk(T, c) is not None and _multiple(a, _chunk(T, c)[0])
+                    for c in r.alphas[:d - 1]):
+                continue        # the point loop of a tile (of the scaled loop)
             for p in [*_loop_prefixes(r, d), r.beta]:
                 group = T.under(p)
                 # an empty part (no instance) takes any scaling
-                if all(x.depth >= d and (x.empty or _divisible(x.alphas[d - 1], g))
-                       for x in group) and not all(x.empty for x in group):
+                if g > 1 and all(x.depth >= d and (x.empty or _divisible(x.alphas[d - 1], g))
+                                 for x in group) and not all(x.empty for x in group):
                     for x in group:
                         if _divisible(x.alphas[d - 1], g):
                             x.alphas[d - 1] = x.alphas[d - 1].scale(Fraction(1, g)).integral()
                     found.append(Step("grain", (p, d, g)))
                     return True
+                if oracle is not None and p != r.beta and _grain_shift(T, p, d, gi, found, oracle):
+                    return True
     return False
+
+
+def _grain_shift(T: Sched, p: tuple, d: int, g: int, found: list[Step], oracle) -> bool:
+    """Undo a ``grain`` by ``g`` of the loop ``p`` whose statements were
+    shifted after it (or before it, by amounts ``g`` does not divide):
+    every α_d under ``p`` is ``g·a + rest`` with ``rest`` a parametric
+    constant; α_d becomes ``a`` (``rest`` taken to the nearest multiple of
+    ``g``) and the direct steps are ``grain(p, d, g)`` then a ``shift`` per
+    run of relations with the same non-zero ``rest``.  At least two
+    relations with instances, one ``rest`` not 0; checked by replaying the
+    direct steps and the schedules before them legal."""
+    under = T.under(p)
+    if len([x for x in under if not x.empty]) < 2 or any(
+            x.depth < d or not x.alphas[d - 1].keys("i") and not x.alphas[d - 1].keys("d")
+            or not _divisible(x.alphas[d - 1].part("i", "d"), g) for x in under):
+        return False
+    X = T.copy()
+    rests: dict[int, Aff] = {}
+    for x in X.under(p):
+        v = x.alphas[d - 1]
+        keep = v.part("i", "d").scale(Fraction(1, g))
+        for k, c in v.part("p", "1").c.items():
+            keep = keep + Aff({k: (2 * int(c) + g) // (2 * g)})    # nearest multiple
+        x.alphas[d - 1] = keep.integral()
+        rests[x.tag] = v - x.alphas[d - 1].scale(g)
+    if all(v.is_zero for v in rests.values()):
+        return False
+    direct = [Step("grain", (p, d, g))]
+    for rest in dict.fromkeys(v for v in rests.values() if not v.is_zero):
+        tags = {t for t, v in rests.items() if v == rest}
+        direct += [Step("shift", (b, d, -rest.integral())) for b in _covers(X, p, tags)]
+    if not _replays(X, direct, T, oracle) or not _legal_path(X, direct, oracle):
+        return False
+    T.rels = X.rels
+    found.extend(reversed(direct))
+    return True
+
+
+def _covers(S: Sched, p: tuple, tags: set) -> list[tuple]:
+    """The largest prefixes under ``p`` that hold only relations of
+    ``tags`` (and together all of them)."""
+    out: list[tuple] = []
+    done: set = set()
+    for x in S.under(p):
+        if x.tag not in tags or x.tag in done:
+            continue
+        for m in range(len(p) + 1, len(x.beta) + 1):
+            b = x.beta[:m]
+            if {y.tag for y in S.under(b)} <= tags:
+                out.append(b)
+                done |= {y.tag for y in S.under(b)}
+                break
+    return out
 
 
 def _plain_div_once(T: Sched, found: list[Step]) -> bool:
@@ -265,6 +380,8 @@ def _plain_div_once(T: Sched, found: list[Step]) -> bool:
         for d, a in enumerate(r.alphas, 1):
             ds = a.keys("d")
             if a.keys("i") or len(ds) != 1 or abs(a[ds[0]]) != 1 or _is_div(a):
+                continue
+            if _offset_chunk(T, r, a):
                 continue
             sign = int(a[ds[0]])
             rest = a.part("p", "1")
@@ -306,6 +423,11 @@ def _unskew_once(T: Sched, found: list[Step]) -> bool:
                 t = owners.get(k)
                 if t is None or t == q:
                     continue
+                if _is_div(a) == k and any(x == T.divs.of(k)[0] for x in r.alphas[q:]):
+                    # the same chunk twice, its point loop inside: a second
+                    # strip-mine of the point loop (``_linearize_once``), not a
+                    # skew (whose undoing leaves a constant loop to hoist)
+                    continue
                 c = a[k]
                 for p in _loop_prefixes(r):
                     group = T.under(p)
@@ -327,7 +449,8 @@ def _unskew_chunk_once(T: Sched, found: list[Step], oracle=None) -> bool:
     for r in T.rels:
         for t, a in enumerate(r.alphas, 1):
             ds = a.keys("d")
-            if len(ds) != 1 or abs(a[ds[0]]) != 1 or _is_div(a) is not None:
+            if len(ds) != 1 or abs(a[ds[0]]) != 1 or _is_div(a) is not None \
+                    or _offset_chunk(T, r, a):
                 continue
             chunk = Aff.var(ds[0]).scale(a[ds[0]])
             rest = a - chunk
@@ -398,10 +521,10 @@ def _loose_chunks(T: Sched, r: Rel):
     later α of ``r`` equals ``num`` (an interchange or a change of the point
     loop moved it)."""
     for t, a in enumerate(r.alphas, 1):
-        k = _is_div(a)
-        if k is None:
+        ch = _chunk(T, a)
+        if ch is None:
             continue
-        num, size = T.divs.of(k)
+        num, size = ch
         if not any(r.alphas[q - 1] == num for q in range(t + 1, r.depth + 1)):
             yield t, num, size
 
@@ -484,13 +607,16 @@ def _linearize_once(T: Sched, found: list[Step], oracle=None, doubts=None) -> bo
         # the innermost chunk dimension first: its tile is the last one applied,
         # so the sequence tiles outer loops first
         for t, a in reversed(list(enumerate(r.alphas, 1))):
-            k = _is_div(a)
-            if k is None:
+            ch = _chunk(T, a)
+            if ch is None:
                 continue
-            num, size = T.divs.of(k)
-            p = next((p for p in range(t + 1, r.depth + 1) if r.alphas[p - 1] == num), None)
+            num, size = ch
+            p = next((p for p in range(t + 1, r.depth + 1)
+                      if _multiple(r.alphas[p - 1], num)), None)
             if p is None:
                 continue
+            # the div keeps floor(2i / 8) as floor(i / 4): the point loop's size
+            size *= _multiple(r.alphas[p - 1], num)
             for _, group in _groups(T, r, t, len(r.beta) - 1):
                 if not all(_chunk_of(T, x, t, p, size, oracle) for x in group):
                     continue
@@ -598,15 +724,48 @@ def _chunk_steps(prefix, t: int, d: int, size: int) -> list[Step]:
     return steps
 
 
+def _chunk(T: Sched, a: Aff) -> tuple[Aff, int] | None:
+    """``(num, size)`` when ``a`` is the chunk ``floor(num / size)``: one div
+    ``floor(e / size)``, plus a constant ``c`` (isl writes the chunk of
+    ``e + c·size`` that way), else None."""
+    ds = a.keys("d")
+    if len(ds) != 1 or a[ds[0]] != 1 or a.keys("i") or a.keys("p"):
+        return None
+    num, size = T.divs.of(ds[0])
+    return num + Aff.const(a[ONE] * size), size
+
+
+def _multiple(a: Aff, num: Aff) -> int | None:
+    """``g`` when ``a = g·num`` for an integer ``g ≥ 1`` (``num`` with an
+    iterator or div term; ``g = 1`` when equal), else None."""
+    if a == num:
+        return 1
+    keys = [k for k in num.c if k[0] in "id"]
+    if not keys or set(a.c) != set(num.c):
+        return None
+    g = Fraction(a[keys[0]]) / Fraction(num[keys[0]])
+    if g.denominator != 1 or g < 1 or a != num.scale(int(g)):
+        return None
+    return int(g)
+
+
+def _offset_chunk(T: Sched, r: Rel, a: Aff) -> bool:
+    """Is ``a`` (a div plus a constant) the chunk of a point dimension of
+    ``r`` (of a shifted loop: :func:`_chunk`), rather than a shifted chunk?"""
+    ch = _chunk(T, a)
+    return ch is not None and _is_div(a) is None and ch[0] in r.alphas
+
+
 def _chunk_of(T: Sched, x: Rel, t: int, p: int, size: int, oracle) -> bool:
     """Is α_t of ``x`` the chunk ``floor(α_p / size)`` (as written, or on
     ``x``'s instances)?"""
     if x.depth < p:
         return False
-    k = _is_div(x.alphas[t - 1])
-    if k is not None:
-        num, s = T.divs.of(k)
-        return s == size and x.alphas[p - 1] == num
+    ch = _chunk(T, x.alphas[t - 1])
+    if ch is not None:
+        num, s = ch
+        g = _multiple(x.alphas[p - 1], num)
+        return g is not None and s * g == size
     if oracle is None or x.alphas[t - 1].keys("i") or x.alphas[t - 1].keys("d"):
         return False
     chunk = T.divs.get(x.alphas[p - 1], size)
@@ -619,6 +778,8 @@ def _fix_point_once(T: Sched, found: list[Step]) -> bool:
     the ``stripmine`` (checked by replaying the direct steps)."""
     for r in T.rels:
         for t, num, size in _loose_chunks(T, r):
+            if any(r.alphas[q - 1] == num for q in range(1, t)):
+                continue        # the point loop moved out: _sink_chunk_once's
             for p in range(t + 1, r.depth + 1):
                 for sign in (1, -1):
                     rest = num - r.alphas[p - 1].scale(sign)
@@ -661,6 +822,9 @@ def _fix_point(T, r, t, p, sign, others, coef, const, found) -> bool:
                     if c:
                         v = v + x.alphas[q - 1].scale(c)
                 x.alphas[p - 1] = x.canon(v + const)
+        if any(_chunk(X, x.alphas[t - 1]) is None or _chunk(X, x.alphas[t - 1])[0]
+               != x.alphas[p - 1] for x in X.rels if x.tag in ids and not x.empty):
+            continue    # a relation of the group whose point loop this breaks
         # direct steps, from X back to T: undo the skews and the shift, then reverse
         for q, c in zip(others, coef):
             if c:
@@ -718,11 +882,14 @@ def _split_tree(pieces: list[tuple[int, list[Aff]]], subset=None, empty=None):
 class _Core:
     """Parts 2 and 3 of the module docstring on the recorder's schedule."""
 
-    def __init__(self, rec: Recorder, T: Sched, oracle=None):
+    def __init__(self, rec: Recorder, T: Sched, oracle=None, careful: bool = False):
         self.rec = rec
         self.C = rec.sched
         self.T = T
         self.oracle = oracle
+        #: check the state after every α step group (not only when
+        #: relations of one loop change separately)
+        self.careful = careful
         self._next_tag = 10 ** 6
 
     # -- 2 ------------------------------------------------------------------------
@@ -930,16 +1097,16 @@ class _Core:
             self.rec.do("split", cur + (n - 1,), len(node), comment="distribute the loop")
             cur = cur[:-1] + (cur[-1] + 1,)
 
-    def plan(self, r: Rel, d: int) -> tuple:
-        """The α steps (positions only) that make α ``d`` of ``r`` the
-        target's (part 3b)."""
+    def _solution(self, r: Rel, d: int):
+        """``(t, basis, x)``: the target's α ``d`` of ``r``, the current
+        rows it is solved on and the coefficients (None when already equal
+        or without instance)."""
         if r.empty or self.T.by_tag(r.tag).empty:
-            return ()               # no instance: any α gives the same dates
+            return None             # no instance: any α gives the same dates
         t = self.T.by_tag(r.tag).alphas[d - 1]
         cur = r.alphas
         if cur[d - 1] == t:
-            return ()
-        n = len(cur)
+            return None
         keys = _iter_keys(r)
         basis = _basis([a.part("i") for a in cur], keys)
         xb = solve([cur[l - 1].part("i") for l in basis], t.part("i"), keys)
@@ -947,14 +1114,43 @@ class _Core:
             raise WhiteboxError(
                 f"the target's dimension {d} of {r.stmt} ({t.text()}) is not a combination "
                 "of its iterators")
-        x = [Fraction(0)] * n
+        x = [Fraction(0)] * len(cur)
         for l, v in zip(basis, xb):
             x[l - 1] = v
+        return t, basis, x
+
+    def pivots(self, r: Rel, d: int) -> list[int]:
+        """The other dimensions (from the innermost) that can be the pivot of
+        :meth:`plan`: those with a coefficient ±1 in an integral solution."""
+        sol = self._solution(r, d)
+        if sol is None:
+            return []
+        _, basis, x = sol
+        if any(v.denominator != 1 for v in x):
+            return []
+        first = self._default_pivot(basis, x, d)
+        return [l for l in reversed(basis) if l >= d and abs(x[l - 1]) == 1 and l != first]
+
+    @staticmethod
+    def _default_pivot(basis, x, d):
         j = max((l for l in basis if l >= d and x[l - 1] != 0), default=None)
         if j is not None and all(v.denominator == 1 for v in x) and abs(x[j - 1]) != 1:
             # the innermost needed dimension cannot be the pivot (its
             # coefficient is not ±1): the innermost one that can, if any
             j = max((l for l in basis if l >= d and abs(x[l - 1]) == 1), default=j)
+        return j
+
+    def plan(self, r: Rel, d: int, pivot: int | None = None) -> tuple:
+        """The α steps (positions only) that make α ``d`` of ``r`` the
+        target's (part 3b); ``pivot``: the current dimension that becomes
+        it (one of :meth:`pivots`; default the innermost needed)."""
+        sol = self._solution(r, d)
+        if sol is None:
+            return ()
+        t, basis, x = sol
+        cur = r.alphas
+        n = len(cur)
+        j = pivot if pivot is not None else self._default_pivot(basis, x, d)
         steps = []
         if j is None:
             # t is fixed by the outer dimensions: a one-iteration loop at this
@@ -989,48 +1185,131 @@ class _Core:
 
         Relations that need the same steps get them together, on the
         largest loops that hold only them.  When that leaves relations of
-        one loop transformed separately and an oracle is given, the state
-        after each group is checked; an illegal one is undone and the
-        groups are tried in other orders (at most :data:`MAX_ORDERS`)."""
+        one loop transformed separately, or a loop interchanged over the
+        cuts of its nest (or always, in careful mode), and an oracle is
+        given, the state after each group is checked; an illegal one is
+        undone and the groups are tried in other orders (at most
+        :data:`MAX_ORDERS`), then with other pivots (:meth:`pivots`), then
+        with the distributed loops fused on the way (:meth:`hoist_fusing`)
+        or in one perfect nest (:meth:`perfect_nest`)."""
+        from itertools import islice, permutations
         C = self.C
-        groups: dict[tuple, list[int]] = {}
-        for r in C.under(c):
-            p = self.plan(r, d)
-            if p:
-                groups.setdefault(p, []).append(r.tag)
-        if not groups:
+        units = self.units(c, d)
+        if not units:
             return
-        units = []
-        for plan, tags in groups.items():
-            for prefix in self.covers(c, tags):
-                units.append((prefix, plan))
-        risky = len(units) > 1 and self.oracle is not None
-        if not risky:
+        # a loop interchanged over the cuts of its loop nest may run its
+        # pieces in another order than the target (which fuses them)
+        shared = any(C.is_loop(prefix) and len(C.children(prefix)) > 1
+                     and any(st[0] == "interchange" for st in plan) for prefix, plan in units)
+        if self.oracle is None or not (len(units) > 1 or shared or self.careful):
             for prefix, plan in units:
                 self.apply_plan(prefix, plan, is_loop=C.is_loop(prefix))
             return
-        from itertools import islice, permutations
         snap = self.snapshot()
-        last = None
-        for order in islice(permutations(range(len(units))), MAX_ORDERS):
-            ok = True
-            for i in order:
-                prefix, plan = units[i]
-                self.apply_plan(prefix, plan, is_loop=C.is_loop(prefix))
-                if not self.oracle(C):
-                    ok = False
-                    last = (prefix, plan)
-                    break
-            if ok:
+        last = units[0]
+        variants = [units] + ([[(p, _shift_first(q)) for p, q in units]]
+                              if self.careful else [])
+        for k in range(1, 4):
+            more = self.units(c, d, k)
+            if more is None:
+                break
+            variants.append(more)
+        for variant in variants:
+            for order in islice(permutations(range(len(variant))), MAX_ORDERS):
+                ok = True
+                for i in order:
+                    prefix, plan = variant[i]
+                    if not self._apply_checked(prefix, plan):
+                        ok = False
+                        last = (prefix, plan)
+                        break
+                if ok:
+                    return
+                self.restore(snap)
+        if shared and len(units) == 1:
+            if self.hoist_fusing(*units[0]):
                 return
             self.restore(snap)
-        if self.perfect_nest(c, d):
+            raise WhiteboxError(
+                f"cannot order the steps that give the relations under {list(c)} "
+                f"their target dimension {d} legally: the loops they interchange "
+                "are distributed, and fusing them back breaks a dependence")
+        if len(units) > 1 and self.perfect_nest(c, d):
             return
         prefix, plan = last
         raise WhiteboxError(
             f"cannot order the steps that give the relations under {list(c)} their target "
             f"dimension {d} legally (the steps {[p[0] for p in plan]} on {list(prefix)} "
             "break a dependence in every order tried)")
+
+    def _apply_checked(self, prefix: tuple, plan: tuple) -> bool:
+        """Apply ``plan`` on ``prefix``; is the schedule legal after it (in
+        careful mode: after each of its steps)?"""
+        is_loop = self.C.is_loop(prefix)
+        if not self.careful:
+            self.apply_plan(prefix, plan, is_loop=is_loop)
+            return self.oracle(self.C)
+        for st in plan:
+            self.apply_plan(prefix, (st,), is_loop=is_loop)
+            if not self.oracle(self.C):
+                return False
+        return True
+
+    def units(self, c: tuple, d: int, k: int = 0) -> list[tuple] | None:
+        """``(prefix, plan)`` for the relations under ``c`` at depth ``d``:
+        the relations with the same plan together, on the largest loops
+        that hold only them.  ``k > 0``: the ``k``-th other pivot of each
+        relation that has one (the last it has otherwise); None when no
+        relation has a ``k``-th."""
+        C = self.C
+        groups: dict[tuple, list[int]] = {}
+        more = False
+        for r in C.under(c):
+            p = self.plan(r, d)
+            if k and p:
+                alts = self.pivots(r, d)
+                if alts:
+                    more = more or len(alts) >= k
+                    p = self.plan(r, d, alts[min(k, len(alts)) - 1])
+            if p:
+                groups.setdefault(p, []).append(r.tag)
+        if k and not more:
+            return None
+        return [(prefix, plan) for plan, tags in groups.items()
+                for prefix in self.covers(c, tags)]
+
+    def hoist_fusing(self, prefix: tuple, plan: tuple) -> bool:
+        """Apply ``plan`` on the loop ``prefix`` one step at a time; when an
+        ``interchange(m - 1, m)`` would leave the schedule illegal, fuse the
+        consecutive sibling loops at depth ``m`` under ``prefix`` first (the
+        dimension to bring out has the same value in all of them, a
+        one-iteration loop typically, so the fusion keeps the order and the
+        interchange no longer runs the pieces one after the other).  True
+        when every state reached is legal."""
+        C = self.C
+        for st in plan:
+            snap = self.snapshot()
+            self.apply_plan(prefix, (st,), is_loop=C.is_loop(prefix))
+            if st[0] != "interchange" or self.oracle(C):
+                continue
+            self.restore(snap)
+            m = st[2]
+            if m - 1 < len(prefix):
+                return False
+            for node in sorted({x.beta[:m - 1] for x in C.under(prefix) if len(x.beta) > m}):
+                i = 0
+                while i < len(C.children(node)) - 1:
+                    kids = C.children(node)
+                    if C.is_loop(kids[i]) and C.is_loop(kids[i + 1]):
+                        self.rec.do("fuse", kids[i], comment="fuse the loops to bring out")
+                    else:
+                        i += 1
+            if not self.oracle(C):
+                return False
+            self.apply_plan(prefix, (st,), is_loop=C.is_loop(prefix))
+            if not self.oracle(C):
+                return False
+        return True
 
     def perfect_nest(self, c: tuple, d: int) -> bool:
         """The rescue for relations of one loop that need different
@@ -1186,18 +1465,32 @@ class _Core:
                 raise AssertionError(kind)
 
 
+def _shift_first(plan: tuple) -> tuple:
+    """``plan`` with its ``shift`` s right after its ``reverse`` s (a shift
+    of α_j commutes with the skews and reshapes of α_j by other dimensions;
+    the dates on the way differ: a statement moved before its neighbours
+    first, then scaled)."""
+    rev = [st for st in plan if st[0] == "reverse"]
+    shifts = [st for st in plan if st[0] == "shift"]
+    rest = [st for st in plan if st[0] not in ("reverse", "shift")]
+    return tuple(rev + shifts + rest)
+
+
 def recover(O: Sched, T: Sched, names: dict | None = None,
-            oracle=None) -> tuple[list[Step], Sched]:
+            oracle=None, careful: bool = False) -> tuple[list[Step], Sched]:
     """Steps from ``O`` to ``T`` (both symbolic, ``T``'s relations tagged
     0…n-1, ``O`` untagged; neither is modified), and the schedule they
     reach (equal to ``T``).  ``oracle(sched) -> bool`` says whether a
     symbolic schedule is legal; with one, the α steps that change relations
     of a shared loop separately are checked and reordered when an order
-    breaks a dependence."""
+    breaks a dependence.  ``careful`` (with an oracle): every reduced
+    target and the state after every α step group are checked, and other
+    choices tried where one is illegal (slower; :func:`clayx.whitebox.whitebox`
+    asks for it when a sequence recovered without it fails its replay)."""
     O = O.copy()
     target = T.copy()
     core_T = T.copy()
-    post = reduce(core_T, oracle)
+    post = reduce(core_T, oracle, careful)
     for r in O.rels:
         for a in r.alphas:
             if a.keys("d"):
@@ -1211,7 +1504,7 @@ def recover(O: Sched, T: Sched, names: dict | None = None,
                 "tiles are removed, its dimensions do not determine its iterators)")
     rec = Recorder(O)
     rec.names = names or {}
-    core = _Core(rec, core_T, oracle)
+    core = _Core(rec, core_T, oracle, careful)
     core.split_parts()
     for r in list(rec.sched.rels):
         extra = core_T.by_tag(r.tag).depth - r.depth
@@ -1273,4 +1566,6 @@ def _post_comment(st: Step) -> str:
         return f"interchange the loops at depths {st.args[1]} and {st.args[2]}"
     if st.name == "skew":
         return "wavefront of the tile loops"
+    if st.name == "shift":
+        return "shift"
     return ""

@@ -31,7 +31,12 @@ sequence when the simplified one does not replay):
   permutation** (with signs) of its dimensions becomes that permutation,
   written with ``interchange`` s and ``reverse`` s, when that is shorter:
   ``skew(β, 1, 2, 1); skew(β, 2, 1, -1); skew(β, 1, 2, 1)`` →
-  ``interchange(β, 1, 2); reverse(β, 2)``.
+  ``interchange(β, 1, 2); reverse(β, 2)``;
+- **the same loop steps on loops fused right after** are done once, after
+  the fusion, on the fused loop (:func:`merge_across_fusion`):
+  ``skew(A, 2, 1, -1); skew(B, 2, 1, -1); fuse(A)`` → ``fuse(A); skew(A, 2,
+  1, -1)``, where every new intermediate schedule is legal (checked by the
+  oracle :func:`clayx.whitebox.whitebox` passes; skipped without one).
 
 Before/after (gemm, a loop shifted twice then reversed twice)::
 
@@ -46,11 +51,12 @@ from math import gcd
 from .model import Aff, Sched
 from .steps import Recorder, Step, tile_step
 
-__all__ = ["RULES", "loop_names", "simplify"]
+__all__ = ["RULES", "loop_names", "merge_across_fusion", "simplify"]
 
 #: The rule names, for reports and tests.
 RULES = ("loop names", "no-op", "cancel reverse", "cancel interchange", "merge shifts",
-         "merge skews", "stripmine and interchange are a tile", "signed permutation")
+         "merge skews", "stripmine and interchange are a tile", "signed permutation",
+         "merge across a fusion")
 
 #: Steps whose β only selects the statements they rewrite.
 SELECTING = frozenset({"shift", "skew", "reverse", "interchange", "reshape", "grain",
@@ -211,10 +217,99 @@ def loop_names(steps: list[Step], O: Sched) -> list[Step]:
     return out
 
 
-def simplify(steps, O: Sched | None = None, T: Sched | None = None) -> list[Step]:
+# --- merge across a fusion -------------------------------------------------------------
+
+#: Loop-level steps that the fusion rule moves after a ``fuse``.
+_MOVABLE = frozenset({"skew", "shift", "reverse", "interchange", "reshape", "grain"})
+
+
+def _state(O: Sched, steps: list[Step]) -> Sched | None:
+    """The symbolic schedule after ``steps`` from ``O`` (None when it cannot
+    be followed)."""
+    sched = O.copy()
+    try:
+        for s in steps:
+            _apply(sched, s)
+    except Exception:                       # noqa: BLE001 - the rule is then skipped
+        return None
+    return sched
+
+
+def _merge_at(steps: list[Step], f: int, O: Sched, oracle) -> list[Step] | None:
+    """The fusion rule at the ``fuse`` step ``f`` (see :func:`merge_across_fusion`),
+    or None when it does not apply."""
+    A = tuple(steps[f].args[0])
+    g = f
+    while g + 1 < len(steps) and steps[g + 1].name == "fuse" \
+            and tuple(steps[g + 1].args[0]) == A:
+        g += 1
+    loops = [A[:-1] + (A[-1] + i,) for i in range(g - f + 2)]
+    s = f
+    while s > 0 and steps[s - 1].name in _MOVABLE:
+        s -= 1
+    run = steps[s:f]
+    seqs: list[list[Step]] = [[] for _ in loops]
+    others: list[Step] = []
+    for st in run:
+        b = tuple(st.args[0])
+        if b in loops:
+            seqs[loops.index(b)].append(st)
+        elif any(b[:len(lp)] == lp or lp[:len(b)] == b for lp in loops):
+            return None                     # a step inside one of the loops, or around them
+        else:
+            others.append(st)
+    key = [[(st.name, st.args[1:]) for st in q] for q in seqs]
+    if not key[0] or any(k != key[0] for k in key[1:]):
+        return None
+    moved = [Step(st.name, (A,) + tuple(st.args[1:]),
+                  "; ".join(dict.fromkeys(q[n].comment for q in seqs if q[n].comment)))
+             for n, st in enumerate(seqs[0])]
+    new = steps[:s] + others + steps[f:g + 1] + moved + steps[g + 1:]
+    sched = _state(O, steps[:s] + others + steps[f:g + 1])
+    if sched is None or not oracle(sched):
+        return None
+    for st in moved[:-1]:
+        try:
+            _apply(sched, st)
+        except Exception:                   # noqa: BLE001
+            return None
+        if not oracle(sched):
+            return None
+    return new
+
+
+def merge_across_fusion(steps: list[Step], O: Sched, oracle) -> list[Step]:
+    """The same loop steps on loops that are fused right after, done once on
+    the fused loop: ``Q(A); Q(B); fuse(A)`` → ``fuse(A); Q(A)`` (``Q`` a
+    run of ``skew``/``shift``/``reverse``/``interchange``/``reshape``/
+    ``grain`` steps, the same on every loop ``fuse`` joins, ``B`` the loop
+    after ``A``; steps on other loops in between stay before the fusion).
+    The dates reached are the same; applied only where ``oracle`` (a
+    legality check of a symbolic schedule) says every new intermediate
+    schedule is legal::
+
+        skew([0, 1], 2, 1, -1);                     fuse([0, 1]);
+        skew([0, 2], 2, 1, -1);          →          skew([0, 1], 2, 1, -1);
+        fuse([0, 1]);
+    """
+    f = 0
+    while f < len(steps):
+        if steps[f].name == "fuse" and (f == 0 or steps[f - 1].name != "fuse"
+                                        or tuple(steps[f - 1].args[0]) != tuple(steps[f].args[0])):
+            new = _merge_at(steps, f, O, oracle)
+            if new is not None:
+                steps = new
+        f += 1
+    return steps
+
+
+def simplify(steps, O: Sched | None = None, T: Sched | None = None,
+             oracle=None) -> list[Step]:
     """``steps`` made shorter, same result (see the module docstring).
     ``O``, the symbolic schedule the steps start from, is needed by the
-    loop-name rule (skipped without it); ``T`` is not used."""
+    loop-name rule (skipped without it); ``T`` is not used; ``oracle``
+    (a legality check of a symbolic schedule) by the fusion rule (skipped
+    without it)."""
     steps = list(steps)
     if O is not None:
         steps = loop_names(steps, O)
@@ -231,6 +326,8 @@ def simplify(steps, O: Sched | None = None, T: Sched | None = None) -> list[Step
                 del out[-2:]
                 out.extend(x for x in new if not _noop(x))
         out = _permutations(out)
+        if O is not None and oracle is not None:
+            out = merge_across_fusion(out, O, oracle)
         if out == steps:
             return out
         steps = out
