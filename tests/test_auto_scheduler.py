@@ -106,3 +106,19 @@ def test_constant_bound_reaches_isl_and_maxfuse_has_none():
     # maxfuse keeps isl's default: a bound groups adi's and deriche's scalar
     # statements differently under whole_component
     assert resolve("maxfuse").isl_options()["max_constant_term"] == -1
+
+
+def test_locality_fallback_runs_isl_s_scheduler_once(monkeypatch):
+    # lu's reordered point loops are not recovered: whiteboxed falls back on
+    # isl's own order and tiling, post-processing the same isl tree again
+    import clayx.auto as auto
+    calls = []
+    real = auto.schedule_tree
+    monkeypatch.setattr(auto, "schedule_tree", lambda *a, **k: calls.append(1) or real(*a, **k))
+    scop = load(EXAMPLES / "lu.c")[0]
+    target, result = auto.whiteboxed(scop, "cpu")
+    assert result.timings.get("locality_undone") and result.exact
+    assert len(calls) == 1 and target.timings["isl"] == 0
+    fresh = auto.schedule(scop, "cpu", locality=False)
+    assert str(fresh.tree) == str(target.tree)
+    assert str(fresh.schedule) == str(target.schedule)
