@@ -14,7 +14,7 @@ from pathlib import Path
 import islpy as isl
 import pytest
 
-from clayx.auto.presets import resolve
+from clayx.auto.presets import MAX_CONSTANT_TERM, resolve
 from clayx.auto.scheduler import schedule_tree
 from clayx.frontend import load
 
@@ -74,3 +74,51 @@ def test_shape_sees_fusion_and_coincidence():
     cpu = shape(schedule_tree(scop, resolve("cpu")).get_root())
     assert cpu.startswith("seq[{S0,S1}(B3pcc-(seq[{S0},{S1}]))")
     assert shape(schedule_tree(scop, resolve("nofuse")).get_root()) != cpu
+
+
+# --- the bound on constant terms (a speed-up, not a change of schedule) --------
+
+def _unbounded(preset: str):
+    return resolve(preset, {"max_constant_term": -1})
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("stem", KERNELS)
+def test_constant_bound_gives_isl_s_unbounded_schedule(stem):
+    # the presets bound the constant terms (MAX_CONSTANT_TERM) only to make
+    # isl's ILPs faster (adi ~0.7x): every tree is the one isl computes
+    # unbounded, to the text
+    scop = load(EXAMPLES / f"{stem}.c")[0]
+    for name in ("cpu", "gpu", "feautrier", "nofuse"):
+        assert resolve(name).isl_options()["max_constant_term"] == MAX_CONSTANT_TERM
+        assert str(schedule_tree(scop, resolve(name))) == \
+            str(schedule_tree(scop, _unbounded(name))), name
+
+
+def test_constant_bound_reaches_isl_and_maxfuse_has_none():
+    # a bound that binds changes the schedule: the option is really set
+    # (jacobi-1d's skewed band needs a constant of 1), while the presets'
+    # bound leaves it as isl computes it unbounded
+    scop = load(EXAMPLES / "jacobi-1d.c")[0]
+    free = str(schedule_tree(scop, _unbounded("cpu")))
+    assert str(schedule_tree(scop, resolve("cpu"))) == free
+    assert str(schedule_tree(scop, resolve("cpu", {"max_constant_term": 0}))) != free
+    # maxfuse keeps isl's default: a bound groups adi's and deriche's scalar
+    # statements differently under whole_component
+    assert resolve("maxfuse").isl_options()["max_constant_term"] == -1
+
+
+def test_locality_fallback_runs_isl_s_scheduler_once(monkeypatch):
+    # lu's reordered point loops are not recovered: whiteboxed falls back on
+    # isl's own order and tiling, post-processing the same isl tree again
+    import clayx.auto as auto
+    calls = []
+    real = auto.schedule_tree
+    monkeypatch.setattr(auto, "schedule_tree", lambda *a, **k: calls.append(1) or real(*a, **k))
+    scop = load(EXAMPLES / "lu.c")[0]
+    target, result = auto.whiteboxed(scop, "cpu")
+    assert result.timings.get("locality_undone") and result.exact
+    assert len(calls) == 1 and target.timings["isl"] == 0
+    fresh = auto.schedule(scop, "cpu", locality=False)
+    assert str(fresh.tree) == str(target.tree)
+    assert str(fresh.schedule) == str(target.schedule)

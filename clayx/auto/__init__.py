@@ -82,7 +82,7 @@ class AutoSchedule:
 def schedule(scop: Scop, preset: str | Preset = "cpu", tile: int = DEFAULT_TILE, *,
              deps=None, scale_tiles: bool = False, wavefront: bool = True,
              parallel: bool = True, locality: bool | None = None,
-             **isl_options) -> AutoSchedule:
+             tree: isl.Schedule | None = None, **isl_options) -> AutoSchedule:
     """The automatic schedule of ``scop`` (see the module docstring).
 
     ``preset``: a name of :data:`PRESETS` or a :class:`Preset`;
@@ -92,6 +92,9 @@ def schedule(scop: Scop, preset: str | Preset = "cpu", tile: int = DEFAULT_TILE,
     ``tile_scale_tile_loops``) instead of by 1; ``wavefront``: skew the tile
     loops of bands without a parallel member; ``parallel``: add parallel
     marks; ``deps``: the dependences in force (default: ``scop``'s);
+    ``tree``: isl's schedule tree for ``scop`` under this preset and these
+    dependences when it is already known (an :attr:`AutoSchedule.tree`:
+    only the post-processing runs, ``timings["isl"]`` is 0);
     ``locality``: the CPU post-processing (default: on, except for the
     ``gpu`` preset, whose bands are mapped as PPCG maps them): band loops
     ordered for stride-1 innermost access, two-loop bands tiled only when
@@ -107,8 +110,11 @@ def schedule(scop: Scop, preset: str | Preset = "cpu", tile: int = DEFAULT_TILE,
     p = resolve(preset, isl_options)
     if deps is None:
         deps = dependences(scop)
-    t0 = time.perf_counter()
-    tree = schedule_tree(scop, p, deps)
+    t_isl = 0.0
+    if tree is None:
+        t0 = time.perf_counter()
+        tree = schedule_tree(scop, p, deps)
+        t_isl = time.perf_counter() - t0
     t1 = time.perf_counter()
     rels = from_tree(tree, scop)
     rels = post.hoist(scop, rels)
@@ -153,7 +159,7 @@ def schedule(scop: Scop, preset: str | Preset = "cpu", tile: int = DEFAULT_TILE,
         raise LegalityError(f"bug: the automatic schedule breaks a dependence: {e}",
                             violations=e.violations, total=e.total) from None
     t2 = time.perf_counter()
-    return AutoSchedule(sched, tree, p, tiled, {"isl": t1 - t0, "post": t2 - t1}, kept,
+    return AutoSchedule(sched, tree, p, tiled, {"isl": t_isl, "post": t2 - t1}, kept,
                         locality)
 
 
@@ -164,7 +170,8 @@ def whiteboxed(original, preset: str | Preset = "cpu", tile: int = DEFAULT_TILE,
     WhiteboxResult)``.  When no sequence of legal directives is recovered for
     the locality pass's loop orders (lu's reordered point loops after tiling:
     :class:`~clayx.whitebox.WhiteboxError`), isl's own order and tiling are
-    taken instead (``locality=False``), as ``--auto`` does; ``result.timings
+    taken instead (``locality=False``, from the same isl tree: isl's
+    scheduler runs once), as ``--auto`` does; ``result.timings
     ["locality_undone"]`` then says so."""
     from ..whitebox import WhiteboxError, whitebox
     scop = getattr(original, "current", original)
@@ -174,7 +181,8 @@ def whiteboxed(original, preset: str | Preset = "cpu", tile: int = DEFAULT_TILE,
     except WhiteboxError:
         if not target.locality:
             raise
-        target = schedule(scop, preset, tile, deps=deps, **dict(options, locality=False))
+        target = schedule(scop, preset, tile, deps=deps, tree=target.tree,
+                          **dict(options, locality=False))
         result = whitebox(original, target.schedule)
         result.timings["locality_undone"] = True
     return target, result

@@ -13,19 +13,31 @@ constraints, and isl's Farkas step on it takes 1.1 s against 0.05 s for the
 seven simple ones (same schedule; measured on all 31 examples, none
 changes).
 
-isl's scheduler is the slowest step of ``--auto`` on adi (~0.5 s CPU) and
-deriche (~0.15 s): a few large ILPs (``isl_tab_basic_set_non_trivial_lexmin``
-on the merged clusters; on adi three of them take ~90% of the time).  The
-options that bound the ILP as Pluto does (``max_coefficient=4``,
-``max_constant_term`` from 2 to 64), ``treat_coalescing=0`` and
-``separate_components=0`` give the same schedules on all 31 examples but
-do not reduce isl's work: the operation count (pivots and allocations,
-which ``max_operations`` bounds) stays within 4% (adi 0.58 M, deriche
-0.74 M); ``max_coefficient=2`` changes ludcmp's schedule,
-``whole_component``, ``serialize_sccs``, ``maximize_coincidence`` and
-``maximize_band_depth=0`` change others.  Coalescing or
-simplifying each dependence relation does not help either, and dropping
-the RAR proximity of scalars changes deriche's schedule.
+isl's scheduler is the slowest step of ``--auto`` on adi and deriche: a few
+large ILPs (``isl_tab_basic_set_non_trivial_lexmin``, the search for
+non-trivial rows).  On adi three of them, the rows of the band of its
+14-statement strongly connected component (computed alone, before any
+merging of clusters), take ~75% of the time.  What was measured (process
+time, medians of pairwise ratios of interleaved runs, tree text compared
+on all 31 examples):
+
+- isl's operation count (pivots and allocations, what ``max_operations``
+  bounds) does not measure this time: ``serialize_sccs=1`` counts 78 k
+  operations on adi against 581 k and takes about 0.8x the time.
+- A bound on the constant terms (``max_constant_term``, any value from 16
+  to 2**30) takes adi's scheduling to 0.64-0.72x with the same schedules
+  for every preset but ``maxfuse``: the presets set it
+  (:data:`~.presets.MAX_CONSTANT_TERM`).
+- ``max_coefficient`` (even 2**20) makes adi slower (1.27x), and 2
+  changes ludcmp's schedule.  ``treat_coalescing=0`` gives the same
+  schedules on all 31 and no steady gain; ``split_scaled=0``,
+  ``carry_self_first=0`` and ``separate_components=0`` leave adi's and
+  deriche's schedules and time as they are; ``whole_component``,
+  ``serialize_sccs``, ``maximize_coincidence``, ``outer_coincidence`` and
+  ``algorithm=1`` change them.
+- Coalescing or simplifying the dependence relations, computing the flows
+  with a schedule tree, or dropping the RAR proximity of scalars (which
+  changes deriche's schedule and seven others') bring nothing steady.
 """
 
 from __future__ import annotations
