@@ -216,13 +216,14 @@ def test_pinning_two_iterators_in_order():
     # 4. no access to either id in β_dom's (first) statement
     ((9, 9, [0], 1, [0]), 5, "the array was not found in the given beta"),
     ((0, 0, [0], 1, [0, 0, 0]), 5, "the array was not found in the given beta"),
-    ((3, 4, [0], 1, [0, 0, 0]), 5, "the array was not found in the given beta"),   # C, D in P
-    # then clayx's: ids that name arrays, different ones
-    ((9, 1, [0], 1, [0, 0, 0]), 1, "the array was not found: no array has the id 9"),
-    ((1, 9, [0], 1, [0, 0, 0]), 2, "the array was not found: no array has the id 9"),
-    ((1, 1, [0], 1, [0, 0, 0]), 2, "the copy and the original are the same array (A)"),
+    ((6, 7, [0], 1, [0, 0, 0]), 5, "the array was not found in the given beta"),   # C, D in P
+    # then clayx's: ids that name arrays, different ones (the file's ids:
+    # Clan numbers every symbol, i 1, N 2, j 3, A 4, B 5, C 6, D 7, x 8)
+    ((9, 4, [0], 1, [0, 0, 0]), 1, "the array was not found: no array has the id 9"),
+    ((4, 9, [0], 1, [0, 0, 0]), 2, "the array was not found: no array has the id 9"),
+    ((4, 4, [0], 1, [0, 0, 0]), 2, "the copy and the original are the same array (A)"),
     # the copy array accessed with other subscripts (D has one, A[i][j] two)
-    ((4, 1, [0], 1, [0, 0, 0]), 1, "D is accessed with [1] subscripts"),
+    ((7, 4, [0], 1, [0, 0, 0]), 1, "D is accessed with [1] subscripts"),
 ])
 def test_check_order(running, args, argument, message):
     assert_refused(running, "datacopy", args, argument, message)
