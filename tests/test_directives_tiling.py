@@ -16,8 +16,8 @@ from clayx.errors import DirectiveError
 from clayx.frontend.c import parse_file
 from clayx.model import Mark
 
-from directive_cases import (EXAMPLES, NEST, TWO, apply, assert_refused, broken, maps,
-                             needs_gcc, run_example, same_maps, scop_of, steps_apply)
+from directive_cases import (EXAMPLES, NEST, SMALL_SIZES, TWO, apply, assert_refused, broken,
+                             maps, needs_gcc, run_example, same_maps, scop_of, steps_apply)
 
 # ---------------------------------------------------------------------------
 # golden code (tests/golden/tiling/)
@@ -221,3 +221,35 @@ def test_linearize_stripmine_identity_on_examples():
                 stmt = scop.schedule.relations_under(loop)[0].stmt
                 moved = s.schedule.of(stmt)[0].beta[:len(loop) + 1]
                 assert same_maps(apply(s, "linearize", moved, depth), scop), (stem, loop, depth)
+
+
+# an index-set split keeps its empty half (Clay does); linearize over a loop
+# that holds one must not crash on it (found by scripts/fuzz_whitebox.py:
+# isl's "void point does not have coordinates")
+EMPTY_PART = {
+    "trmm": ("iss([0, 0, 0], {0 | | 0, 0 | 0}); linearize([0], 1);",
+             "wrong coefficient (the dimension is not strip-mined)"),
+    "mvt": ("tile([0, 0], 2, 2, 5); iss([0, 0, 0], {0 | | 0 | 4}); stripmine([0], 2, 4); "
+            "linearize([0], 2);", None),
+}
+
+
+@needs_gcc
+@pytest.mark.parametrize("stem", list(EMPTY_PART))
+def test_linearize_over_an_empty_iss_part(tmp_path, stem):
+    import clayx
+    from clayx.errors import ClayxError
+    from clayx.verify import verify
+    script, refusal = EMPTY_PART[stem]
+    s = clayx.load(EXAMPLES / f"{stem}.c")
+    if refusal:
+        with pytest.raises(ClayxError, match=refusal.replace("(", r"\(").replace(")", r"\)")):
+            s.apply(script)
+        assert not s.entries
+        return
+    s.apply(script)
+    assert s.legal
+    out = tmp_path / f"{stem}_gen.c"
+    out.write_text(s.code("c"))
+    res = verify(EXAMPLES / f"{stem}.c", out, SMALL_SIZES[stem], workdir=tmp_path / "build")
+    assert res.ok and res.values > 0

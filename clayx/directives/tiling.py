@@ -141,10 +141,15 @@ def linearize(scop: Scop, beta, depth: int) -> Scop:
     inner = beta[:depth]
     new = {}
     for r in rels:
+        lin = _linearized(r, depth)
+        if r.map.is_empty():
+            # an empty part (an index-set split's empty half, which Clay
+            # keeps) runs nothing: any strip-mining fits it
+            new[id(r)] = lin
+            continue
         s = _strip_size(r, depth)
         if s is None:
             raise not_sm
-        lin = _linearized(r, depth)
         if not _stripmined(lin, depth, s, r.beta[depth]).map.is_equal(r.map):
             raise not_sm
         new[id(r)] = lin
