@@ -63,13 +63,13 @@ from typing import Sequence
 import islpy as isl
 
 from ..errors import DirectiveWarning
-from ..model import (READ, WRITE, Access, Array, Relation, Scop, Statement, identifiers,
-                     layout_info, substitute_iterators, with_layout)
-from ..model.ids import array_ids as _model_array_ids
+from ..model import (READ, WRITE, Access, Array, Relation, Scop, Statement, array_ids,
+                     bracket_subscripts, identifiers, layout_info, substitute_iterators,
+                     with_layout)
 from .common import (DEPTH_OVERFLOW, EMPTY, NOT_A_STATEMENT, NOT_FOUND, clay_matching, fail,
                      rebuild)
 from .params import (ACCESS_NOT_FOUND, ARRAY_NOT_FOUND, AccessNumber, ArrayId, Beta, Bool, Depth,
-                     Int, Ints, String)
+                     Int, Ints, String, id_range)
 from .registry import directive
 
 _dt = isl.dim_type
@@ -88,13 +88,6 @@ _IDENT = re.compile(r"[A-Za-z_]\w*\Z")
 
 
 # --- arrays and ids ---------------------------------------------------------------
-
-def array_ids(scop: Scop) -> dict[str, int]:
-    """Array name -> id, as Clay's scripts number arrays: the OpenScop
-    file's ``<arrays>`` ids when the SCoP came from one, else 1, 2, … in
-    order (:func:`clayx.model.array_ids`)."""
-    return _model_array_ids(scop)
-
 
 def _array(scop: Scop, name: str) -> Array:
     for a in scop.arrays:
@@ -228,29 +221,8 @@ def split_reference(text: str) -> tuple[str, list[str]] | None:
     m = re.match(r"\s*([A-Za-z_]\w*)", text)
     if m is None:
         return None
-    pos, subs = m.end(), []
-    n = len(text)
-    while True:
-        while pos < n and text[pos].isspace():
-            pos += 1
-        if pos >= n:
-            return m.group(1), subs
-        if text[pos] != "[":
-            return None
-        depth, start = 0, pos + 1
-        while pos < n:
-            c = text[pos]
-            if c in "[(":
-                depth += 1
-            elif c in "])":
-                depth -= 1
-                if depth == 0:
-                    break
-            pos += 1
-        if pos >= n or text[pos] != "]":
-            return None
-        subs.append(text[start:pos].strip())
-        pos += 1
+    subs, end = bracket_subscripts(text, m.end())
+    return (m.group(1), subs) if not text[end:].strip() else None
 
 
 def print_subscripts(rel: isl.Map, st: Statement) -> list[str] | None:
@@ -771,17 +743,6 @@ def _fresh_statement(scop: Scop) -> str:
     return f"S{k}"
 
 
-def _id_list(ids: dict[str, int]) -> str:
-    """The ids of ``ids`` as a short text (``1-3, 5``), runs joined."""
-    runs: list[list[int]] = []
-    for k in sorted(ids.values()):
-        if runs and k == runs[-1][1] + 1:
-            runs[-1][1] = k
-        else:
-            runs.append([k, k])
-    return ", ".join(f"{a}" if a == b else f"{a}-{b}" for a, b in runs) or "none"
-
-
 def _array_named(scop: Scop, ident: int, arg: int, directive: str) -> str:
     """The name of the array with the 1-based id ``ident`` (argument
     ``arg``), or "the array was not found"."""
@@ -789,7 +750,7 @@ def _array_named(scop: Scop, ident: int, arg: int, directive: str) -> str:
     name = next((n for n, k in ids.items() if k == ident), None)
     if name is None:
         raise fail(directive, f"{ARRAY_NOT_FOUND}: no array has the id {ident} "
-                   f"(ids: {_id_list(ids)})", arg)
+                   f"(ids {id_range(ids)})", arg)
     return name
 
 

@@ -53,7 +53,7 @@ __all__ = ["ACCESS_NOT_FOUND", "ARRAY_NOT_FOUND", "BAD_INEQUALITY", "BLOCK_VALUE
            "DEPTH_OVERFLOW", "EMPTY", "NEED_LOOP", "NOT_A_LOOP", "NOT_A_STATEMENT", "NOT_FOUND",
            "ORDER_TOO_SMALL", "VECTOR_WRONG", "WRONG_COEFFICIENT", "WRONG_FACTOR", "AccessNumber", "AccessParam", "ArrayId", "ArrayIdParam",
            "Beta", "BetaParam", "Bool", "Depth", "DepthParam", "Int", "Ints", "List", "Param",
-           "Resolution", "String", "Value"]
+           "Resolution", "String", "Value", "id_range"]
 
 # Clay's messages (clay/errors.h wording) for the arguments the types check.
 NOT_FOUND = "the beta vector was not found"
@@ -97,8 +97,9 @@ def _clay_ints(v: Any) -> Any:
     return v
 
 
-def _id_range(ids: dict[str, int]) -> str:
-    """``1..5``, or ``4..8, 10`` where OpenScop's ids have gaps."""
+def id_range(ids: dict[str, int]) -> str:
+    """The array ids of ``ids`` (name -> id) as text: ``1..5``, or ``4..8,
+    10`` where OpenScop's ids have gaps."""
     out: list[list[int]] = []
     for k in sorted(ids.values()):
         if out and k == out[-1][-1] + 1:
@@ -337,10 +338,9 @@ class BetaParam(Param):
         if not sched.exists(beta):
             raise ctx.error(NOT_FOUND, pos)
         if self.in_loop:
-            first = next(rels for st in ctx.scop.statements
-                         if (rels := sched.of(st.name))
-                         and any(r.beta[:len(beta)] == beta[:len(r.beta)] for r in rels))
-            if len(first[0].beta) == 1:
+            from .common import clay_matching       # common imports this module
+            first = clay_matching(ctx.scop, beta)[0].stmt
+            if len(sched.of(first)[0].beta) == 1:
                 raise ctx.error(NEED_LOOP, pos)
         if self.loop and not sched.is_loop(beta):
             raise ctx.error(NOT_A_LOOP, pos)
@@ -493,7 +493,7 @@ class ArrayIdParam(Param):
         name = next((n for n, k in ids.items() if k == ident), None)
         if name is None:
             raise ctx.error(f"{ARRAY_NOT_FOUND}: no array has the id {ident} "
-                            f"(ids {_id_range(ids)})", pos)
+                            f"(ids {id_range(ids)})", pos)
         if self.unlike is not None and ctx.values[self.unlike] == name:
             raise ctx.error(f"{self.same} ({name})", pos)
         return name

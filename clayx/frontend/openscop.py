@@ -91,7 +91,7 @@ import islpy as isl
 
 from ..errors import InputWarning, ModelError, OpenScopError
 from ..model import (MAY_WRITE, READ, WRITE, Access, Array, ClaySchedule,
-                     Mark, Relation, Scop, Statement)
+                     Mark, Relation, Scop, Statement, bracket_subscripts)
 from ..model.ids import ARRAY_IDS_TAG, array_ids, id_record
 from ..model.inttypes import INT64_MAX
 from .c import statement_syntax_error
@@ -1114,23 +1114,7 @@ def _body_references(arr: str, body: str, nsub: int) -> list[tuple[int, str, lis
     for m in re.finditer(r"(?<![\w.])" + re.escape(arr) + r"(?!\w)", body):
         if body[:m.start()].rstrip().endswith("->"):
             continue
-        pos, subs = m.end(), []
-        while True:
-            k = pos
-            while k < len(body) and body[k].isspace():
-                k += 1
-            if k >= len(body) or body[k] != "[":
-                break
-            depth, j = 0, k
-            while j < len(body):
-                depth += {"[": 1, "(": 1, "]": -1, ")": -1}.get(body[j], 0)
-                if depth == 0:
-                    break
-                j += 1
-            if j >= len(body) or body[j] != "]":
-                break
-            subs.append(body[k + 1:j].strip())
-            pos = j + 1
+        subs, pos = bracket_subscripts(body, m.end())
         if len(subs) == nsub:
             out.append((m.start(), body[m.start():pos], subs))
     return out

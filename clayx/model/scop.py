@@ -316,6 +316,35 @@ def substitute_iterators(body: str, mapping: dict[str, str]) -> str:
     return _TOKEN.sub(repl, body)
 
 
+def bracket_subscripts(text: str, pos: int = 0) -> tuple[list[str], int]:
+    """The bracketed subscripts ``[a][b]…`` of ``text`` from ``pos`` on
+    (spaces allowed before each), brackets and parentheses nested: their
+    texts, stripped, and the offset after the last ``]``.  The list ends at
+    anything else, or at a bracket that does not close.
+
+    >>> bracket_subscripts("A[i][ j + (k) ] = 0", 1)
+    (['i', 'j + (k)'], 15)
+    """
+    subs: list[str] = []
+    n = len(text)
+    while True:
+        k = pos
+        while k < n and text[k].isspace():
+            k += 1
+        if k >= n or text[k] != "[":
+            return subs, pos
+        depth, j = 0, k
+        while j < n:
+            depth += {"[": 1, "(": 1, "]": -1, ")": -1}.get(text[j], 0)
+            if depth == 0:
+                break
+            j += 1
+        if j >= n or text[j] != "]":
+            return subs, pos
+        subs.append(text[k + 1:j].strip())
+        pos = j + 1
+
+
 def identifiers(text: str) -> set[str]:
     """All identifier tokens of a piece of C text (not in literals, not
     member names)."""
