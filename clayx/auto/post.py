@@ -101,20 +101,15 @@ def _dates(scop: Scop, r: TreeRelation, n_out: int) -> isl.Map:
     return m
 
 
-def _is_degenerate(scop: Scop, r: TreeRelation, k: int) -> bool:
+def _is_degenerate(scop: Scop, r: TreeRelation, k: int, memo: "_Memo | None" = None) -> bool:
     """True when α ``k`` of ``r`` takes one value per iteration of the
     loops outside it (a constant, or a function of the outer α): the loop
-    at depth ``k`` runs one iteration for ``r``."""
+    at depth ``k`` runs one iteration for ``r``.  No two instances of ``r``
+    with the same α 1 … k-1 have different α ``k`` (:meth:`_Memo.less`)."""
     pa = r.alphas[k - 1]
     if not pa.involves_dims(_dt.in_, 0, pa.dim(_dt.in_)):
         return True
-    m = None
-    for a in r.alphas[:k]:
-        x = isl.Map.from_pw_aff(a)
-        m = x if m is None else m.flat_range_product(x)
-    rng = m.intersect_domain(_instances(scop, r)).range()
-    as_map = isl.Map.from_domain(rng).move_dims(_dt.out, 0, _dt.in_, k - 1, 1)
-    return as_map.is_single_valued()
+    return not (memo or _Memo(scop)).less(r, r, k)
 
 
 def _union(maps) -> isl.UnionMap | None:
@@ -172,9 +167,16 @@ class _Memo:
     identity, the objects kept alive here) and the order of their β values
     (β values renumbered in order give the same answer: a hoist or a
     fission renumbers the β of many relations but changes the dates of only
-    a few)."""
+    a few).
 
-    def __init__(self) -> None:
+    Every order question between two relations ``x`` and ``r`` is asked
+    α by α on the pairs of their instances (:meth:`pairs`, :meth:`less`):
+    the β values are known numbers and compare in Python, so isl never
+    sees the dates themselves (a map to ``2n+1`` dimensions and its
+    ``lex_lt_map``, a union of ``2n+1`` pieces, cost 3-5x more)."""
+
+    def __init__(self, scop: Scop) -> None:
+        self.scop = scop
         self.answers: dict = {}
         self._alive: dict[tuple, tuple] = {}
 
@@ -193,6 +195,65 @@ class _Memo:
         if key not in self.answers:
             self.answers[key] = compute()
         return self.answers[key]
+
+    def _alpha(self, r: TreeRelation, d: int) -> tuple[isl.Map, isl.Map]:
+        """α ``d`` of ``r`` as a map ``S[i] -> [α]`` and its reverse, 0
+        past its last α (the dates are padded with 0).  (``eq_map`` and
+        ``lt_map`` of the ``PwAff`` s cost 7-9x more than ``apply_range``
+        and ``lex_lt_map`` of these.)"""
+        if d <= len(r.alphas):
+            pa = r.alphas[d - 1]
+            key = ("alpha", id(pa))
+            self._alive[key] = pa
+        else:
+            key = ("zero", r.stmt)
+            pa = None
+
+        def compute():
+            m = isl.Map.from_pw_aff(pa if pa is not None else isl.PwAff.zero_on_domain(
+                isl.LocalSpace.from_space(_space(self.scop, r))))
+            return m, m.reverse()
+        return self.get(key, compute)
+
+    def pairs(self, x: TreeRelation, r: TreeRelation, d: int) -> isl.Map:
+        """The pairs ``x-instance -> r-instance`` whose α 1 … ``d`` are
+        equal (instances in the context, ``cons`` included)."""
+        def compute() -> isl.Map:
+            if d == 0:
+                return isl.Map.from_domain_and_range(_instances(self.scop, x),
+                                                     _instances(self.scop, r))
+            return self.pairs(x, r, d - 1).intersect(
+                self._alpha(x, d)[0].apply_range(self._alpha(r, d)[1]))
+        return self.get(("pairs", d, self.state(x, d), self.state(r, d)), compute)
+
+    def meet(self, x: TreeRelation, r: TreeRelation, d: int) -> bool:
+        """Some instance of ``x`` and one of ``r`` have equal α 1 … ``d``."""
+        return self.get(("meet", d, self.state(x, d), self.state(r, d)),
+                        lambda: not self.pairs(x, r, d).is_empty())
+
+    def less(self, x: TreeRelation, r: TreeRelation, d: int) -> bool:
+        """Some instance of ``x`` and one of ``r`` have equal α 1 … ``d-1``
+        and α ``d`` of ``x``'s smaller."""
+        return self.get(("less", d, self.state(x, d), self.state(r, d)), lambda: not (
+            self.pairs(x, r, d - 1).intersect(self._alpha(x, d)[0].lex_lt_map(
+                self._alpha(r, d)[0])).is_empty()))
+
+    def before(self, x: TreeRelation, xb: tuple, r: TreeRelation, rb: tuple, k: int) -> bool:
+        """Some instance of ``x`` runs before one of ``r`` in the same
+        iteration of the loops outside depth ``k`` (the two in that loop,
+        with the β tails ``xb`` and ``rb`` from β ``k`` on): the dates
+        compared position by position from α ``k``, as ``lex_lt_map``
+        does."""
+        for d in range(k, max(len(x.alphas), len(r.alphas)) + 1):
+            if self.less(x, r, d):
+                return True
+            if not self.meet(x, r, d):
+                return False
+            bx = xb[d - k] if d - k < len(xb) else 0
+            br = rb[d - k] if d - k < len(rb) else 0
+            if bx != br:
+                return bx < br
+        return False
 
 
 def _ranks(a: tuple, b: tuple) -> tuple[tuple, tuple] | None:
@@ -241,23 +302,15 @@ def _runs_around(memo: _Memo, scop: Scop, r: TreeRelation, x: TreeRelation, k: i
     """Does some instance of ``x`` run before (``later``: after) one of
     ``r`` in the same iteration of the loops outside depth ``k`` (both in
     the loop ``r.betas[:k]``, β tails renumbered to ``ranks``)?"""
-    n_out = 2 * max(len(r.alphas), len(x.alphas)) + 1
-    dr, dx = (memo.get(("dates", memo.state(y), rk, k, n_out),
-                       lambda y=y, rk=rk: _dates(scop, replace(y, betas=(0,) * k + rk), n_out))
-              for y, rk in zip((r, x), ranks))
-    pre = 2 * k - 1                     # β0, α1, …, β(k-1): the dates the pairs share
-    same = dx.project_out(_dt.out, pre, n_out - pre).apply_range(
-        dr.project_out(_dt.out, pre, n_out - pre).reverse())
-    around = dx.lex_gt_map(dr) if later else dx.lex_lt_map(dr)
-    return not around.intersect(same).is_empty()
+    rk, xk = ranks
+    return memo.before(r, rk, x, xk, k) if later else memo.before(x, xk, r, rk, k)
 
 
 def _hoist_once(scop: Scop, rels: list[TreeRelation], memo: _Memo | None = None) -> bool:
-    memo = memo if memo is not None else _Memo()
+    memo = memo if memo is not None else _Memo(scop)
     for r in rels:
         for k in range(len(r.alphas), 0, -1):
-            if not memo.get(("degenerate", k, memo.state(r, k)),
-                            lambda: _is_degenerate(scop, r, k)):
+            if not _is_degenerate(scop, r, k, memo):
                 continue
             where = _hoistable_memo(memo, scop, rels, r, k)
             if where is None:
@@ -281,7 +334,7 @@ def _fission_once(scop: Scop, rels: list[TreeRelation], memo: _Memo | None = Non
     iteration of the outer loops every instance of that part runs before
     every instance of the other (the loop only chained ranges that follow
     each other)."""
-    memo = memo if memo is not None else _Memo()
+    memo = memo if memo is not None else _Memo(scop)
     loops = sorted({tuple(r.betas[:k]) for r in rels for k in range(1, len(r.betas))})
     for loop in loops:
         k = len(loop)
@@ -331,16 +384,7 @@ def _chained_before(memo: _Memo, scop: Scop, ry: TreeRelation, rx: TreeRelation,
     iteration of the loops outside depth ``k``, the two in different
     children of the loop at depth ``k`` (that of ``ry`` first when
     ``y_first``)?  Dates up to β_k: ties on α_k go by position."""
-    n_out = 2 * k + 1
-
-    def dates(r: TreeRelation, b: int) -> isl.Map:
-        return memo.get(("truncated", memo.state(r, k), b, k), lambda: _truncated(
-            scop, replace(r, betas=(0,) * k + (b,) + (0,) * (len(r.betas) - k - 1)), n_out))
-    dy, dx = dates(ry, int(not y_first)), dates(rx, int(y_first))
-    pre = 2 * k - 1
-    same = dy.project_out(_dt.out, pre, n_out - pre).apply_range(
-        dx.project_out(_dt.out, pre, n_out - pre).reverse())
-    return not dy.lex_lt_map(dx).intersect(same).is_empty()
+    return memo.less(ry, rx, k) or (y_first and memo.meet(ry, rx, k))
 
 
 def _truncated(scop: Scop, r: TreeRelation, n_out: int) -> isl.Map:
@@ -355,7 +399,7 @@ def hoist(scop: Scop, rels: list[TreeRelation]) -> list[TreeRelation]:
     leaves every instance pair in the same order (step 1 of the module
     docstring).  Returns new relations; β values dense."""
     rels = _copy(rels)
-    memo = _Memo()
+    memo = _Memo(scop)
     while _hoist_once(scop, rels, memo) or _fission_once(scop, rels, memo):
         pass
     return rels
@@ -398,6 +442,7 @@ def _chains(scop: Scop, rels: list[TreeRelation]) -> list[list[Loop]]:
     child of the one before, at least two, in which every statement runs
     more than one iteration of each loop per outer iteration."""
     loops = _loops(rels)
+    memo = _Memo(scop)
     chains: list[list[Loop]] = []
     in_chain: set[tuple] = set()
     for p, lp in loops.items():
@@ -418,7 +463,7 @@ def _chains(scop: Scop, rels: list[TreeRelation]) -> list[list[Loop]]:
         # a statement that runs one iteration of a chain loop per outer
         # iteration would get a tile of one point there: leave such chains
         k0 = len(chain[0].prefix) - 1
-        if any(_is_degenerate(scop, r, k0 + j + 1) for r in chain[0].rels
+        if any(_is_degenerate(scop, r, k0 + j + 1, memo) for r in chain[0].rels
                for j in range(len(chain))):
             continue
         if len(chain) >= 2:
