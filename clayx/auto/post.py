@@ -523,22 +523,113 @@ def stride_class(scop: Scop, rel, access, dim: int) -> int | None:
     and ``map``) advances by one, the other dimensions fixed: 0 not at all,
     1 by at most one element of the last subscript (stride 1), 2 otherwise
     (a jump); None when the loop never advances with the access defined."""
+    return _stride_classes(scop, rel, [access], dim)[0]
+
+
+def _steps(scop: Scop, rel, dim: int) -> isl.Map:
+    """The instance pairs of ``rel`` one step apart at schedule dimension
+    ``dim`` (dates equal elsewhere): ``S[i] -> S[i']``."""
     st = scop.statement(rel.stmt)
     sched = rel.map.intersect_domain(st.domain.intersect_params(scop.context))
-    acc = access.relation.intersect_domain(st.domain)
-    at = sched.reverse().apply_range(acc)                     # dates -> element
-    # dates -> the same dates with ``dim`` one further (built, not parsed:
-    # parsing was half of this function's time)
-    same = isl.MultiAff.identity_on_domain_space(at.get_space().domain())
-    step = same.get_at(dim).set_constant_val(isl.Val.one(same.get_ctx()))
-    shift = isl.Map.from_multi_aff(same.set_at(dim, step))
-    pairs = at.reverse().apply_range(shift).apply_range(at)   # element -> next element
-    if pairs.is_empty():
-        return None
-    deltas = pairs.deltas()
+    return sched.apply_range(_shift(sched.get_space().range(), dim)).apply_range(
+        sched.reverse())
+
+
+_SHIFTS: dict[tuple[str, int], isl.Map] = {}
+
+
+def _shift(space: isl.Space, dim: int) -> isl.Map:
+    """Dates -> the same dates with ``dim`` one further (built, not parsed:
+    parsing was half of :func:`stride_class`'s time; kept per space)."""
+    key = (str(space), dim)
+    if key not in _SHIFTS:
+        same = isl.MultiAff.identity_on_domain_space(space)
+        step = same.get_at(dim).set_constant_val(isl.Val.one(same.get_ctx()))
+        if len(_SHIFTS) > 1024:
+            _SHIFTS.clear()
+        _SHIFTS[key] = isl.Map.from_multi_aff(same.set_at(dim, step))
+    return _SHIFTS[key]
+
+
+#: The linear part of affine accesses (:func:`_linear`), by access relation,
+#: with the statement domain and context it was computed on (kept alive
+#: here, so an identity is never reused); a few SCoPs' worth.
+_LINEAR: dict[int, tuple] = {}
+
+
+def _linear(scop: Scop, st, access) -> isl.Map | None:
+    """``{ S[d] -> A[A·d] }``: the linear part of ``access`` (element
+    ``A·i + b(params)``), when it is an affine function of the instances
+    of ``st``, defined on all of them (in the context) and with no integer
+    division; else None."""
+    rel = access.relation
+    hit = _LINEAR.get(id(rel))
+    if hit is not None and hit[0] is rel and hit[1] is st.domain and hit[2] is scop.context:
+        return hit[3]
+    out = None
+    inst = st.domain.intersect_params(scop.context)
+    acc = rel.intersect_domain(inst)
+    if acc.is_single_valued() and inst.is_subset(acc.domain()):
+        pma = isl.PwMultiAff.from_map(acc)
+        pieces: list = []
+        pma.foreach_piece(lambda _, ma: pieces.append(ma))
+        if len(pieces) == 1:
+            ma = pieces[0]
+            zero = isl.Val.zero(ma.get_ctx())
+            for k in range(ma.dim(_dt.out)):
+                aff = ma.get_at(k)
+                if aff.dim(_dt.div):
+                    break
+                aff = aff.set_constant_val(zero)
+                for p in range(aff.dim(_dt.param)):
+                    aff = aff.set_coefficient_val(_dt.param, p, zero)
+                ma = ma.set_at(k, aff)
+            else:
+                out = isl.Map.from_multi_aff(ma)
+    if len(_LINEAR) > 4096:
+        _LINEAR.clear()
+    _LINEAR[id(rel)] = (rel, st.domain, scop.context, out)
+    return out
+
+
+def _stride_classes(scop: Scop, rel, accesses, dim: int) -> list[int | None]:
+    """:func:`stride_class` of each of ``accesses`` (of ``rel``'s
+    statement).  The instance steps are computed once; for an affine
+    access the element steps are its linear part applied to the instance
+    steps' deltas (``A·i' - A·i = A·(i' - i)``), else the access is
+    composed with the steps."""
+    st = scop.statement(rel.stmt)
+    steps = _steps(scop, rel, dim)
+    out: list[int | None] = []
+    inst_deltas = None
+    for access in accesses:
+        lin = _linear(scop, st, access)
+        if lin is not None:
+            if steps.is_empty():
+                out.append(None)
+                continue
+            if inst_deltas is None:
+                inst_deltas = steps.deltas()
+            out.append(_delta_class(inst_deltas.apply(lin)))
+            continue
+        acc = access.relation.intersect_domain(st.domain)
+        pairs = acc.reverse().apply_range(steps).apply_range(acc)  # element -> next element
+        out.append(None if pairs.is_empty() else _delta_class(pairs.deltas()))
+    return out
+
+
+def _delta_class(deltas: isl.Set) -> int:
+    """0 when every element step in ``deltas`` (not empty) is zero, 1 when
+    it is at most one element of the last subscript, else 2."""
     m = deltas.dim(_dt.set)
     if m == 0:
         return 0
+    fixed = [deltas.plain_get_val_if_fixed(_dt.set, k) for k in range(m)]
+    if not any(v.is_nan() for v in fixed):          # one step (affine accesses)
+        vals = [v.to_python() for v in fixed]
+        if not any(vals):
+            return 0
+        return 1 if not any(vals[:-1]) and abs(vals[-1]) <= 1 else 2
     zero = isl.Set.universe(deltas.get_space())
     for k in range(m):
         zero = zero.fix_val(_dt.set, k, 0)
@@ -560,8 +651,8 @@ def stride_counts(scop: Scop, rels, depths) -> list[tuple[int, int]]:
     for depth in depths:
         jumps = ones = 0
         for rel in rels:
-            for a in scop.statement(rel.stmt).accesses:
-                c = stride_class(scop, rel, a, 2 * depth - 1)
+            for c in _stride_classes(scop, rel, scop.statement(rel.stmt).accesses,
+                                     2 * depth - 1):
                 jumps += c == 2
                 ones += c == 1
         out.append((jumps, ones))
@@ -668,8 +759,8 @@ def jumps(scop: Scop, sched) -> tuple[int, ...]:
         by.setdefault(dim, 0)
         if not rel.depth:
             continue
-        for a in scop.statement(rel.stmt).accesses:
-            by[dim] += stride_class(scop, rel, a, 2 * rel.depth - 1) == 2
+        by[dim] += sum(c == 2 for c in _stride_classes(
+            scop, rel, scop.statement(rel.stmt).accesses, 2 * rel.depth - 1))
     return tuple(by[d] for d in sorted(by, reverse=True))
 
 
