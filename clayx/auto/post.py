@@ -179,16 +179,27 @@ class _Memo:
         self.scop = scop
         self.answers: dict = {}
         self._alive: dict[tuple, tuple] = {}
+        self._states: dict[tuple[int, int | None], tuple] = {}
 
     def state(self, r: TreeRelation, n_alphas: int | None = None) -> tuple:
         """What ``r``'s dates are made of besides its β values (its first
         ``n_alphas`` α; default: all), by identity: the objects are kept
-        alive as long as the memo, so an identity is never reused."""
+        alive as long as the memo, so an identity is never reused.  Kept
+        per relation until :meth:`changed`."""
+        hit = self._states.get((id(r), n_alphas))
+        if hit is not None and hit[0] is r:
+            return hit[1]
         alphas = tuple(r.alphas if n_alphas is None else r.alphas[:n_alphas])
         key = (r.stmt, id(r.cons), tuple(map(id, alphas)))
         if key not in self._alive:
             self._alive[key] = (r.cons, alphas)
+        self._states[(id(r), n_alphas)] = (r, key)
         return key
+
+    def changed(self) -> None:
+        """The α of some relation changed: forget the states of
+        :meth:`state`."""
+        self._states.clear()
 
     def get(self, key: tuple, compute):
         """The memoized ``compute()`` for ``key``."""
@@ -197,33 +208,29 @@ class _Memo:
         return self.answers[key]
 
     def _alpha(self, r: TreeRelation, d: int) -> tuple[isl.Map, isl.Map]:
-        """α ``d`` of ``r`` as a map ``S[i] -> [α]`` and its reverse, 0
-        past its last α (the dates are padded with 0).  (``eq_map`` and
-        ``lt_map`` of the ``PwAff`` s cost 7-9x more than ``apply_range``
-        and ``lex_lt_map`` of these.)"""
-        if d <= len(r.alphas):
-            pa = r.alphas[d - 1]
-            key = ("alpha", id(pa))
-            self._alive[key] = pa
-        else:
-            key = ("zero", r.stmt)
-            pa = None
+        """α ``d`` of ``r`` on its instances (in the context, ``cons``
+        included) as a map ``S[i] -> [α]`` and its reverse, 0 past its last
+        α (the dates are padded with 0).  (``eq_map`` and ``lt_map`` of the
+        ``PwAff`` s cost 7-9x more than ``apply_range`` and ``lex_lt_map``
+        of these.)"""
+        pa = r.alphas[d - 1] if d <= len(r.alphas) else None
+        key = ("alpha", self.state(r, 0), id(pa))
+        if pa is not None:
+            self._alive[("alpha", id(pa))] = pa
 
         def compute():
             m = isl.Map.from_pw_aff(pa if pa is not None else isl.PwAff.zero_on_domain(
                 isl.LocalSpace.from_space(_space(self.scop, r))))
+            m = m.intersect_domain(_instances(self.scop, r))
             return m, m.reverse()
         return self.get(key, compute)
 
     def pairs(self, x: TreeRelation, r: TreeRelation, d: int) -> isl.Map:
         """The pairs ``x-instance -> r-instance`` whose α 1 … ``d`` are
-        equal (instances in the context, ``cons`` included)."""
+        equal (``d`` ≥ 1; instances in the context, ``cons`` included)."""
         def compute() -> isl.Map:
-            if d == 0:
-                return isl.Map.from_domain_and_range(_instances(self.scop, x),
-                                                     _instances(self.scop, r))
-            return self.pairs(x, r, d - 1).intersect(
-                self._alpha(x, d)[0].apply_range(self._alpha(r, d)[1]))
+            eq = self._alpha(x, d)[0].apply_range(self._alpha(r, d)[1])
+            return eq if d == 1 else self.pairs(x, r, d - 1).intersect(eq)
         return self.get(("pairs", d, self.state(x, d), self.state(r, d)), compute)
 
     def meet(self, x: TreeRelation, r: TreeRelation, d: int) -> bool:
@@ -234,9 +241,10 @@ class _Memo:
     def less(self, x: TreeRelation, r: TreeRelation, d: int) -> bool:
         """Some instance of ``x`` and one of ``r`` have equal α 1 … ``d-1``
         and α ``d`` of ``x``'s smaller."""
-        return self.get(("less", d, self.state(x, d), self.state(r, d)), lambda: not (
-            self.pairs(x, r, d - 1).intersect(self._alpha(x, d)[0].lex_lt_map(
-                self._alpha(r, d)[0])).is_empty()))
+        def compute() -> bool:
+            lt = self._alpha(x, d)[0].lex_lt_map(self._alpha(r, d)[0])
+            return not (lt if d == 1 else self.pairs(x, r, d - 1).intersect(lt)).is_empty()
+        return self.get(("less", d, self.state(x, d), self.state(r, d)), compute)
 
     def before(self, x: TreeRelation, xb: tuple, r: TreeRelation, rb: tuple, k: int) -> bool:
         """Some instance of ``x`` runs before one of ``r`` in the same
@@ -324,6 +332,7 @@ def _hoist_once(scop: Scop, rels: list[TreeRelation], memo: _Memo | None = None)
             r.betas = r.betas[:k - 1] + (b,) + r.betas[k + 1:]
             del r.alphas[k - 1]
             del r.members[k - 1]
+            memo.changed()
             _renumber(rels)
             return True
     return False
@@ -807,7 +816,7 @@ def parallel_marks(scop: Scop, rels: Sequence[TreeRelation], deps, *,
     loop under ``r`` and ``q`` are left sequential; a time loop around a
     2-D stencil sweep keeps its parallel sweep); the loops inside it stay
     sequential too."""
-    from ..analysis import parallel_violations
+    from ..analysis.legality import is_parallel
     loops = _loops(rels)
     sched = relations_schedule(rels, scop)
     new_scop = replace(scop, schedule=sched)
@@ -817,7 +826,7 @@ def parallel_marks(scop: Scop, rels: Sequence[TreeRelation], deps, *,
         for kid in _children(loops, rels, prefix):
             if kid not in loops:
                 continue
-            if not parallel_violations(new_scop, kid, len(kid), deps, limit=1):
+            if is_parallel(new_scop, kid, len(kid), deps):
                 if len(kid) > 1 and min_work and max(
                         _fiber_dim(scop, r, len(kid) - 1)
                         for r in loops[kid].rels) < max(min_work, len(kid)):
