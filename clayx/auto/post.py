@@ -58,7 +58,7 @@ from typing import Sequence
 import islpy as isl
 
 from ..model import Mark, Relation, Scop
-from .tree import Member, TreeRelation, relations_schedule
+from .tree import Member, TreeRelation, relation_map, relations_schedule, stmt_info
 
 __all__ = ["Loop", "distribute", "hoist", "jumps", "parallel_marks", "parallel_work", "stride_class", "tile"]
 
@@ -83,11 +83,11 @@ def _renumber(rels: Sequence[TreeRelation]) -> None:
 
 
 def _space(scop: Scop, r: TreeRelation) -> isl.Space:
-    return scop.statement(r.stmt).domain.get_space()
+    return stmt_info(scop, r.stmt).space
 
 
 def _instances(scop: Scop, r: TreeRelation) -> isl.Set:
-    d = scop.statement(r.stmt).domain.intersect_params(scop.context)
+    d = stmt_info(scop, r.stmt).instances
     return d if r.cons is None else d.intersect(r.cons)
 
 
@@ -538,8 +538,7 @@ def stride_class(scop: Scop, rel, access, dim: int) -> int | None:
 def _steps(scop: Scop, rel, dim: int) -> isl.Map:
     """The instance pairs of ``rel`` one step apart at schedule dimension
     ``dim`` (dates equal elsewhere): ``S[i] -> S[i']``."""
-    st = scop.statement(rel.stmt)
-    sched = rel.map.intersect_domain(st.domain.intersect_params(scop.context))
+    sched = rel.map.intersect_domain(stmt_info(scop, rel.stmt).instances)
     return sched.apply_range(_shift(sched.get_space().range(), dim)).apply_range(
         sched.reverse())
 
@@ -607,7 +606,7 @@ def _stride_classes(scop: Scop, rel, accesses, dim: int) -> list[int | None]:
     access the element steps are its linear part applied to the instance
     steps' deltas (``A·i' - A·i = A·(i' - i)``), else the access is
     composed with the steps."""
-    st = scop.statement(rel.stmt)
+    st = stmt_info(scop, rel.stmt).statement
     steps = _steps(scop, rel, dim)
     out: list[int | None] = []
     inst_deltas = None
@@ -660,7 +659,7 @@ def stride_counts(scop: Scop, rels, depths) -> list[tuple[int, int]]:
     for depth in depths:
         jumps = ones = 0
         for rel in rels:
-            for c in _stride_classes(scop, rel, scop.statement(rel.stmt).accesses,
+            for c in _stride_classes(scop, rel, stmt_info(scop, rel.stmt).statement.accesses,
                                      2 * depth - 1):
                 jumps += c == 2
                 ones += c == 1
@@ -678,7 +677,7 @@ def _innermost(scop: Scop, rels: Sequence[TreeRelation], k: int, n: int) -> tupl
     whose innermost loop is the last of the chain count (all of them when
     none is)."""
     inner = [r for r in rels if len(r.alphas) == k + n] or list(rels)
-    counts = stride_counts(scop, [Relation(r.stmt, tuple(r.betas), r.map(_space(scop, r)))
+    counts = stride_counts(scop, [Relation(r.stmt, tuple(r.betas), relation_map(scop, r))
                                   for r in inner], range(k + 1, k + n + 1))
     best, key = n - 1, None
     for j, (jumps, ones) in enumerate(counts):
@@ -764,12 +763,13 @@ def jumps(scop: Scop, sched) -> tuple[int, ...]:
     lines in cache, but the code the compiler sees does not vectorize."""
     by: dict[int, int] = {}
     for rel in sched.relations:
-        dim = scop.statement(rel.stmt).domain.dim(_dt.set)
+        st = stmt_info(scop, rel.stmt).statement
+        dim = st.domain.dim(_dt.set)
         by.setdefault(dim, 0)
         if not rel.depth:
             continue
         by[dim] += sum(c == 2 for c in _stride_classes(
-            scop, rel, scop.statement(rel.stmt).accesses, 2 * rel.depth - 1))
+            scop, rel, st.accesses, 2 * rel.depth - 1))
     return tuple(by[d] for d in sorted(by, reverse=True))
 
 
@@ -794,7 +794,7 @@ def _fiber_dim(scop: Scop, r: TreeRelation, d: int) -> int:
     n = space.dim(_dt.set)
     if d == 0:
         return n
-    m = r.map(space).intersect_domain(_instances(scop, r))
+    m = relation_map(scop, r).intersect_domain(_instances(scop, r))
     m = m.project_out(_dt.out, 2 * d, m.dim(_dt.out) - 2 * d)
     same = m.apply_range(m.reverse())
     hull = same.deltas().affine_hull()

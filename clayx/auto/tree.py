@@ -29,12 +29,12 @@ more than one child, one single-member band per α dimension, ``parallel``
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import NamedTuple, Sequence
 
 import islpy as isl
 
 from ..errors import ClayxError
-from ..model import ClaySchedule, Relation, Scop
+from ..model import ClaySchedule, Relation, Scop, Statement
 
 __all__ = ["Member", "TreeRelation", "TreeError", "from_tree", "relations_schedule",
            "to_tree"]
@@ -95,8 +95,39 @@ def _const_map(space: isl.Space, value: int) -> isl.Map:
     return isl.Map.from_aff(aff)
 
 
+class StmtInfo(NamedTuple):
+    """What the passes ask of a statement over and over: the
+    :class:`~clayx.model.Statement`, its set space and its instances (its
+    domain in the SCoP's context)."""
+
+    statement: Statement
+    space: isl.Space
+    instances: isl.Set
+
+
+#: :class:`StmtInfo` per statement name, per SCoP (by the identity of its
+#: statements and context, kept alive here); a few SCoPs' worth.
+_INFO: dict[int, tuple] = {}
+
+
+def stmt_info(scop: Scop, name: str) -> StmtInfo:
+    """The :class:`StmtInfo` of ``scop``'s statement ``name`` (computed once
+    per SCoP: ``Scop.statement`` is a linear search)."""
+    hit = _INFO.get(id(scop.statements))
+    if hit is None or hit[0] is not scop.statements or hit[1] is not scop.context:
+        if len(_INFO) > 64:
+            _INFO.clear()
+        hit = _INFO[id(scop.statements)] = (scop.statements, scop.context, {})
+    info = hit[2].get(name)
+    if info is None:
+        st = scop.statement(name)
+        info = hit[2][name] = StmtInfo(st, st.domain.get_space(),
+                                       st.domain.intersect_params(scop.context))
+    return info
+
+
 def _stmt_space(scop: Scop, name: str) -> isl.Space:
-    return scop.statement(name).domain.get_space()
+    return stmt_info(scop, name).space
 
 
 def _gisted(pa: isl.PwAff, dom: isl.Set) -> isl.PwAff:
@@ -136,7 +167,7 @@ def from_tree(tree: isl.Schedule, scop: Scop) -> list[TreeRelation]:
     order = {st.name: k for k, st in enumerate(scop.statements)}
 
     def instances(p: TreeRelation) -> isl.Set:
-        d = scop.statement(p.stmt).domain.intersect_params(ctx_set)
+        d = stmt_info(scop, p.stmt).instances
         return d if p.cons is None else d.intersect(p.cons)
 
     def walk(node: isl.ScheduleNode, parts: list[TreeRelation]) -> None:
@@ -158,7 +189,7 @@ def from_tree(tree: isl.Schedule, scop: Scop) -> list[TreeRelation]:
                 s = f.extract_set(_stmt_space(scop, p.stmt))
                 if s.is_empty():
                     continue
-                full = scop.statement(p.stmt).domain.intersect_params(ctx_set)
+                full = stmt_info(scop, p.stmt).instances
                 inst = instances(p).intersect(s)
                 if inst.is_empty():
                     continue
@@ -228,20 +259,37 @@ def assign_betas(rels: list[TreeRelation]) -> None:
     walk(rels, 0)
 
 
+#: :meth:`TreeRelation.map` of relations, by statement, β values, and the
+#: identity of the constraints and α (kept alive here with the statement,
+#: so an identity is never reused): the post-processing passes read the
+#: same relations' maps several times.
+_MAPS: dict[tuple, tuple] = {}
+
+
+def relation_map(scop: Scop, r: TreeRelation) -> isl.Map:
+    """``r.map`` on the space of its statement in ``scop``, computed once
+    per content (:data:`_MAPS`)."""
+    info = stmt_info(scop, r.stmt)
+    key = (id(info.statement), tuple(r.betas), id(r.cons), tuple(map(id, r.alphas)))
+    hit = _MAPS.get(key)
+    if hit is None:
+        if len(_MAPS) > 4096:
+            _MAPS.clear()
+        hit = _MAPS[key] = (info.statement, r.cons, tuple(r.alphas), r.map(info.space))
+    return hit[3]
+
+
 def relations_schedule(rels: Sequence[TreeRelation], scop: Scop,
                        marks: tuple = ()) -> ClaySchedule:
     """The :class:`ClaySchedule` of ``rels`` (β values assigned)."""
-    out = []
-    for r in rels:
-        m = r.map(_stmt_space(scop, r.stmt))
-        out.append(Relation(r.stmt, tuple(r.betas), m))
+    out = [Relation(r.stmt, tuple(r.betas), relation_map(scop, r)) for r in rels]
     return ClaySchedule(tuple(out), tuple(marks))
 
 
 # --- Clay → tree ------------------------------------------------------------------------
 
 def _instances(scop: Scop, rel: Relation) -> isl.Set:
-    dom = scop.statement(rel.stmt).domain.intersect_params(scop.context)
+    dom = stmt_info(scop, rel.stmt).instances
     return rel.map.intersect_domain(dom).domain()
 
 
