@@ -242,9 +242,32 @@ class _Memo:
         """Some instance of ``x`` and one of ``r`` have equal α 1 … ``d-1``
         and α ``d`` of ``x``'s smaller."""
         def compute() -> bool:
+            cx, cr = self._constant(x, d), self._constant(r, d)
+            if cx is not None and cr is not None:      # two numbers
+                return cx < cr and (d == 1 or self.meet(x, r, d - 1))
             lt = self._alpha(x, d)[0].lex_lt_map(self._alpha(r, d)[0])
             return not (lt if d == 1 else self.pairs(x, r, d - 1).intersect(lt)).is_empty()
         return self.get(("less", d, self.state(x, d), self.state(r, d)), compute)
+
+    def _constant(self, r: TreeRelation, d: int) -> int | None:
+        """α ``d`` of ``r`` when it is one integer on every instance (no
+        parameter either; 0 past its last α), else None."""
+        if d > len(r.alphas):
+            return 0
+        pa = r.alphas[d - 1]
+
+        def compute() -> int | None:
+            if pa.n_piece() != 1 or pa.involves_dims(_dt.in_, 0, pa.dim(_dt.in_)) or \
+                    pa.involves_dims(_dt.param, 0, pa.dim(_dt.param)):
+                return None
+            pieces: list = []
+            pa.foreach_piece(lambda dom, aff: pieces.append((dom, aff)))
+            dom, aff = pieces[0]
+            if not dom.plain_is_universe() or aff.dim(_dt.div):
+                return None
+            return aff.get_constant_val().to_python()
+        self._alive[("alpha", id(pa))] = pa
+        return self.get(("constant", id(pa)), compute)
 
     def before(self, x: TreeRelation, xb: tuple, r: TreeRelation, rb: tuple, k: int) -> bool:
         """Some instance of ``x`` runs before one of ``r`` in the same
@@ -255,12 +278,14 @@ class _Memo:
         for d in range(k, max(len(x.alphas), len(r.alphas)) + 1):
             if self.less(x, r, d):
                 return True
-            if not self.meet(x, r, d):
-                return False
             bx = xb[d - k] if d - k < len(xb) else 0
             br = rb[d - k] if d - k < len(rb) else 0
-            if bx != br:
-                return bx < br
+            if bx > br:             # a tie on α d runs r first: no need to look for one
+                return False
+            if not self.meet(x, r, d):
+                return False
+            if bx < br:
+                return True
         return False
 
 
