@@ -73,8 +73,10 @@ def _renumber(rels: Sequence[TreeRelation]) -> None:
         index = {v: k for k, v in enumerate(values)}
         by: dict = {}
         for r in group:
-            r.betas = r.betas[:level] + (index[r.betas[level]],) + r.betas[level + 1:]
-            by.setdefault(r.betas[level], []).append(r)
+            old, new = r.betas[level], index[r.betas[level]]
+            if type(old) is not int or old != new:
+                r.betas = r.betas[:level] + (new,) + r.betas[level + 1:]
+            by.setdefault(new, []).append(r)
         for sub in by.values():
             deeper = [r for r in sub if len(r.betas) > level + 1]
             if deeper:
@@ -343,7 +345,8 @@ def _hoist_once(scop: Scop, rels: list[TreeRelation], memo: _Memo | None = None)
     memo = memo if memo is not None else _Memo(scop)
     for r in rels:
         for k in range(len(r.alphas), 0, -1):
-            if not _is_degenerate(scop, r, k, memo):
+            if not memo.get(("degenerate", k, memo.state(r, k)),
+                            lambda: _is_degenerate(scop, r, k, memo)):
                 continue
             where = _hoistable_memo(memo, scop, rels, r, k)
             if where is None:
