@@ -237,3 +237,121 @@ def test_auto_cpu_default_tiles_run_like_the_original(tmp_path, monkeypatch, ste
     sizes = {k: 5 * v for k, v in SMALL_SIZES[stem].items()}
     res = verify(src, gen, sizes, openmp=True, workdir=tmp_path / "build")
     assert res.ok and res.values > 0
+
+
+# --- the post-processing's checks, against what they replace ----------------------
+
+def _composed_stride_class(scop, rel, access, dim):
+    """:func:`clayx.auto.post.stride_class` as it was first written: the
+    access composed with the dates and their shift by one at ``dim``."""
+    import islpy as isl
+    st = scop.statement(rel.stmt)
+    sched = rel.map.intersect_domain(st.domain.intersect_params(scop.context))
+    at = sched.reverse().apply_range(access.relation.intersect_domain(st.domain))
+    same = isl.MultiAff.identity_on_domain_space(at.get_space().domain())
+    step = same.get_at(dim).set_constant_val(isl.Val.one(same.get_ctx()))
+    pairs = at.reverse().apply_range(isl.Map.from_multi_aff(same.set_at(dim, step))) \
+        .apply_range(at)
+    if pairs.is_empty():
+        return None
+    deltas = pairs.deltas()
+    m = deltas.dim(isl.dim_type.set)
+    if m == 0:
+        return 0
+    zero = isl.Set.universe(deltas.get_space())
+    for k in range(m):
+        zero = zero.fix_val(isl.dim_type.set, k, 0)
+    if deltas.is_subset(zero):
+        return 0
+    near = isl.Set.universe(deltas.get_space())
+    for k in range(m - 1):
+        near = near.fix_val(isl.dim_type.set, k, 0)
+    near = near.lower_bound_val(isl.dim_type.set, m - 1, -1).upper_bound_val(
+        isl.dim_type.set, m - 1, 1)
+    return 1 if deltas.is_subset(near) else 2
+
+
+def _all_stride_classes(scop, sched):
+    from clayx.auto import post
+    out = []
+    for rel in sched.relations:
+        accesses = scop.statement(rel.stmt).accesses
+        for d in range(1, rel.depth + 1):
+            got = post._stride_classes(scop, rel, accesses, 2 * d - 1)
+            want = [_composed_stride_class(scop, rel, a, 2 * d - 1) for a in accesses]
+            assert got == want, (rel.stmt, d)
+            out += got
+    return out
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("stem", KERNELS)
+def test_stride_classes_answer_like_the_composed_accesses(stem):
+    # affine accesses go through their linear part on the instance steps'
+    # deltas, the others through the composition: the same classes as the
+    # composition alone, for the loops as written and the cpu schedule
+    scop = clayx.load(EXAMPLES / f"{stem}.c").original
+    _all_stride_classes(scop, scop.schedule)
+    _all_stride_classes(scop, schedule(scop, "cpu").schedule)
+
+
+def test_stride_classes_of_accesses_with_divisions(tmp_path):
+    # A[i % 2][j] and C[j / 2] have integer divisions: no linear part, the
+    # composition answers; C[j / 2] steps by 0 or 1 (not one fixed step)
+    from clayx.auto import post
+    src = tmp_path / "mod.c"
+    src.write_text("void k(int n, double A[2][100], double B[100][100], double C[100]) {\n"
+                   "#pragma scop\n"
+                   "  for (int i = 0; i < n; i++)\n"
+                   "    for (int j = 0; j < n; j++) {\n"
+                   "      A[i % 2][j] = B[j][i] + C[j / 2];\n"
+                   "      C[j] = A[(i + 1) % 2][j];\n"
+                   "    }\n"
+                   "#pragma endscop\n}\n")
+    scop = clayx.load(src).original
+    s0 = scop.schedule.relations[0]
+    st = scop.statement(s0.stmt)
+    assert [post._linear(scop, st, a) is None for a in st.accesses] == [False, True, True]
+    by = {a.array: a for a in st.accesses}
+    assert [post.stride_class(scop, s0, by[x], 3) for x in "BCA"] == [2, 1, 1]   # j
+    assert [post.stride_class(scop, s0, by[x], 1) for x in "BCA"] == [1, 0, 2]   # i
+    _all_stride_classes(scop, scop.schedule)
+
+
+@pytest.mark.parametrize("stem", ["adi", "2mm", "jacobi-2d", "lu", "seidel-2d"])
+def test_is_parallel_answers_like_parallel_violations(stem):
+    from dataclasses import replace as with_
+    from clayx.analysis import dependences, parallel_violations
+    from clayx.analysis.legality import is_parallel
+    scop = clayx.load(EXAMPLES / f"{stem}.c").original
+    deps = dependences(scop)
+    seen = set()
+    for sched in (scop.schedule, schedule(scop, "cpu", parallel=False).schedule):
+        s = with_(scop, schedule=sched)
+        loops = {tuple(r.beta[:k]) for r in sched.relations for k in range(1, r.depth + 1)}
+        for loop in sorted(loops):
+            got = is_parallel(s, loop, len(loop), deps)
+            assert got == (not parallel_violations(s, loop, len(loop), deps)), loop
+            seen.add(got)
+    assert seen == {True, False}
+
+
+def test_relation_maps_and_statement_facts_are_kept_per_content():
+    from dataclasses import replace as with_
+    import islpy as isl
+    from clayx.auto.tree import from_tree, relation_map, stmt_info, to_tree
+    scop = clayx.load(EXAMPLES / "jacobi-1d.c").original
+    r = from_tree(to_tree(scop), scop)[0]
+    space = scop.statement(r.stmt).domain.get_space()
+    m = relation_map(scop, r)
+    assert m.is_equal(r.map(space)) and relation_map(scop, r) is m
+    moved = with_(r, alphas=[r.alphas[0].add_constant_val(isl.Val(1, context=m.get_ctx()))]
+                  + list(r.alphas[1:]))
+    assert not relation_map(scop, moved).is_equal(m)
+    assert relation_map(scop, moved).is_equal(moved.map(space))
+    after = with_(r, betas=(1,) + tuple(r.betas[1:]))
+    assert not relation_map(scop, after).is_equal(m)
+    # another context: other instances
+    small = with_(scop, context=scop.context.lower_bound_val(
+        isl.dim_type.param, 0, 7))
+    assert stmt_info(small, r.stmt).instances.is_strict_subset(stmt_info(scop, r.stmt).instances)
