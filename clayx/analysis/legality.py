@@ -363,10 +363,11 @@ def _suspect_pairs(sch: _Sched, pair_maps) -> dict[tuple[str, str], isl.Map]:
 
 
 def _carried_pairs(sch: _Sched, prefix: tuple[int, ...], depth: int,
-                   pair_maps) -> dict[tuple[str, str], isl.Map]:
+                   pair_maps, first: bool = False) -> dict[tuple[str, str], isl.Map]:
     """For each statement pair under the loop ``prefix`` whose union of
     dependences has a pair in two different iterations of it (α
-    ``depth``): the instance pairs of the schedule that run so."""
+    ``depth``): the instance pairs of the schedule that run so (``first``:
+    only the first such statement pair found)."""
     p = 2 * depth - 1
     space = isl.Space.set_alloc(sch.space.get_ctx(), 0, p + 1)
     same = _prefix_equal(space, p)
@@ -387,6 +388,8 @@ def _carried_pairs(sch: _Sched, prefix: tuple[int, ...], depth: int,
                 c = x if c is None else c.union(x)
         if not m.intersect(c).is_empty():
             carried[(s_, t_)] = c
+            if first:
+                break
     return carried
 
 
@@ -544,7 +547,7 @@ def is_parallel(scop: Scop, loop: Sequence[int], depth: int | None = None,
     parallel marks ask it for every loop)."""
     prefix, depth = _loop_prefix(scop, loop, depth, directive)
     _, pair_maps = _validity(_deps(scop, deps))
-    return not _carried_pairs(_sched(scop.schedule), prefix, depth, pair_maps)
+    return not _carried_pairs(_sched(scop.schedule), prefix, depth, pair_maps, first=True)
 
 
 @wrap_isl
