@@ -445,10 +445,24 @@ def hoist(scop: Scop, rels: list[TreeRelation]) -> list[TreeRelation]:
     leaves every instance pair in the same order (step 1 of the module
     docstring).  Returns new relations; β values dense."""
     rels = _copy(rels)
-    memo = _Memo(scop)
+    global _last_memo
+    memo = _last_memo = _Memo(scop)
     while _hoist_once(scop, rels, memo) or _fission_once(scop, rels, memo):
         pass
     return rels
+
+
+#: The :class:`_Memo` of the last :func:`hoist`: the passes after it
+#: (:func:`_chains`) ask the same questions of the same α (answers are keyed
+#: by content within one SCoP: sharing them is always right; the next hoist
+#: starts a new memo).
+_last_memo: _Memo | None = None
+
+
+def _memo(scop: Scop) -> _Memo:
+    """The last :func:`hoist`'s memo when it was for ``scop``, else a new one."""
+    memo = _last_memo
+    return memo if memo is not None and memo.scop is scop else _Memo(scop)
 
 
 class Loop:
@@ -488,7 +502,7 @@ def _chains(scop: Scop, rels: list[TreeRelation]) -> list[list[Loop]]:
     child of the one before, at least two, in which every statement runs
     more than one iteration of each loop per outer iteration."""
     loops = _loops(rels)
-    memo = _Memo(scop)
+    memo = _memo(scop)
     chains: list[list[Loop]] = []
     in_chain: set[tuple] = set()
     for p, lp in loops.items():

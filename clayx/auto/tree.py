@@ -166,6 +166,13 @@ def from_tree(tree: isl.Schedule, scop: Scop) -> list[TreeRelation]:
     ctx_set = scop.context
     order = {st.name: k for k, st in enumerate(scop.statements)}
 
+    no_instance: dict[str, bool] = {}
+
+    def empty(stmt: str) -> bool:
+        if stmt not in no_instance:
+            no_instance[stmt] = stmt_info(scop, stmt).instances.is_empty()
+        return no_instance[stmt]
+
     def instances(p: TreeRelation) -> isl.Set:
         d = stmt_info(scop, p.stmt).instances
         return d if p.cons is None else d.intersect(p.cons)
@@ -190,6 +197,15 @@ def from_tree(tree: isl.Schedule, scop: Scop) -> list[TreeRelation]:
                 if s.is_empty():
                     continue
                 full = stmt_info(scop, p.stmt).instances
+                if p.cons is None and s.plain_is_universe():
+                    # the filter keeps every instance (isl's filters are
+                    # whole statements, to_tree's their instances)
+                    if empty(p.stmt):
+                        continue
+                    cons = None
+                    kept.append(TreeRelation(p.stmt, list(p.keys), list(p.alphas), cons,
+                                             list(p.members)))
+                    continue
                 inst = instances(p).intersect(s)
                 if inst.is_empty():
                     continue
