@@ -125,3 +125,17 @@ def test_pair_questions_answer_like_the_dates(stem):
                     assert got == _dates_before(scop, x, xb, r, rb, k), (stem, x.stmt, r.stmt, k)
                     seen[got] += 1
     assert seen[True] and seen[False], seen      # both answers occur: the check can fail
+
+
+def test_passes_after_hoist_share_its_memo_for_that_scop_only():
+    # _chains asks hoist's memo (same α, answers keyed by content); another
+    # SCoP never gets it: statement names and scalar relations would collide
+    a = load(EXAMPLES / "deriche.c")[0]
+    b = load(EXAMPLES / "adi.c")[0]
+    rels = from_tree(schedule_tree(a, resolve("cpu")), a)
+    post.hoist(a, rels)
+    memo = post._memo(a)
+    assert memo is post._last_memo and memo.scop is a and memo.answers
+    assert post._memo(b) is not memo and post._memo(b).scop is b and not post._memo(b).answers
+    post._chains(a, post.hoist(a, rels))
+    assert post._memo(a) is not memo           # a new hoist, a new memo
