@@ -36,8 +36,8 @@ import islpy as isl
 from ..errors import ClayxError
 from ..model import ClaySchedule, Relation, Scop, Statement
 
-__all__ = ["Member", "TreeRelation", "TreeError", "from_tree", "relations_schedule",
-           "to_tree"]
+__all__ = ["Member", "StmtInfo", "TreeRelation", "TreeError", "from_tree", "relation_map",
+           "relations_schedule", "stmt_info", "to_tree"]
 
 _T = isl.schedule_node_type
 _dt = isl.dim_type
