@@ -601,13 +601,14 @@ def _shift(space: isl.Space, dim: int) -> isl.Map:
     """Dates -> the same dates with ``dim`` one further (built, not parsed:
     parsing was half of :func:`stride_class`'s time; kept per space)."""
     key = (str(space), dim)
-    if key not in _SHIFTS:
+    hit = _SHIFTS.get(key)
+    if hit is None or not hit.get_ctx() == space.get_ctx():
         same = isl.MultiAff.identity_on_domain_space(space)
         step = same.get_at(dim).set_constant_val(isl.Val.one(same.get_ctx()))
         if len(_SHIFTS) > 1024:
             _SHIFTS.clear()
-        _SHIFTS[key] = isl.Map.from_multi_aff(same.set_at(dim, step))
-    return _SHIFTS[key]
+        hit = _SHIFTS[key] = isl.Map.from_multi_aff(same.set_at(dim, step))
+    return hit
 
 
 #: The linear part of affine accesses (:func:`_linear`), by access relation,
