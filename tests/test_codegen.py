@@ -552,3 +552,16 @@ def test_degenerate_loop_printing():
     assert CPrinter(complex_, base_indent="  ").print_node(
         Degenerate(build_ast(complex_)), 0) == [
         "  {", "    i = max(3, M + 1);", "    X[i] = X[i] * 2.0 + Y[i];", "  }"]
+
+
+def test_access_functions_drop_their_domain_only_when_one_piece():
+    """An access function of one affine piece is pulled back without its
+    statement's domain (the values on the node's instances are the same,
+    isl skips a preimage of the domain); a piecewise one keeps its pieces."""
+    from clayx.codegen.build import _unrestricted
+    one = isl.PwMultiAff("[n] -> { S[i, j] -> A[i + 1, j] : 0 <= i < n and 0 <= j < n }")
+    f = _unrestricted(one)
+    assert f.domain().is_equal(isl.Set("[n] -> { S[i, j] }").align_params(f.domain().get_space()))
+    assert isl.PwMultiAff.from_multi_pw_aff(f).intersect_domain(one.domain()).is_equal(one)
+    two = isl.PwMultiAff("[n] -> { S[i] -> A[i] : 0 <= i < n; S[i] -> A[0] : i >= n }")
+    assert isl.PwMultiAff.from_multi_pw_aff(_unrestricted(two)).is_equal(two)

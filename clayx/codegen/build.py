@@ -252,10 +252,23 @@ def _access_functions(scop: Scop) -> dict[str, dict[str, isl.MultiPwAff]]:
             if a.ref in wanted and a.relation.dim(isl.dim_type.out) > 0:
                 rel = a.relation.intersect_domain(st.domain)
                 if rel.is_single_valued():
-                    funcs[a.ref] = isl.MultiPwAff.from_pw_multi_aff(
-                        isl.PwMultiAff.from_map(rel))
+                    funcs[a.ref] = _unrestricted(isl.PwMultiAff.from_map(rel))
         out[st.name] = funcs
     return out
+
+
+def _unrestricted(f: isl.PwMultiAff) -> isl.MultiPwAff:
+    """``f`` (an access function on its statement's domain) as a
+    ``MultiPwAff``, without its domain when it is one affine function on
+    the whole domain (the usual case): pulled back through a user node's
+    schedule (:func:`_subscripts`) it then costs isl no preimage of the
+    statement's domain under every piece of the node's tiled domain (3mm:
+    23 ms of 60), and its values on the node's instances are the same."""
+    if f.n_piece() == 1:
+        pieces: list[isl.MultiAff] = []
+        f.foreach_piece(lambda _dom, maff: pieces.append(maff))
+        return isl.MultiPwAff.from_multi_aff(pieces[0])
+    return isl.MultiPwAff.from_pw_multi_aff(f)
 
 
 def _build(scop: Scop, strategy: str, max_operations: int | None,
