@@ -29,6 +29,7 @@ restored afterwards, so the context stays usable.
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 import islpy as isl
@@ -231,9 +232,41 @@ class UserInfo:
     built like PPCG's: the access relation pulled back through the inverse
     of the node's schedule.  A ref is missing when isl cannot write it (an
     access relation that is not a function); the printer then prints the
-    body's text."""
+    body's text.  :func:`build_ast` gives a :class:`LazySubscripts`: isl
+    writes them when a printer first reads them (most references print
+    their subscripts as written)."""
 
-    subscripts: dict = field(default_factory=dict)
+    subscripts: Mapping = field(default_factory=dict)
+
+
+class LazySubscripts(Mapping):
+    """A mapping computed by ``compute`` (no argument) when first read.
+
+    isl's access expressions at a user node cost a simplification against
+    the node's domain each (3mm's tiled nests: 30 ms of 400), and printers
+    read them only for the references whose written subscripts no longer
+    fit (:mod:`clayx.codegen.body`): the AST build keeps the node's
+    ``isl.AstBuild`` (a value) in ``compute``, and the expressions are the
+    ones isl would have written during the build."""
+
+    def __init__(self, compute: Callable[[], dict]):
+        self._compute: Callable[[], dict] | None = compute
+        self._value: dict | None = None
+
+    def _get(self) -> dict:
+        if self._value is None:
+            self._value = self._compute()
+            self._compute = None
+        return self._value
+
+    def __getitem__(self, key):
+        return self._get()[key]
+
+    def __iter__(self) -> Iterator:
+        return iter(self._get())
+
+    def __len__(self) -> int:
+        return len(self._get())
 
 
 def _access_functions(scop: Scop) -> dict[str, dict[str, isl.MultiPwAff]]:
@@ -296,7 +329,7 @@ def _build(scop: Scop, strategy: str, max_operations: int | None,
                 args = args.add(expr.get_op_arg(a))
             name = isl.AstExpr.from_id(isl.Id(stmt, context=ctx))
             new = isl.AstNode.user_from_expr(name.call(args))
-            subs = _subscripts(build, k, tag, funcs[stmt], tagged) if funcs.get(stmt) else {}
+            subs = _lazy_subscripts(build, k, tag, funcs[stmt], tagged) if funcs.get(stmt) else {}
             return new.set_annotation(isl.Id(tag, user=UserInfo(subs), context=ctx))
         except BaseException as e:  # noqa: BLE001 - see comment above
             failures.append(e)
@@ -312,6 +345,18 @@ def _build(scop: Scop, strategy: str, max_operations: int | None,
     if failures:
         raise CodegenError(f"AST generation failed: {failures[0]!r}")
     return node
+
+
+def _lazy_subscripts(build: isl.AstBuild, *args) -> LazySubscripts:
+    """:func:`_subscripts` at the user node being built, computed when first
+    read: from a copy of ``build`` (islpy's callback argument is borrowed),
+    under the same pinned AST options (they shape isl's expressions)."""
+    build = build.copy()
+
+    def compute() -> dict:
+        with _pinned_options(build.get_ctx()):
+            return _subscripts(build, *args)
+    return LazySubscripts(compute)
 
 
 def _subscripts(build: isl.AstBuild, k: int, tag: str, funcs: dict[str, isl.MultiPwAff],
