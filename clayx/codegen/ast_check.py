@@ -261,7 +261,9 @@ class _Reader:
         except isl.Error:                       # no annotation: the callee names it
             tag = callee
         space = dom.get_space()
-        call = isl.Map.from_domain(dom)
+        # the arguments over the whole loop space, restricted to dom once
+        # (each product with dom's constraints cost isl as much as the rest)
+        call = isl.Map.from_domain(isl.Set.universe(space))
         for k in range(1, e.get_op_n_arg()):
             call = call.flat_range_product(isl.Map.from_pw_aff(self.pw(e.get_op_arg(k),
                                                                        space, its)))
