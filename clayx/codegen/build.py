@@ -31,6 +31,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 
 import islpy as isl
 
@@ -313,7 +314,13 @@ def _build(scop: Scop, strategy: str, max_operations: int | None,
     extra = max((s.dim for s in scop.statements), default=0) + 2
     prefix = iterator_prefix(scop)
     failures: list[BaseException] = []
-    funcs = _access_functions(scop)
+    funcs: dict[str, dict[str, isl.MultiPwAff]] = {}
+
+    def access_functions(stmt: str) -> dict[str, isl.MultiPwAff]:
+        # computed when a printer first reads a node's subscripts
+        if not funcs:
+            funcs.update(_access_functions(scop))
+        return funcs.get(stmt, {})
     tagged: dict[tuple[int, str], isl.MultiPwAff] = {}
 
     def at_each_domain(node: isl.AstNode, build: isl.AstBuild) -> isl.AstNode:
@@ -329,7 +336,7 @@ def _build(scop: Scop, strategy: str, max_operations: int | None,
                 args = args.add(expr.get_op_arg(a))
             name = isl.AstExpr.from_id(isl.Id(stmt, context=ctx))
             new = isl.AstNode.user_from_expr(name.call(args))
-            subs = _lazy_subscripts(build, k, tag, funcs[stmt], tagged) if funcs.get(stmt) else {}
+            subs = _lazy_subscripts(build, k, tag, partial(access_functions, stmt), tagged)
             return new.set_annotation(isl.Id(tag, user=UserInfo(subs), context=ctx))
         except BaseException as e:  # noqa: BLE001 - see comment above
             failures.append(e)
@@ -347,15 +354,21 @@ def _build(scop: Scop, strategy: str, max_operations: int | None,
     return node
 
 
-def _lazy_subscripts(build: isl.AstBuild, *args) -> LazySubscripts:
+def _lazy_subscripts(build: isl.AstBuild, k: int, tag: str,
+                     funcs: Callable[[], dict[str, isl.MultiPwAff]],
+                     tagged: dict) -> LazySubscripts:
     """:func:`_subscripts` at the user node being built, computed when first
-    read: from a copy of ``build`` (islpy's callback argument is borrowed),
-    under the same pinned AST options (they shape isl's expressions)."""
+    read (``funcs`` gives the access functions then): from a copy of
+    ``build`` (islpy's callback argument is borrowed), under the same
+    pinned AST options (they shape isl's expressions)."""
     build = build.copy()
 
     def compute() -> dict:
+        f = funcs()
+        if not f:
+            return {}
         with _pinned_options(build.get_ctx()):
-            return _subscripts(build, *args)
+            return _subscripts(build, k, tag, f, tagged)
     return LazySubscripts(compute)
 
 
