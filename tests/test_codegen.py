@@ -552,3 +552,56 @@ def test_degenerate_loop_printing():
     assert CPrinter(complex_, base_indent="  ").print_node(
         Degenerate(build_ast(complex_)), 0) == [
         "  {", "    i = max(3, M + 1);", "    X[i] = X[i] * 2.0 + Y[i];", "  }"]
+
+
+def test_access_functions_drop_their_domain_only_when_one_piece():
+    """An access function of one affine piece is pulled back without its
+    statement's domain (the values on the node's instances are the same,
+    isl skips a preimage of the domain); a piecewise one keeps its pieces."""
+    from clayx.codegen.build import _unrestricted
+    one = isl.PwMultiAff("[n] -> { S[i, j] -> A[i + 1, j] : 0 <= i < n and 0 <= j < n }")
+    f = _unrestricted(one)
+    assert f.domain().is_equal(isl.Set("[n] -> { S[i, j] }").align_params(f.domain().get_space()))
+    assert isl.PwMultiAff.from_multi_pw_aff(f).intersect_domain(one.domain()).is_equal(one)
+    two = isl.PwMultiAff("[n] -> { S[i] -> A[i] : 0 <= i < n; S[i] -> A[0] : i >= n }")
+    assert isl.PwMultiAff.from_multi_pw_aff(_unrestricted(two)).is_equal(two)
+
+
+def test_isl_subscripts_are_written_only_where_printed(monkeypatch):
+    """isl writes a user node's access expressions only when the printer
+    reads them: none for a tiled gemm (every reference prints as written),
+    some after a skew (``A[i][c2 - i]``), from the build at that node and
+    under the pinned AST options, as during the build."""
+    import clayx
+    from pathlib import Path
+    from clayx.codegen import build as build_mod
+    from clayx.codegen.build import LazySubscripts, user_info
+    calls = []
+    real = build_mod._subscripts
+
+    def counted(*args):
+        calls.append(args[1])
+        return real(*args)
+    monkeypatch.setattr(build_mod, "_subscripts", counted)
+    examples = Path(__file__).resolve().parent.parent / "examples"
+    s = clayx.load(examples / "gemm.c")
+    s.apply("split([0, 0], 1); stripmine([1], 1, 32); tile([1], 4, 2, 32);")
+    node = build_ast(s.current)
+    lazy = []
+
+    def visit(n) -> bool:
+        if n.get_type() == isl.ast_node_type.user:
+            lazy.append(user_info(n).subscripts)
+        return True
+    node.foreach_descendant_top_down(visit)
+    assert lazy and all(isinstance(x, LazySubscripts) for x in lazy)
+    code = s.code("c")
+    assert "C[i][j] += alpha * A[i][k] * B[k][j];" in code and calls == []
+    s = clayx.load(examples / "jacobi-1d.c")
+    s.apply("skew([0, 0], 2, 1, 1);")
+    code = s.code("c")
+    assert calls and "B[t + c2] = 0.33333 * (A[t + c2 - 1] + A[t + c2] + A[t + c2 + 1]);" in code
+    # read once, then kept
+    sub = LazySubscripts(lambda: calls.append("x") or {"r": 1})
+    n = len(calls)
+    assert sub["r"] == 1 and dict(sub) == {"r": 1} and len(sub) == 1 and len(calls) == n + 1

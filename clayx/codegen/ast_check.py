@@ -261,7 +261,9 @@ class _Reader:
         except isl.Error:                       # no annotation: the callee names it
             tag = callee
         space = dom.get_space()
-        call = isl.Map.from_domain(dom)
+        # the arguments over the whole loop space, restricted to dom once
+        # (each product with dom's constraints cost isl as much as the rest)
+        call = isl.Map.from_domain(isl.Set.universe(space))
         for k in range(1, e.get_op_n_arg()):
             call = call.flat_range_product(isl.Map.from_pw_aff(self.pw(e.get_op_arg(k),
                                                                        space, its)))
@@ -534,7 +536,14 @@ def _order(scop: Scop, users: list[UserNode], sched: dict[str, isl.Map],
     the α dimensions up to the first β level where their relations differ,
     unshifted, and their block order is that of the β-vectors, the AST's
     order is the schedule's by construction (and within one call whose loops
-    are all its relation's α dimensions, likewise)."""
+    are all its relation's α dimensions, likewise).  So is it for two calls
+    in the two branches of an if/else inside their shared loops (their
+    paths part at two loops, or not at all: the paths record no branch),
+    when those loops are the first ``n`` α dimensions, unshifted, and no
+    β level before the ``n``-th differs (the full and the partial tiles
+    of one nest): ``date(x) ≺ date(y)`` then gives shared iterators
+    ``l(x) ⪯ l(y)``, and they are never equal, since at one iteration of
+    the shared loops the if runs one branch only, so ``l(x) ≺ l(y)``."""
     rels = scop.schedule.relations
 
     def beta(tag: str):
@@ -616,7 +625,13 @@ def _implied(u: UserNode, v: UserNode, i: int, j: int, q, shared: list[str], bet
         return dims == [2 * k + 1 for k in range(len(beta(u.tag)) - 1)]
     bu, bv = beta(u.tag), beta(v.tag)
     d = next((k for k, (a, b) in enumerate(zip(bu, bv)) if a != b), None)
-    if d is None or q is None or u.path[q][0] != "block":
+    if q is None or u.path[q][0] == v.path[q][0] == "for":
+        # two branches of an if/else inside the shared loops (the full and
+        # the partial tiles of a nest): see _order
+        n = len(dims)
+        return (dims == [2 * k + 1 for k in range(n)]
+                and n <= (d if d is not None else len(bu) - 1))
+    if d is None or u.path[q][0] != "block":
         return False
     return (dims == [2 * k + 1 for k in range(d)]
             and (u.path[q][1] < v.path[q][1]) == (bu[d] < bv[d]))
