@@ -1201,7 +1201,13 @@ class _Core:
         # pieces in another order than the target (which fuses them)
         shared = any(C.is_loop(prefix) and len(C.children(prefix)) > 1
                      and any(st[0] == "interchange" for st in plan) for prefix, plan in units)
-        if self.oracle is None or not (len(units) > 1 or shared or self.careful):
+        # one group of relations changed while others of the loop are not
+        # (lu's point loops: the update's k loop brought out of a j loop
+        # that the division shares)
+        partial = len(units) == 1 and units[0][0] != c and any(
+            not x.empty for x in C.under(c) if x.tag not in
+            {y.tag for y in C.under(units[0][0])})
+        if self.oracle is None or not (len(units) > 1 or shared or partial or self.careful):
             for prefix, plan in units:
                 self.apply_plan(prefix, plan, is_loop=C.is_loop(prefix))
             return
@@ -1234,7 +1240,7 @@ class _Core:
                 f"cannot order the steps that give the relations under {list(c)} "
                 f"their target dimension {d} legally: the loops they interchange "
                 "are distributed, and fusing them back breaks a dependence")
-        if len(units) > 1 and self.perfect_nest(c, d):
+        if (len(units) > 1 or partial) and self.perfect_nest(c, d):
             return
         prefix, plan = last
         raise WhiteboxError(
