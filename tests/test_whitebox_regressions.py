@@ -82,6 +82,38 @@ CASES = [
      "embed([0, 0, 1]);\nreshape([0, 0, 1], 3, 2, -1);\nfuse([0, 0, 0]);\nfuse([0, 0]);\n"
      "interchange([0, 0], 2, 3);\nreorder([0, 0, 0], [1, 0]);\nsplit([0, 0, 0, 0], 3);\n"
      "unembed([0, 0, 0, 0]);\n"),
+    # a chunk that isl does not write as one div: floor(2i / 2) is i (the
+    # scaled nest of one loop tiled with the others), floor(3i / 5) is
+    # i + floor(-2i / 5), floor((3j + M) / 3) is j + floor(M / 3); once
+    # "not a tile or chunk of another dimension"
+    ("gemm", "grain([0, 1, 0, 0], 1, 2); iss([0, 1], {1, -1 | | 0, -1, 1 | 1}); "
+             "tile([0], 1, 1, 2);",
+     "iss([0, 1, 0], {[] | [2, -1] | [0, -1, 1] | 1});\nsplit([0, 1, 0, 0], 3);\n"
+     "grain([0, 1], 1, 2);\nstripmine([0], 1, 2);\n"),
+    ("atax", "reshape([1, 2, 0], 1, 1, -2); tile([1], 1, 1, 5);",
+     "grain([1, 2], 1, 3);\nstripmine([1], 1, 5);\n"),
+    ("trmm", "reshape([0, 0], 2, 2, -2); fuse([0]); shift([0], 2, {-1 | 0}, 0); "
+             "iss([0], {0, 0 | | 0, 1 | -1}); tile([0], 2, 1, 3);",
+     "iss([0], {[] | [] | [0, 1] | -1});\nreshape([0, 1], 2, 2, -2);\n"
+     "shift([0, 1], 2, {-1 | 0}, 0);\ntile([0], 2, 1, 3);\n"),
+    # a tile of one statement of a scaled loop: the loop's grain comes
+    # before the tile (undoing the tiles first), not one grain per part
+    # around it (illegal on the way)
+    ("trmm", "reshape([0, 0], 1, 1, -1); tile([0, 0, 0], 1, 1, 5);",
+     "grain([0], 1, 2);\nstripmine([0, 0, 0], 1, 5);\n"),
+    # a chunk loop over two point loops, one strip-mined again: the inner
+    # chunk (whose loop holds only it) is removed first, then the shared one
+    # for both; once the shared one for one statement only, refused
+    ("trmm", "parallelize([0, 0]); reverse([0], 2); reshape([0, 0, 0, 0], 3, 3, -2); "
+             "tile([0], 2, 2, 32); fuse([0, 0, 0]); split_children([0, 0, 0], 1); "
+             "stripmine([0, 0, 1], 3, 5);",
+     "reverse([0], 2);\nstripmine([0], 2, 32);\nsplit([0, 0, 0, 0, 0], 3);\n"
+     "stripmine([0, 0, 1], 3, 5);\ngrain([0, 0, 0], 4, 3);\nparallelize([0, 0]);\n"),
+    # a first recovery refused (no legal order of its α steps): recovered
+    # again in careful mode, not refused
+    ("trmm", "tile([0], 1, 1, 2); iss([0], {-1, 1 | | 0, 0 | -2}); reshape([0, 1, 0], 2, 2, 1);",
+     "iss([0], {[] | [1] | [0, 0] | -3});\nstripmine([0], 1, 2);\nsplit([0, 0, 0, 1], 2);\n"
+     "skew([0, 1], 2, 3, 1);\n"),
 ]
 
 #: Targets refused with a message naming the part: once recovered into a
@@ -203,6 +235,15 @@ RECOVERED = [
     ("atax", "reshape([0], 1, 1, -2); shift([1, 0], 1, {0 | 1}, 0); interchange([0], 1, 1); "
              "reshape([1], 1, 1, -2); reshape([1, 1], 1, 1, 1); interchange([0], 1, 1); "
              "tile([0], 1, 1, 3);"),
+    # chunks written with iterators (floor(3i / 4) as i + floor(-i / 4)) in
+    # index-set split parts (fuzz_whitebox seeds 12204, 12055, 12195)
+    ("bicg", "reshape([1], 1, 1, -2); interchange([1, 1, 0], 2, 2); tile([1], 1, 1, 4); "
+             "iss([1, 0], {0 | | 0, 1 | 4}); collapse([1, 0]); "
+             "iss([1, 0, 1], {-1, -1 | | 0, 0 | 2}); peel([0], {-1, -1 | 1});"),
+    ("trmm", "skew([0, 0], 2, 1, -2); tile([0, 0], 1, 1, 4); stripmine([0, 0, 0], 1, 2); "
+             "reshape([0, 0, 0, 0], 4, 1, 1); iss([0], {0, 0, 0, -1 | | -1, 0 | -1});"),
+    ("trmm", "shift([0, 0, 0], 2, {0 | 1}, 1); peel([0, 0], {-1, 0 | 6}); "
+             "reshape([0, 0, 0], 1, 2, 2); tile([0], 2, 2, 2); interchange([0, 0, 0], 1, 3);"),
 ]
 
 

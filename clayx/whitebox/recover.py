@@ -204,26 +204,32 @@ def reduce(T: Sched, oracle=None, careful: bool = False) -> list[Step]:
     A scaled point loop of a tile is first read as scaled after the tile
     (``grain`` undone first); when that leaves a strip-mined dimension, as
     the point loop of a larger tile of the scaled loop (``floor(2i / 8)``
-    is ``floor(i / 4)``)."""
+    is ``floor(i / 4)``); then with the tiles undone before the scalings
+    (a tile of a scaled loop whose other statements are scaled too: one
+    ``grain`` of the loop before the tile, not one per part)."""
     start = T.copy()
     try:
         return _reduce(T, oracle, careful, True)
     except WhiteboxError as e:
         if "strip-mined dimension" not in str(e):
             raise
+        for chunks_first in (False, True):
+            T.rels = [r.copy() for r in start.rels]
+            try:
+                return _reduce(T, oracle, careful, False, chunks_first)
+            except WhiteboxError:
+                pass
         T.rels = start.rels
-        try:
-            return _reduce(T, oracle, careful, False)
-        except WhiteboxError:
-            raise e from None
+        raise e from None
 
 
-def _reduce(T: Sched, oracle, careful: bool, scaled_points: bool) -> list[Step]:
+def _reduce(T: Sched, oracle, careful: bool, scaled_points: bool,
+            chunks_first: bool = False) -> list[Step]:
     found: list[Step] = []
     doubts: list[str] = []      # reductions whose result was found illegal once
     seen: set[str] = set()      # the reduced targets met: a repeat is a cycle
     banned: set[tuple] = set()  # careful: (state, kind) whose result was illegal
-    kinds = (
+    kinds = [
         lambda: _densify_once(T, found, oracle, scaled_points),
         lambda: _plain_div_once(T, found),
         lambda: _unskew_once(T, found),
@@ -231,7 +237,9 @@ def _reduce(T: Sched, oracle, careful: bool, scaled_points: bool) -> list[Step]:
         lambda: _fix_point_once(T, found),
         lambda: _unskew_chunk_once(T, found, oracle),
         lambda: _sink_chunk_once(T, found, oracle),
-    )
+    ]
+    if chunks_first:
+        kinds.insert(0, kinds.pop(3))
     careful = careful and oracle is not None
     while True:
         state = str(T)
@@ -302,6 +310,8 @@ def _densify_once(T: Sched, found: list[Step], oracle=None, scaled_points: bool 
                     gi = gcd(gi, v)
             if gi <= 1 or not scaled_points and any(
                     _chunk(T, c) is not None and _multiple(a, _chunk(T, c)[0])
+                    or _same_floor(T, c, a)
+                    or any(_is_chunk_of(T, c, a, f) for f in range(2, gi + 1) if gi % f == 0)
                     for c in r.alphas[:d - 1]):
                 continue        # the point loop of a tile (of the scaled loop)
             for p in [*_loop_prefixes(r, d), r.beta]:
@@ -602,26 +612,32 @@ def _groups(T: Sched, r: Rel, lo: int, hi: int):
 def _linearize_once(T: Sched, found: list[Step], oracle=None, doubts=None) -> bool:
     """Remove one chunk dimension ``α_t = floor(α_p / s)`` (a ``tile`` or
     ``stripmine`` step, possibly on part of a loop), checked by replaying
-    the direct step."""
-    for r in T.rels:
-        # the innermost chunk dimension first: its tile is the last one applied,
-        # so the sequence tiles outer loops first
-        for t, a in reversed(list(enumerate(r.alphas, 1))):
-            ch = _chunk(T, a)
-            if ch is None:
-                continue
-            num, size = ch
-            p = next((p for p in range(t + 1, r.depth + 1)
-                      if _multiple(r.alphas[p - 1], num)), None)
-            if p is None:
-                continue
-            # the div keeps floor(2i / 8) as floor(i / 4): the point loop's size
-            size *= _multiple(r.alphas[p - 1], num)
-            for _, group in _groups(T, r, t, len(r.beta) - 1):
-                if not all(_chunk_of(T, x, t, p, size, oracle) for x in group):
+    the direct step.  A chunk loop that only relations with that chunk
+    share is removed first (a tile of part of a loop, which leaves a loop
+    whose relations are not all strip-mined, comes after)."""
+    for whole in (True, False):
+        for r in T.rels:
+            # the innermost chunk dimension first: its tile is the last one
+            # applied, so the sequence tiles outer loops first
+            for t, a in reversed(list(enumerate(r.alphas, 1))):
+                ch = _chunk_in(T, r, a)
+                if ch is None:
                     continue
-                if _unchunk(T, r, group, t, p, size, found, oracle, doubts):
-                    return True
+                num, size = ch
+                p = next((p for p in range(t + 1, r.depth + 1)
+                          if _multiple(r.alphas[p - 1], num)), None)
+                if p is None:
+                    continue
+                # the div keeps floor(2i / 8) as floor(i / 4): the point loop's size
+                size *= _multiple(r.alphas[p - 1], num)
+                loop = len(T.under(r.beta[:t]))
+                for _, group in _groups(T, r, t, len(r.beta) - 1):
+                    if whole and len(group) != loop:
+                        continue
+                    if not all(_chunk_of(T, x, t, p, size, oracle) for x in group):
+                        continue
+                    if _unchunk(T, r, group, t, p, size, found, oracle, doubts):
+                        return True
     return False
 
 
@@ -635,7 +651,10 @@ def _unchunk(T: Sched, r: Rel, group: list[Rel], t: int, p: int, size: int,
     that schedule is
     illegal (the tile was applied to one loop, split after: a fission that
     only the tiling makes legal), the loops are fused first and the direct
-    steps are the tile followed by the ``split`` s that undo the fusion.
+    steps are the tile followed by the ``split`` s that undo the fusion;
+    else, when the point loops are the chunk loop's children, the loops
+    are read as strip-mined apart, their chunk loops fused after
+    (:func:`_unchunk_apart`).
     An illegal schedule met is noted in ``doubts`` (the core is then checked
     at the end of :func:`reduce`)."""
     node = r.beta[:t]
@@ -650,6 +669,15 @@ def _unchunk(T: Sched, r: Rel, group: list[Rel], t: int, p: int, size: int,
         doubts.append(r.stmt)
     if not several or {x.tag for x in group} != {x.tag for x in T.under(node)}:
         return False
+    if _unchunk_fused(T, r, node, t, p, size, found, oracle):
+        return True
+    return p == t + 1 and _unchunk_apart(T, r, group, t, size, found, oracle)
+
+
+def _unchunk_fused(T: Sched, r: Rel, node: tuple, t: int, p: int, size: int,
+                   found: list[Step], oracle) -> bool:
+    """:func:`_unchunk` of the chunk loop ``node`` holding several loops:
+    read as one loop tiled, then split."""
     # fuse the loops of every level from the chunk loop to the point loop
     # (the stripmine's β); the splits at the chunk loop's level undo it, or
     # all the splits
@@ -677,6 +705,44 @@ def _unchunk(T: Sched, r: Rel, group: list[Rel], t: int, p: int, size: int,
             found.extend(reversed(steps))
             return True
     return False
+
+
+def _unchunk_apart(T: Sched, r: Rel, group: list[Rel], t: int, size: int,
+                   found: list[Step], oracle) -> bool:
+    """Remove the chunk dimension ``t`` of ``group`` when the chunk loop
+    holds several point loops (``p = t + 1``): read as loops strip-mined
+    apart and their chunk loops fused after (a ``stripmine`` per loop, then
+    the ``fuse`` s), the point loops becoming siblings in the chunk loop's
+    place.  Checked by replaying the direct steps (and, with an oracle, the
+    schedules on the way legal)."""
+    node = r.beta[:t]
+    if {x.tag for x in group} != {x.tag for x in T.under(node)} or t < 1:
+        return False
+    X = T.copy()
+    ids = {x.tag for x in group}
+    wide = 1 + max(len(T.children(node)), 1)
+    parent = node[:-1]
+    for x in X.rels:
+        if x.beta[:t - 1] != parent or len(x.beta) < t:
+            continue
+        b = list(x.beta)
+        if x.tag in ids:
+            b[t - 1] = b[t - 1] * wide + b[t]
+            del b[t]
+            del x.alphas[t - 1]
+        else:
+            b[t - 1] = b[t - 1] * wide
+        x.beta = tuple(b)
+    X.normalize()
+    loops = sorted({X.by_tag(tag).beta[:t] for tag in ids})
+    # strip-mine each point loop (the last first: the β of the others stay)
+    direct = [Step("stripmine", (lp, t, size)) for lp in reversed(loops)]
+    direct += [Step("fuse", (loops[0],))] * (len(loops) - 1)
+    if not _replays(X, direct, T, oracle) or not _legal_path(X, direct, oracle):
+        return False
+    T.rels = X.rels
+    found.extend(reversed(direct))
+    return True
 
 
 def _without_chunk(T: Sched, group: list[Rel], t: int, p: int) -> Sched:
@@ -749,10 +815,49 @@ def _multiple(a: Aff, num: Aff) -> int | None:
     return int(g)
 
 
+def _chunk_in(T: Sched, r: Rel, a: Aff) -> tuple[Aff, int] | None:
+    """:func:`_chunk`, or ``(num + size·rest, size)`` when ``a`` is one div
+    ``floor(num / size)`` plus an integral form ``rest`` of iterators and
+    parameters (isl writes the chunk ``floor(3i / 5)`` as ``i + floor(-2i /
+    5)``), provided that a dimension of ``r`` is a multiple of that
+    numerator (its point loop): ``a`` is then exactly that chunk."""
+    ch = _chunk(T, a)
+    if ch is not None:
+        return ch
+    ds = a.keys("d")
+    if len(ds) != 1 or a[ds[0]] != 1 or not a.is_integral:
+        return None
+    num, size = T.divs.of(ds[0])
+    num = num + (a - Aff.var(ds[0])).scale(size)
+    if any(_multiple(x, num) for x in r.alphas):
+        return num, size
+    return None
+
+
+def _is_chunk_of(T: Sched, chunk: Aff, point: Aff, size: int) -> bool:
+    """Is ``chunk`` exactly ``floor(point / size)`` as written (a div,
+    a div plus an integral form, or an affine form when the division is
+    exact: ``floor(2i / 2)`` is ``i``)?"""
+    if not point.is_integral or not (point.keys("i") or point.keys("d")):
+        return False
+    return T.divs.get(point, size) == chunk or _same_floor(T, chunk, point, size)
+
+
+def _same_floor(T: Sched, chunk: Aff, point: Aff, size: int | None = None) -> bool:
+    """Is ``chunk`` (one div ``floor(n / s)`` plus an integral form
+    ``rest``) ``floor(point / s)``: ``n + s·rest == point`` (and ``s`` is
+    ``size`` when given)?"""
+    ds = chunk.keys("d")
+    if len(ds) != 1 or chunk[ds[0]] != 1 or not chunk.is_integral:
+        return False
+    num, s = T.divs.of(ds[0])
+    return size in (None, s) and num + (chunk - Aff.var(ds[0])).scale(s) == point
+
+
 def _offset_chunk(T: Sched, r: Rel, a: Aff) -> bool:
     """Is ``a`` (a div plus a constant) the chunk of a point dimension of
     ``r`` (of a shifted loop: :func:`_chunk`), rather than a shifted chunk?"""
-    ch = _chunk(T, a)
+    ch = _chunk_in(T, r, a)
     return ch is not None and _is_div(a) is None and ch[0] in r.alphas
 
 
@@ -761,6 +866,8 @@ def _chunk_of(T: Sched, x: Rel, t: int, p: int, size: int, oracle) -> bool:
     ``x``'s instances)?"""
     if x.depth < p:
         return False
+    if _is_chunk_of(T, x.alphas[t - 1], x.alphas[p - 1], size):
+        return True
     ch = _chunk(T, x.alphas[t - 1])
     if ch is not None:
         num, s = ch
