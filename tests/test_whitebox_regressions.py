@@ -109,6 +109,24 @@ CASES = [
              "stripmine([0, 0, 1], 3, 5);",
      "reverse([0], 2);\nstripmine([0], 2, 32);\nsplit([0, 0, 0, 0, 0], 3);\n"
      "stripmine([0, 0, 1], 3, 5);\ngrain([0, 0, 0], 4, 3);\nparallelize([0, 0]);\n"),
+    # chunk loops that other relations share (a tile fused after with
+    # another loop, a tile of one part of a peeled loop, tiles of two sizes
+    # fused, a chunk loop of one statement moved out past the loop it
+    # shares with another): the loops are split apart first, the direct
+    # steps fuse them after the tiles; once "not a tile or chunk" or "no
+    # legal order"
+    ("syrk", "tile([0, 0], 1, 1, 2); reshape([0, 1, 0, 0], 2, 2, -2); fuse([0, 0]);",
+     "stripmine([0, 0], 1, 2);\nfuse([0, 0]);\ngrain([0, 0, 1], 2, 3);\n"),
+    ("syrk", "peel([0, 0], {0, -1 | 0}); tile([0, 1], 1, 1, 3);",
+     "iss([0, 0], {[] | [0, 1] | [0, -1] | 0});\nsplit([0, 0, 0], 2);\nsplit([0, 0], 1);\n"
+     "split([1, 0], 1);\nstripmine([1], 1, 3);\nfuse([0]);\nfuse([0]);\nfuse([0, 0]);\n"),
+    ("mvt", "skew([0, 0], 2, 1, -2); tile([1, 0], 1, 1, 5); tile([0], 1, 1, 4); "
+            "grain([1, 0, 0], 2, 3); fuse([0]);",
+     "skew([0], 2, 1, -2);\nstripmine([1], 1, 5);\nfuse([0]);\nstripmine([0, 0], 1, 4);\n"
+     "grain([0, 1], 2, 3);\n"),
+    ("trmm", "stripmine([0, 0, 0], 2, 3); interchange([0], 1, 2);",
+     "split([0, 0, 0], 2);\nsplit([0, 0], 1);\ninterchange([1], 1, 2);\ntile([0], 2, 1, 3);\n"
+     "fuse([0]);\nfuse([0, 0]);\n"),
     # a first recovery refused (no legal order of its α steps): recovered
     # again in careful mode, not refused
     ("trmm", "tile([0], 1, 1, 2); iss([0], {-1, 1 | | 0, 0 | -2}); reshape([0, 1, 0], 2, 2, 1);",
@@ -120,9 +138,11 @@ CASES = [
 #: sequence that failed its replay (no legal order is known), or refused
 #: without saying which directive made the part
 REFUSED = [
-    # a chunk loop of one statement moved out past the loop it shares with
-    # another: without the chunk, the point loops run in the wrong order
-    ("trmm", "stripmine([0, 0, 0], 2, 3); interchange([0], 1, 2);", "tiling legally"),
+    # the point loops of a tile skewed by the statements' outer loop, then
+    # peeled: no order of the reshape and interchange that give the
+    # statement under [0, 0] its dimension 2 is legal
+    ("trmm", "tile([0, 0], 2, 2, 2); tile([0, 0], 3, 2, 2); skew([0, 0, 0, 0], 2, 1, -2); "
+             "peel([0], {0, 0 | -2});", "legally"),
     # Clay's unroll: strided copies and an epilog, no index-set split makes them
     ("bicg", "unroll([0], 3);", "unroll's copies"),
 ]
@@ -244,6 +264,9 @@ RECOVERED = [
              "reshape([0, 0, 0, 0], 4, 1, 1); iss([0], {0, 0, 0, -1 | | -1, 0 | -1});"),
     ("trmm", "shift([0, 0, 0], 2, {0 | 1}, 1); peel([0, 0], {-1, 0 | 6}); "
              "reshape([0, 0, 0], 1, 2, 2); tile([0], 2, 2, 2); interchange([0, 0, 0], 1, 3);"),
+    # two peels and two tiles of parts (seed 13093)
+    ("jacobi-1d", "peel([0, 1], {0, 0 | 5}); tile([0, 0], 2, 2, 5); peel([0, 0, 0], {-1, 0 | 0}); "
+                  "tile([0, 0, 0], 2, 2, 8);"),
 ]
 
 

@@ -213,18 +213,26 @@ def reduce(T: Sched, oracle=None, careful: bool = False) -> list[Step]:
     except WhiteboxError as e:
         if "strip-mined dimension" not in str(e):
             raise
-        for chunks_first in (False, True):
+        for scaled, chunks_first, split in REDUCE_PASSES:
             T.rels = [r.copy() for r in start.rels]
             try:
-                return _reduce(T, oracle, careful, False, chunks_first)
+                return _reduce(T, oracle, careful, scaled, chunks_first, split)
             except WhiteboxError:
                 pass
         T.rels = start.rels
         raise e from None
 
 
+#: The passes of :func:`reduce` after the first (which reads scaled point
+#: loops as scaled after the tile, the tiles undone after the scalings, no
+#: loop split), while one leaves a strip-mined dimension: ``(scaled points,
+#: tiles first, split loops)`` (see :func:`_split_chunk_loop_once`).
+REDUCE_PASSES = ((False, False, False), (False, True, False), (True, False, True),
+                 (False, True, True))
+
+
 def _reduce(T: Sched, oracle, careful: bool, scaled_points: bool,
-            chunks_first: bool = False) -> list[Step]:
+            chunks_first: bool = False, split_loops: bool = False) -> list[Step]:
     found: list[Step] = []
     doubts: list[str] = []      # reductions whose result was found illegal once
     seen: set[str] = set()      # the reduced targets met: a repeat is a cycle
@@ -237,6 +245,7 @@ def _reduce(T: Sched, oracle, careful: bool, scaled_points: bool,
         lambda: _fix_point_once(T, found),
         lambda: _unskew_chunk_once(T, found, oracle),
         lambda: _sink_chunk_once(T, found, oracle),
+        lambda: split_loops and _split_chunk_loop_once(T, found, oracle),
     ]
     if chunks_first:
         kinds.insert(0, kinds.pop(3))
@@ -537,6 +546,65 @@ def _loose_chunks(T: Sched, r: Rel):
         num, size = ch
         if not any(r.alphas[q - 1] == num for q in range(t + 1, r.depth + 1)):
             yield t, num, size
+
+
+def _split_chunk_loop_once(T: Sched, found: list[Step], oracle=None) -> bool:
+    """Undo a ``fuse`` that brought other relations into the loops of a
+    chunk: a chunk ``α_t = floor(α_p / s)`` whose chunk loop also holds
+    relations without it (a tile of one loop, fused after with another, or
+    of one part of a peeled loop).  The deepest loop from the chunk loop
+    down that holds both kinds, its children each of one kind, is ``split``
+    between them (the direct steps: the ``fuse`` s that join the pieces
+    again), so that a later ``_linearize_once`` finds the chunk in a loop
+    of its own.  Checked by replaying the fuses (and, with an oracle, the
+    split schedule legal)."""
+    for r in T.rels:
+        for t, a in enumerate(r.alphas, 1):
+            ch = _chunk_in(T, r, a)
+            if ch is None:
+                continue
+            num, size = ch
+            p = next((q for q in range(t + 1, r.depth + 1)
+                      if _multiple(r.alphas[q - 1], num)), None)
+            if p is None:
+                continue
+            size *= _multiple(r.alphas[p - 1], num)
+            node = r.beta[:t]
+            chunked = {x.tag for x in T.under(node) if _chunk_of(T, x, t, p, size, oracle)}
+            if len(chunked) == len(T.under(node)):
+                continue
+            if _split_apart(T, node, chunked, found, oracle):
+                return True
+    return False
+
+
+def _split_apart(T: Sched, node: tuple, tags: set, found: list[Step], oracle) -> bool:
+    """Split the deepest loop under ``node`` (``node`` included) holding
+    relations of ``tags`` and others (see :func:`_split_chunk_loop_once`)."""
+    loops = sorted({x.beta[:m] for x in T.under(node) for m in range(len(node), len(x.beta))},
+                   key=len, reverse=True)
+    for loop in loops:
+        under = {x.tag for x in T.under(loop)}
+        if not (under & tags) or under <= tags:
+            continue
+        kids = T.children(loop)
+        kinds = []
+        for k in kids:
+            ks = {x.tag for x in T.under(k)}
+            if ks & tags and not ks <= tags:
+                return False            # a deeper mixed loop comes first
+            kinds.append(bool(ks & tags))
+        cuts = [i for i in range(1, len(kids)) if kinds[i] != kinds[i - 1]]
+        Y = T.copy()
+        for i in reversed(cuts):
+            Y.split(Y.under(kids[i - 1])[-1].beta, len(loop))
+        direct = [Step("fuse", (loop,))] * len(cuts)
+        if not _replays(Y, direct, T, oracle) or oracle is not None and not oracle(Y):
+            return False
+        T.rels = Y.rels
+        found.extend(reversed(direct))
+        return True
+    return False
 
 
 def _sink_chunk_once(T: Sched, found: list[Step], oracle=None) -> bool:
