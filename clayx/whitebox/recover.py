@@ -559,16 +559,7 @@ def _split_chunk_loop_once(T: Sched, found: list[Step], oracle=None) -> bool:
     of its own.  Checked by replaying the fuses (and, with an oracle, the
     split schedule legal)."""
     for r in T.rels:
-        for t, a in enumerate(r.alphas, 1):
-            ch = _chunk_in(T, r, a)
-            if ch is None:
-                continue
-            num, size = ch
-            p = next((q for q in range(t + 1, r.depth + 1)
-                      if _multiple(r.alphas[q - 1], num)), None)
-            if p is None:
-                continue
-            size *= _multiple(r.alphas[p - 1], num)
+        for t, p, size in _tiles(T, r):
             node = r.beta[:t]
             chunked = {x.tag for x in T.under(node) if _chunk_of(T, x, t, p, size, oracle)}
             if len(chunked) == len(T.under(node)):
@@ -677,6 +668,22 @@ def _groups(T: Sched, r: Rel, lo: int, hi: int):
             yield r.beta[:m], g
 
 
+def _tiles(T: Sched, r: Rel):
+    """``(t, p, size)`` for each chunk dimension ``α_t = floor(α_p / size)``
+    of ``r`` with its point loop ``p > t`` (the first inner dimension that
+    is a multiple of the chunk's numerator: the div keeps ``floor(2i / 8)``
+    as ``floor(i / 4)``, the point loop's size is 8)."""
+    for t, a in enumerate(r.alphas, 1):
+        ch = _chunk_in(T, r, a)
+        if ch is None:
+            continue
+        num, size = ch
+        p = next((q for q in range(t + 1, r.depth + 1)
+                  if _multiple(r.alphas[q - 1], num)), None)
+        if p is not None:
+            yield t, p, size * _multiple(r.alphas[p - 1], num)
+
+
 def _linearize_once(T: Sched, found: list[Step], oracle=None, doubts=None) -> bool:
     """Remove one chunk dimension ``α_t = floor(α_p / s)`` (a ``tile`` or
     ``stripmine`` step, possibly on part of a loop), checked by replaying
@@ -687,17 +694,7 @@ def _linearize_once(T: Sched, found: list[Step], oracle=None, doubts=None) -> bo
         for r in T.rels:
             # the innermost chunk dimension first: its tile is the last one
             # applied, so the sequence tiles outer loops first
-            for t, a in reversed(list(enumerate(r.alphas, 1))):
-                ch = _chunk_in(T, r, a)
-                if ch is None:
-                    continue
-                num, size = ch
-                p = next((p for p in range(t + 1, r.depth + 1)
-                          if _multiple(r.alphas[p - 1], num)), None)
-                if p is None:
-                    continue
-                # the div keeps floor(2i / 8) as floor(i / 4): the point loop's size
-                size *= _multiple(r.alphas[p - 1], num)
+            for t, p, size in reversed(list(_tiles(T, r))):
                 loop = len(T.under(r.beta[:t]))
                 for _, group in _groups(T, r, t, len(r.beta) - 1):
                     if whole and len(group) != loop:
