@@ -127,6 +127,13 @@ CASES = [
     ("trmm", "stripmine([0, 0, 0], 2, 3); interchange([0], 1, 2);",
      "split([0, 0, 0], 2);\nsplit([0, 0], 1);\ninterchange([1], 1, 2);\ntile([0], 2, 1, 3);\n"
      "fuse([0]);\nfuse([0, 0]);\n"),
+    # a point loop reshaped after its tile by an iterator that is no
+    # dimension of the nest (trmm's i, when the point loop is j - 3i): once
+    # "not a tile or chunk"; atax: a tile loop reshaped by its point loop
+    ("trmm", "skew([0, 0], 1, 2, 2); tile([0, 0], 2, 1, 5); reshape([0], 3, 1, 3);",
+     "skew([0], 1, 2, 2);\ntile([0], 2, 1, 5);\nreshape([0], 3, 1, 3);\n"),
+    ("atax", "tile([0], 1, 1, 2); reshape([0, 0, 0], 1, 1, -1); stripmine([0], 1, 2);",
+     "grain([0], 1, 3);\nstripmine([0], 1, 4);\nstripmine([0], 2, 2);\nreshape([0], 3, 1, 2);\n"),
     # a first recovery refused (no legal order of its α steps): recovered
     # again in careful mode, not refused
     ("trmm", "tile([0], 1, 1, 2); iss([0], {-1, 1 | | 0, 0 | -2}); reshape([0, 1, 0], 2, 2, 1);",
@@ -264,6 +271,14 @@ RECOVERED = [
              "reshape([0, 0, 0, 0], 4, 1, 1); iss([0], {0, 0, 0, -1 | | -1, 0 | -1});"),
     ("trmm", "shift([0, 0, 0], 2, {0 | 1}, 1); peel([0, 0], {-1, 0 | 6}); "
              "reshape([0, 0, 0], 1, 2, 2); tile([0], 2, 2, 2); interchange([0, 0, 0], 1, 3);"),
+    # a chunk loop over a skewed, interchanged or reshaped point loop of one
+    # statement (seeds 13004, 13034, 14153): once refused, then (with the
+    # reshapes by iterators) a reshape that made the dates not unique
+    ("bicg", "split([1, 0], 1); stripmine([2, 0], 1, 4); interchange([2, 0, 0, 0], 2, 3); "
+             "interchange([0], 1, 1); skew([2], 2, 3, -1);"),
+    ("bicg", "tile([1], 1, 1, 3); reverse([1, 0, 1, 0], 3); skew([1], 2, 1, -1); "
+             "shift([1], 1, {}, 3); reshape([1, 0, 1, 1], 2, 2, -1);"),
+    ("jacobi-1d", "stripmine([0, 1], 2, 5); skew([0, 1, 0], 2, 3, 1); stripmine([0], 2, 2);"),
     # two peels and two tiles of parts (seed 13093)
     ("jacobi-1d", "peel([0, 1], {0, 0 | 5}); tile([0, 0], 2, 2, 5); peel([0, 0, 0], {-1, 0 | 0}); "
                   "tile([0, 0, 0], 2, 2, 8);"),

@@ -158,6 +158,21 @@ def _reshaped(r: Rel, old: Aff, new: Aff, j: int) -> list[tuple]:
     return out
 
 
+def _full_rank_path(r: Rel, plan) -> bool:
+    """Do ``r``'s α dimensions stay linearly independent (as many as
+    before) after each ``reshape`` of ``plan``?"""
+    keys = _iter_keys(r)
+    a = list(r.alphas)
+    full = _rank([x.part("i") for x in a], keys)
+    for st in plan:
+        if st[0] != "reshape":
+            continue
+        a[st[1] - 1] = r.canon(a[st[1] - 1] - Aff.var(it(st[2] - 1)).scale(st[3]))
+        if _rank([x.part("i") for x in a], keys) < full:
+            return False
+    return True
+
+
 def _simulated(r: Rel, plan: tuple) -> list[Aff]:
     """``r``'s α dimensions after the steps of ``plan`` (positions only)."""
     a = list(r.alphas)
@@ -211,7 +226,7 @@ def reduce(T: Sched, oracle=None, careful: bool = False) -> list[Step]:
     try:
         return _reduce(T, oracle, careful, True)
     except WhiteboxError as e:
-        if "strip-mined dimension" not in str(e):
+        if "strip-mined dimension" not in str(e) and "round in circles" not in str(e):
             raise
         for scaled, chunks_first, split in REDUCE_PASSES:
             T.rels = [r.copy() for r in start.rels]
@@ -242,7 +257,7 @@ def _reduce(T: Sched, oracle, careful: bool, scaled_points: bool,
         lambda: _plain_div_once(T, found),
         lambda: _unskew_once(T, found),
         lambda: _linearize_once(T, found, oracle, doubts),
-        lambda: _fix_point_once(T, found),
+        lambda: _fix_point_once(T, found, oracle),
         lambda: _unskew_chunk_once(T, found, oracle),
         lambda: _sink_chunk_once(T, found, oracle),
         lambda: split_loops and _split_chunk_loop_once(T, found, oracle),
@@ -944,10 +959,19 @@ def _chunk_of(T: Sched, x: Rel, t: int, p: int, size: int, oracle) -> bool:
     return oracle.equal(x, x.alphas[t - 1], chunk, T.divs)
 
 
-def _fix_point_once(T: Sched, found: list[Step]) -> bool:
+def _fix_point_once(T: Sched, found: list[Step], oracle=None) -> bool:
     """Make the dimension a chunk ``floor(e / s)`` was taken from equal to
     ``e`` again, when a ``reverse``, ``skew`` or ``shift`` changed it after
-    the ``stripmine`` (checked by replaying the direct steps)."""
+    the ``stripmine`` (checked by replaying the direct steps); then a
+    ``reshape`` by iterators that no dimension of the nest is."""
+    for reshapes in (False, True):
+        if _fix_point_pass(T, found, reshapes, oracle):
+            return True
+    return False
+
+
+def _fix_point_pass(T: Sched, found: list[Step], reshapes: bool, oracle) -> bool:
+    later = []      # reshapes: the candidates, fewest iterators first
     for r in T.rels:
         for t, num, size in _loose_chunks(T, r):
             if any(r.alphas[q - 1] == num for q in range(1, t)):
@@ -965,8 +989,15 @@ def _fix_point_once(T: Sched, found: list[Step]) -> bool:
                         if sol is None or any(v.denominator != 1 for v in sol):
                             if rest.part("i", "d").is_zero:
                                 sol = [Fraction(0)] * len(others)
+                            elif reshapes and not rest.keys("d") and rest.is_integral:
+                                # reshapes by iterators that are no dimension
+                                later.append((len(rest.keys("i")), len(later), r, t, p, sign,
+                                              rest))
+                                continue
                             else:
                                 continue
+                        elif reshapes:
+                            continue
                         coef = sol
                     const = rest - sum((r.alphas[q - 1].scale(c) for q, c in zip(others, coef)),
                                        Aff())
@@ -974,12 +1005,17 @@ def _fix_point_once(T: Sched, found: list[Step]) -> bool:
                         continue
                     if _fix_point(T, r, t, p, sign, others, coef, const, found):
                         return True
+    for *_, r, t, p, sign, rest in sorted(later, key=lambda c: c[:2]):
+        if _fix_point(T, r, t, p, sign, [], [], rest, found, oracle):
+            return True
     return False
 
 
-def _fix_point(T, r, t, p, sign, others, coef, const, found) -> bool:
+def _fix_point(T, r, t, p, sign, others, coef, const, found, oracle=None) -> bool:
     """Try the inverse steps that make α_p of ``r`` (and of a set of
-    relations around it) ``sign·α_p + Σ coef·α_q + const``."""
+    relations around it) ``sign·α_p + Σ coef·α_q + const`` (``const`` with
+    iterator terms: undone by ``reshape`` s, and with an oracle the
+    schedules before them legal)."""
     need = max([p, t] + [q for q, c in zip(others, coef) if c])
     for prefix, group in _groups(T, r, 1, len(r.beta)):
         if any(x.depth < need for x in group):
@@ -1001,12 +1037,22 @@ def _fix_point(T, r, t, p, sign, others, coef, const, found) -> bool:
         for q, c in zip(others, coef):
             if c:
                 direct.append(Step("skew", (prefix, p, q, int(c))))
-        if not const.is_zero:
+        if const.keys("i"):
+            # the reshapes in an order that keeps the dates unique (reshape
+            # refuses one that does not), for every relation of the group
+            xr = X.by_tag(r.tag)
+            plan = _reshaped(xr, xr.alphas[p - 1], xr.alphas[p - 1] - const, p)
+            if not all(_full_rank_path(x, plan) for x in X.rels if x.tag in ids):
+                continue
+            direct += [Step("reshape", (prefix,) + st[1:]) if st[0] == "reshape"
+                       else Step("shift", (prefix, p, st[2].integral())) for st in plan]
+        elif not const.is_zero:
             direct.append(Step("shift", (prefix, p, const.integral())))
         if sign == -1:
             direct.append(Step("reverse", (prefix, p)))
         if T.is_loop(prefix) or not any(s.name == "skew" for s in direct):
-            if _replays(X, direct, T):
+            if _replays(X, direct, T) and (not const.keys("i")
+                                           or _legal_path(X, direct, oracle)):
                 T.rels = X.rels
                 found.extend(reversed(direct))
                 return True
