@@ -134,6 +134,11 @@ CASES = [
      "skew([0], 1, 2, 2);\ntile([0], 2, 1, 5);\nreshape([0], 3, 1, 3);\n"),
     ("atax", "tile([0], 1, 1, 2); reshape([0, 0, 0], 1, 1, -1); stripmine([0], 1, 2);",
      "grain([0], 1, 3);\nstripmine([0], 1, 4);\nstripmine([0], 2, 2);\nreshape([0], 3, 1, 2);\n"),
+    # the chunk loop of one statement of a tile moved inside its point loop:
+    # the interchange back is on the statement alone (once the whole loop,
+    # which moved its neighbour's chunk inside: "round in circles")
+    ("bicg", "tile([1, 1], 2, 2, 5); reorder_loops([1, 1, 0, 1], 2);",
+     "stripmine([1, 1], 2, 5);\ninterchange([1, 1, 0, 1], 2, 3);\n"),
     # a first recovery refused (no legal order of its α steps): recovered
     # again in careful mode, not refused
     ("trmm", "tile([0], 1, 1, 2); iss([0], {-1, 1 | | 0, 0 | -2}); reshape([0, 1, 0], 2, 2, 1);",

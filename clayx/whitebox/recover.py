@@ -617,21 +617,25 @@ def _sink_chunk_once(T: Sched, found: list[Step], oracle=None) -> bool:
     """Undo the ``interchange`` s that moved a chunk loop inside its point
     loop: a chunk ``α_t = floor(α_p / s)`` with ``p < t`` goes back right
     before its point loop, for the largest group of relations under one
-    prefix where the direct interchanges reach ``T`` (and, with an oracle,
-    the schedule before them is legal)."""
+    prefix (a statement alone included) where the direct interchanges reach
+    ``T``, no chunk of the group moves inside its point loop (and, with an
+    oracle, the schedule before them is legal)."""
     for r in T.rels:
         for t, num, _ in _loose_chunks(T, r):
             p = next((q for q in range(1, t) if r.alphas[q - 1] == num), None)
             if p is None:
                 continue
             for prefix, group in _groups(T, r, 1, len(r.beta)):
-                if any(x.depth < t for x in group) or not T.is_loop(prefix):
+                if any(x.depth < t for x in group):
                     continue
                 X = T.copy()
                 ids = {x.tag for x in group}
                 for x in X.rels:
                     if x.tag in ids:
                         x.alphas.insert(p - 1, x.alphas.pop(t - 1))
+                if any(len(list(_loose_chunks(X, x))) > len(list(_loose_chunks(T, T.by_tag(x.tag))))
+                       for x in X.rels if x.tag in ids):
+                    continue    # a relation of the group whose chunk this moves inside
                 direct = [Step("interchange", (prefix, m, m + 1)) for m in range(p, t)]
                 if not _replays(X, direct, T, oracle) or not _legal_path(X, direct, oracle):
                     continue
