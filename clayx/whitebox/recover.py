@@ -260,6 +260,7 @@ def _reduce(T: Sched, oracle, careful: bool, scaled_points: bool,
         lambda: _fix_point_once(T, found, oracle),
         lambda: _unskew_chunk_once(T, found, oracle),
         lambda: _sink_chunk_once(T, found, oracle),
+        lambda: _linearize_once(T, found, oracle, doubts, general=True),
         lambda: split_loops and _split_chunk_loop_once(T, found, oracle),
     ]
     if chunks_first:
@@ -687,13 +688,14 @@ def _groups(T: Sched, r: Rel, lo: int, hi: int):
             yield r.beta[:m], g
 
 
-def _tiles(T: Sched, r: Rel):
+def _tiles(T: Sched, r: Rel, general: bool = True):
     """``(t, p, size)`` for each chunk dimension ``α_t = floor(α_p / size)``
     of ``r`` with its point loop ``p > t`` (the first inner dimension that
     is a multiple of the chunk's numerator: the div keeps ``floor(2i / 8)``
-    as ``floor(i / 4)``, the point loop's size is 8)."""
+    as ``floor(i / 4)``, the point loop's size is 8); ``general``: chunks
+    as :func:`_chunk_in` reads them, else as :func:`_chunk` does."""
     for t, a in enumerate(r.alphas, 1):
-        ch = _chunk_in(T, r, a)
+        ch = _chunk_in(T, r, a) if general else _chunk(T, a)
         if ch is None:
             continue
         num, size = ch
@@ -703,22 +705,27 @@ def _tiles(T: Sched, r: Rel):
             yield t, p, size * _multiple(r.alphas[p - 1], num)
 
 
-def _linearize_once(T: Sched, found: list[Step], oracle=None, doubts=None) -> bool:
+def _linearize_once(T: Sched, found: list[Step], oracle=None, doubts=None,
+                    general: bool = False) -> bool:
     """Remove one chunk dimension ``α_t = floor(α_p / s)`` (a ``tile`` or
     ``stripmine`` step, possibly on part of a loop), checked by replaying
     the direct step.  A chunk loop that only relations with that chunk
     share is removed first (a tile of part of a loop, which leaves a loop
-    whose relations are not all strip-mined, comes after)."""
+    whose relations are not all strip-mined, comes after).  ``general``:
+    also chunks written as a div plus iterators (:func:`_chunk_in`; tried
+    after the skews of chunk loops are undone: ``floor(i / 2) - i`` is
+    the chunk of ``-i``, or the chunk of ``i`` skewed by its reversed
+    point loop)."""
     for whole in (True, False):
         for r in T.rels:
             # the innermost chunk dimension first: its tile is the last one
             # applied, so the sequence tiles outer loops first
-            for t, p, size in reversed(list(_tiles(T, r))):
+            for t, p, size in reversed(list(_tiles(T, r, general))):
                 loop = len(T.under(r.beta[:t]))
                 for _, group in _groups(T, r, t, len(r.beta) - 1):
                     if whole and len(group) != loop:
                         continue
-                    if not all(_chunk_of(T, x, t, p, size, oracle) for x in group):
+                    if not all(_chunk_of(T, x, t, p, size, oracle, general) for x in group):
                         continue
                     if _unchunk(T, r, group, t, p, size, found, oracle, doubts):
                         return True
@@ -918,13 +925,13 @@ def _chunk_in(T: Sched, r: Rel, a: Aff) -> tuple[Aff, int] | None:
     return None
 
 
-def _is_chunk_of(T: Sched, chunk: Aff, point: Aff, size: int) -> bool:
+def _is_chunk_of(T: Sched, chunk: Aff, point: Aff, size: int, general: bool = True) -> bool:
     """Is ``chunk`` exactly ``floor(point / size)`` as written (a div,
     a div plus an integral form, or an affine form when the division is
     exact: ``floor(2i / 2)`` is ``i``)?"""
     if not point.is_integral or not (point.keys("i") or point.keys("d")):
         return False
-    return T.divs.get(point, size) == chunk or _same_floor(T, chunk, point, size)
+    return T.divs.get(point, size) == chunk or general and _same_floor(T, chunk, point, size)
 
 
 def _same_floor(T: Sched, chunk: Aff, point: Aff, size: int | None = None) -> bool:
@@ -939,18 +946,22 @@ def _same_floor(T: Sched, chunk: Aff, point: Aff, size: int | None = None) -> bo
 
 
 def _offset_chunk(T: Sched, r: Rel, a: Aff) -> bool:
-    """Is ``a`` (a div plus a constant) the chunk of a point dimension of
-    ``r`` (of a shifted loop: :func:`_chunk`), rather than a shifted chunk?"""
-    ch = _chunk_in(T, r, a)
+    """Is ``a`` (a div plus a constant or parameters) the chunk of a point
+    dimension of ``r`` (of a shifted loop: :func:`_chunk`), rather than a
+    shifted chunk?"""
+    # a chunk plus parameters is one (of the point loop shifted by them);
+    # plus iterators, a skewed chunk first (_unskew_chunk_once)
+    ch = _chunk(T, a) if a.keys("i") else _chunk_in(T, r, a)
     return ch is not None and _is_div(a) is None and ch[0] in r.alphas
 
 
-def _chunk_of(T: Sched, x: Rel, t: int, p: int, size: int, oracle) -> bool:
+def _chunk_of(T: Sched, x: Rel, t: int, p: int, size: int, oracle,
+              general: bool = True) -> bool:
     """Is α_t of ``x`` the chunk ``floor(α_p / size)`` (as written, or on
     ``x``'s instances)?"""
     if x.depth < p:
         return False
-    if _is_chunk_of(T, x.alphas[t - 1], x.alphas[p - 1], size):
+    if _is_chunk_of(T, x.alphas[t - 1], x.alphas[p - 1], size, general):
         return True
     ch = _chunk(T, x.alphas[t - 1])
     if ch is not None:
@@ -1610,17 +1621,19 @@ class _Core:
                        if self._pivot(r, d) == depth), ())
         if all(_simulated(r, common)[d - 1] == self.T.by_tag(r.tag).alphas[d - 1]
                for r in C.under(c)):
-            if common:
-                self.apply_plan(c, common, is_loop=True)
-            return self.oracle is None or self.oracle(C)
+            if not common:
+                return self.oracle is None or self.oracle(C)
+            return self._apply_checked(c, common) if self.oracle is not None else \
+                self.apply_plan(c, common, is_loop=True) or True
         groups: dict[tuple, list[int]] = {}
         for tag, p in plans.items():
             if p:
                 groups.setdefault(p, []).append(tag)
         for plan, tags in groups.items():
             for prefix in self.covers(c, tags):
-                self.apply_plan(prefix, plan, is_loop=C.is_loop(prefix))
-                if self.oracle is not None and not self.oracle(C):
+                if self.oracle is None:
+                    self.apply_plan(prefix, plan, is_loop=C.is_loop(prefix))
+                elif not self._apply_checked(prefix, plan):
                     return False
         return True
 
