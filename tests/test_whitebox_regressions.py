@@ -289,6 +289,10 @@ RECOVERED = [
     # reading as the chunk of -j gave a core whose perfect-nest rescue once
     # applied an illegal reverse unchecked: a failed replay, seed 15235)
     ("trmm", "skew([0, 0], 1, 2, -1); reverse([0, 0, 0], 2); tile([0, 0], 2, 2, 2);"),
+    # a reduction that left two relations at one β (a statement where a
+    # loop is): once an IndexError in the recovery (seed 16269, base too)
+    ("syrk", "embed([0, 1, 0, 0]); tile([0, 1, 0, 0], 2, 2, 5); iss([0], {-1 | | 1, 0 | 1}); "
+             "stripmine([0, 1, 0, 0], 1, 4); peel([0, 0, 1, 0], {0, -1 | 1});"),
     # two peels and two tiles of parts (seed 13093)
     ("jacobi-1d", "peel([0, 1], {0, 0 | 5}); tile([0, 0], 2, 2, 5); peel([0, 0, 0], {-1, 0 | 0}); "
                   "tile([0, 0, 0], 2, 2, 8);"),

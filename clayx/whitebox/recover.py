@@ -665,8 +665,17 @@ def _same(a: Sched, b: Sched, oracle=None) -> bool:
     return True
 
 
+def _is_tree(S: Sched) -> bool:
+    """Is ``S``'s β-vectors a tree: no two alike, none a prefix of another
+    (a statement where a loop is)?"""
+    betas = sorted(r.beta for r in S.rels)
+    return all(b[:len(a)] != a for a, b in zip(betas, betas[1:]))
+
+
 def _replays(X: Sched, steps: Sequence[Step], T: Sched, oracle=None) -> bool:
-    """Do ``steps`` (direct steps) turn ``X`` into ``T``?"""
+    """Do ``steps`` (direct steps) turn ``X`` (a β-tree) into ``T``?"""
+    if not _is_tree(X):
+        return False
     rec = Recorder(X.copy())
     try:
         for st in steps:
