@@ -10,6 +10,10 @@ the same statements.  Output: steps that turn ``O`` into ``T`` exactly.
    step is applied to the target (``linearize``, ``densify``, an opposite
    ``skew``) and the direct step (``tile``/``stripmine``, ``grain``,
    ``skew``) is recorded; those steps end the sequence, in reverse order.
+   A chunk loop that relations without the chunk share (a tile of part of
+   a loop, fused after) is split apart first, its direct steps ``fuse`` s;
+   a pass that leaves a strip-mined dimension is tried again in other
+   orders (:data:`REDUCE_PASSES`).
    What is left is the *core* target: one affine function of the iterators
    per α dimension, as many dimensions as iterators.
 2. **Index-set splitting**: a target statement scheduled by several parts
