@@ -109,12 +109,23 @@ def test_constant_bound_reaches_isl_and_maxfuse_has_none():
 
 
 def test_locality_fallback_runs_isl_s_scheduler_once(monkeypatch):
-    # lu's reordered point loops are not recovered: whiteboxed falls back on
-    # isl's own order and tiling, post-processing the same isl tree again
+    # when the locality pass's loop orders are not recovered (forced here:
+    # lu's are), whiteboxed falls back on isl's own order and tiling,
+    # post-processing the same isl tree again
     import clayx.auto as auto
+    import clayx.whitebox as wb
     calls = []
     real = auto.schedule_tree
     monkeypatch.setattr(auto, "schedule_tree", lambda *a, **k: calls.append(1) or real(*a, **k))
+    real_wb = wb.whitebox
+    refused = []
+
+    def refuse_once(original, target, **kw):
+        if not refused:
+            refused.append(1)
+            raise wb.WhiteboxError("cannot order the steps (forced)")
+        return real_wb(original, target, **kw)
+    monkeypatch.setattr(wb, "whitebox", refuse_once)
     scop = load(EXAMPLES / "lu.c")[0]
     target, result = auto.whiteboxed(scop, "cpu")
     assert result.timings.get("locality_undone") and result.exact

@@ -47,8 +47,9 @@ class WhiteboxResult:
     - ``timings``: seconds spent (``read``, ``recover``, ``simplify``,
       ``replay``), ``legality_checks``, ``simplification_undone`` when
       the simplified sequence failed its replay and the recovered one was
-      replayed instead, and ``careful`` when the first sequence failed its
-      replay and was recovered again with every choice checked;
+      replayed instead, and ``careful`` when the first recovery was refused
+      or its sequence failed its replay, and it was recovered again with
+      every choice checked;
     - ``scop``: the SCoP after the replay.
     """
 
@@ -182,13 +183,25 @@ def whitebox(original, target, *, simplify: bool = True, verify: bool = True,
     T = symbolic(scop, target_sched, divs, tags=True)
     t1 = time.perf_counter()
     oracle = Oracle(scop, deps, divs)
-    raw, reached = recover(O, T, oracle=oracle)
+    careful = False
+    try:
+        raw, reached = recover(O, T, oracle=oracle)
+    except WhiteboxError as first:
+        # no legal order found for a choice made without checking the ones
+        # before it: recover again with every choice checked
+        try:
+            raw, reached = recover(O, T, oracle=oracle, careful=True)
+        except WhiteboxError as e:
+            raise e from first
+        careful = True
     t2 = time.perf_counter()
     steps = shorten(raw, O, T, oracle) if simplify else list(raw)
     t3 = time.perf_counter()
     result = WhiteboxResult(None, steps, raw, params=tuple(scop.params))
     result.timings = {"read": t1 - t0, "recover": t2 - t1, "simplify": t3 - t2,
                       "legality_checks": oracle.calls}
+    if careful:
+        result.timings["careful"] = True
     if verify:
         try:
             _replay_or_raw(result, scop, session, target_sched, deps, simplify)
@@ -196,6 +209,8 @@ def whitebox(original, target, *, simplify: bool = True, verify: bool = True,
             # a step of the sequence breaks a dependence on its way (a choice
             # made without checking it): recover again, checking every
             # choice against the dependences, and replay that
+            if careful:
+                raise
             try:
                 raw, _ = recover(O, T, oracle=oracle, careful=True)
             except WhiteboxError as e:

@@ -10,6 +10,10 @@ the same statements.  Output: steps that turn ``O`` into ``T`` exactly.
    step is applied to the target (``linearize``, ``densify``, an opposite
    ``skew``) and the direct step (``tile``/``stripmine``, ``grain``,
    ``skew``) is recorded; those steps end the sequence, in reverse order.
+   A chunk loop that relations without the chunk share (a tile of part of
+   a loop, fused after) is split apart first, its direct steps ``fuse`` s;
+   a pass that leaves a strip-mined dimension is tried again in other
+   orders (:data:`REDUCE_PASSES`).
    What is left is the *core* target: one affine function of the iterators
    per α dimension, as many dimensions as iterators.
 2. **Index-set splitting**: a target statement scheduled by several parts
@@ -158,6 +162,21 @@ def _reshaped(r: Rel, old: Aff, new: Aff, j: int) -> list[tuple]:
     return out
 
 
+def _full_rank_path(r: Rel, plan) -> bool:
+    """Do ``r``'s α dimensions stay linearly independent (as many as
+    before) after each ``reshape`` of ``plan``?"""
+    keys = _iter_keys(r)
+    a = list(r.alphas)
+    full = _rank([x.part("i") for x in a], keys)
+    for st in plan:
+        if st[0] != "reshape":
+            continue
+        a[st[1] - 1] = r.canon(a[st[1] - 1] - Aff.var(it(st[2] - 1)).scale(st[3]))
+        if _rank([x.part("i") for x in a], keys) < full:
+            return False
+    return True
+
+
 def _simulated(r: Rel, plan: tuple) -> list[Aff]:
     """``r``'s α dimensions after the steps of ``plan`` (positions only)."""
     a = list(r.alphas)
@@ -204,34 +223,52 @@ def reduce(T: Sched, oracle=None, careful: bool = False) -> list[Step]:
     A scaled point loop of a tile is first read as scaled after the tile
     (``grain`` undone first); when that leaves a strip-mined dimension, as
     the point loop of a larger tile of the scaled loop (``floor(2i / 8)``
-    is ``floor(i / 4)``)."""
+    is ``floor(i / 4)``); then with the tiles undone before the scalings
+    (a tile of a scaled loop whose other statements are scaled too: one
+    ``grain`` of the loop before the tile, not one per part)."""
     start = T.copy()
     try:
         return _reduce(T, oracle, careful, True)
     except WhiteboxError as e:
-        if "strip-mined dimension" not in str(e):
+        if "strip-mined dimension" not in str(e) and "round in circles" not in str(e):
             raise
+        for scaled, chunks_first, split in REDUCE_PASSES:
+            T.rels = [r.copy() for r in start.rels]
+            try:
+                return _reduce(T, oracle, careful, scaled, chunks_first, split)
+            except WhiteboxError:
+                pass
         T.rels = start.rels
-        try:
-            return _reduce(T, oracle, careful, False)
-        except WhiteboxError:
-            raise e from None
+        raise e from None
 
 
-def _reduce(T: Sched, oracle, careful: bool, scaled_points: bool) -> list[Step]:
+#: The passes of :func:`reduce` after the first (which reads scaled point
+#: loops as scaled after the tile, the tiles undone after the scalings, no
+#: loop split), while one leaves a strip-mined dimension: ``(scaled points,
+#: tiles first, split loops)`` (see :func:`_split_chunk_loop_once`).
+REDUCE_PASSES = ((False, False, False), (False, True, False), (True, False, True),
+                 (False, True, True))
+
+
+def _reduce(T: Sched, oracle, careful: bool, scaled_points: bool,
+            chunks_first: bool = False, split_loops: bool = False) -> list[Step]:
     found: list[Step] = []
     doubts: list[str] = []      # reductions whose result was found illegal once
     seen: set[str] = set()      # the reduced targets met: a repeat is a cycle
     banned: set[tuple] = set()  # careful: (state, kind) whose result was illegal
-    kinds = (
+    kinds = [
         lambda: _densify_once(T, found, oracle, scaled_points),
         lambda: _plain_div_once(T, found),
         lambda: _unskew_once(T, found),
         lambda: _linearize_once(T, found, oracle, doubts),
-        lambda: _fix_point_once(T, found),
+        lambda: _fix_point_once(T, found, oracle),
         lambda: _unskew_chunk_once(T, found, oracle),
         lambda: _sink_chunk_once(T, found, oracle),
-    )
+        lambda: _linearize_once(T, found, oracle, doubts, general=True),
+        lambda: split_loops and _split_chunk_loop_once(T, found, oracle),
+    ]
+    if chunks_first:
+        kinds.insert(0, kinds.pop(3))
     careful = careful and oracle is not None
     while True:
         state = str(T)
@@ -302,6 +339,8 @@ def _densify_once(T: Sched, found: list[Step], oracle=None, scaled_points: bool 
                     gi = gcd(gi, v)
             if gi <= 1 or not scaled_points and any(
                     _chunk(T, c) is not None and _multiple(a, _chunk(T, c)[0])
+                    or _same_floor(T, c, a)
+                    or any(_is_chunk_of(T, c, a, f) for f in range(2, gi + 1) if gi % f == 0)
                     for c in r.alphas[:d - 1]):
                 continue        # the point loop of a tile (of the scaled loop)
             for p in [*_loop_prefixes(r, d), r.beta]:
@@ -529,25 +568,79 @@ def _loose_chunks(T: Sched, r: Rel):
             yield t, num, size
 
 
+def _split_chunk_loop_once(T: Sched, found: list[Step], oracle=None) -> bool:
+    """Undo a ``fuse`` that brought other relations into the loops of a
+    chunk: a chunk ``α_t = floor(α_p / s)`` whose chunk loop also holds
+    relations without it (a tile of one loop, fused after with another, or
+    of one part of a peeled loop).  The deepest loop from the chunk loop
+    down that holds both kinds, its children each of one kind, is ``split``
+    between them (the direct steps: the ``fuse`` s that join the pieces
+    again), so that a later ``_linearize_once`` finds the chunk in a loop
+    of its own.  Checked by replaying the fuses (and, with an oracle, the
+    split schedule legal)."""
+    for r in T.rels:
+        for t, p, size in _tiles(T, r):
+            node = r.beta[:t]
+            chunked = {x.tag for x in T.under(node) if _chunk_of(T, x, t, p, size, oracle)}
+            if len(chunked) == len(T.under(node)):
+                continue
+            if _split_apart(T, node, chunked, found, oracle):
+                return True
+    return False
+
+
+def _split_apart(T: Sched, node: tuple, tags: set, found: list[Step], oracle) -> bool:
+    """Split the deepest loop under ``node`` (``node`` included) holding
+    relations of ``tags`` and others (see :func:`_split_chunk_loop_once`)."""
+    loops = sorted({x.beta[:m] for x in T.under(node) for m in range(len(node), len(x.beta))},
+                   key=len, reverse=True)
+    for loop in loops:
+        under = {x.tag for x in T.under(loop)}
+        if not (under & tags) or under <= tags:
+            continue
+        kids = T.children(loop)
+        kinds = []
+        for k in kids:
+            ks = {x.tag for x in T.under(k)}
+            if ks & tags and not ks <= tags:
+                return False            # a deeper mixed loop comes first
+            kinds.append(bool(ks & tags))
+        cuts = [i for i in range(1, len(kids)) if kinds[i] != kinds[i - 1]]
+        Y = T.copy()
+        for i in reversed(cuts):
+            Y.split(Y.under(kids[i - 1])[-1].beta, len(loop))
+        direct = [Step("fuse", (loop,))] * len(cuts)
+        if not _replays(Y, direct, T, oracle) or oracle is not None and not oracle(Y):
+            return False
+        T.rels = Y.rels
+        found.extend(reversed(direct))
+        return True
+    return False
+
+
 def _sink_chunk_once(T: Sched, found: list[Step], oracle=None) -> bool:
     """Undo the ``interchange`` s that moved a chunk loop inside its point
     loop: a chunk ``α_t = floor(α_p / s)`` with ``p < t`` goes back right
     before its point loop, for the largest group of relations under one
-    prefix where the direct interchanges reach ``T`` (and, with an oracle,
-    the schedule before them is legal)."""
+    prefix (a statement alone included) where the direct interchanges reach
+    ``T``, no chunk of the group moves inside its point loop (and, with an
+    oracle, the schedule before them is legal)."""
     for r in T.rels:
         for t, num, _ in _loose_chunks(T, r):
             p = next((q for q in range(1, t) if r.alphas[q - 1] == num), None)
             if p is None:
                 continue
             for prefix, group in _groups(T, r, 1, len(r.beta)):
-                if any(x.depth < t for x in group) or not T.is_loop(prefix):
+                if any(x.depth < t for x in group):
                     continue
                 X = T.copy()
                 ids = {x.tag for x in group}
                 for x in X.rels:
                     if x.tag in ids:
                         x.alphas.insert(p - 1, x.alphas.pop(t - 1))
+                if any(len(list(_loose_chunks(X, x))) > len(list(_loose_chunks(T, T.by_tag(x.tag))))
+                       for x in X.rels if x.tag in ids):
+                    continue    # a relation of the group whose chunk this moves inside
                 direct = [Step("interchange", (prefix, m, m + 1)) for m in range(p, t)]
                 if not _replays(X, direct, T, oracle) or not _legal_path(X, direct, oracle):
                     continue
@@ -576,8 +669,17 @@ def _same(a: Sched, b: Sched, oracle=None) -> bool:
     return True
 
 
+def _is_tree(S: Sched) -> bool:
+    """Is ``S``'s β-vectors a tree: no two alike, none a prefix of another
+    (a statement where a loop is)?"""
+    betas = sorted(r.beta for r in S.rels)
+    return all(b[:len(a)] != a for a, b in zip(betas, betas[1:]))
+
+
 def _replays(X: Sched, steps: Sequence[Step], T: Sched, oracle=None) -> bool:
-    """Do ``steps`` (direct steps) turn ``X`` into ``T``?"""
+    """Do ``steps`` (direct steps) turn ``X`` (a β-tree) into ``T``?"""
+    if not _is_tree(X):
+        return False
     rec = Recorder(X.copy())
     try:
         for st in steps:
@@ -599,29 +701,47 @@ def _groups(T: Sched, r: Rel, lo: int, hi: int):
             yield r.beta[:m], g
 
 
-def _linearize_once(T: Sched, found: list[Step], oracle=None, doubts=None) -> bool:
+def _tiles(T: Sched, r: Rel, general: bool = True):
+    """``(t, p, size)`` for each chunk dimension ``α_t = floor(α_p / size)``
+    of ``r`` with its point loop ``p > t`` (the first inner dimension that
+    is a multiple of the chunk's numerator: the div keeps ``floor(2i / 8)``
+    as ``floor(i / 4)``, the point loop's size is 8); ``general``: chunks
+    as :func:`_chunk_in` reads them, else as :func:`_chunk` does."""
+    for t, a in enumerate(r.alphas, 1):
+        ch = _chunk_in(T, r, a) if general else _chunk(T, a)
+        if ch is None:
+            continue
+        num, size = ch
+        p = next((q for q in range(t + 1, r.depth + 1)
+                  if _multiple(r.alphas[q - 1], num)), None)
+        if p is not None:
+            yield t, p, size * _multiple(r.alphas[p - 1], num)
+
+
+def _linearize_once(T: Sched, found: list[Step], oracle=None, doubts=None,
+                    general: bool = False) -> bool:
     """Remove one chunk dimension ``α_t = floor(α_p / s)`` (a ``tile`` or
     ``stripmine`` step, possibly on part of a loop), checked by replaying
-    the direct step."""
-    for r in T.rels:
-        # the innermost chunk dimension first: its tile is the last one applied,
-        # so the sequence tiles outer loops first
-        for t, a in reversed(list(enumerate(r.alphas, 1))):
-            ch = _chunk(T, a)
-            if ch is None:
-                continue
-            num, size = ch
-            p = next((p for p in range(t + 1, r.depth + 1)
-                      if _multiple(r.alphas[p - 1], num)), None)
-            if p is None:
-                continue
-            # the div keeps floor(2i / 8) as floor(i / 4): the point loop's size
-            size *= _multiple(r.alphas[p - 1], num)
-            for _, group in _groups(T, r, t, len(r.beta) - 1):
-                if not all(_chunk_of(T, x, t, p, size, oracle) for x in group):
-                    continue
-                if _unchunk(T, r, group, t, p, size, found, oracle, doubts):
-                    return True
+    the direct step.  A chunk loop that only relations with that chunk
+    share is removed first (a tile of part of a loop, which leaves a loop
+    whose relations are not all strip-mined, comes after).  ``general``:
+    also chunks written as a div plus iterators (:func:`_chunk_in`; tried
+    after the skews of chunk loops are undone: ``floor(i / 2) - i`` is
+    the chunk of ``-i``, or the chunk of ``i`` skewed by its reversed
+    point loop)."""
+    for whole in (True, False):
+        for r in T.rels:
+            # the innermost chunk dimension first: its tile is the last one
+            # applied, so the sequence tiles outer loops first
+            for t, p, size in reversed(list(_tiles(T, r, general))):
+                loop = len(T.under(r.beta[:t]))
+                for _, group in _groups(T, r, t, len(r.beta) - 1):
+                    if whole and len(group) != loop:
+                        continue
+                    if not all(_chunk_of(T, x, t, p, size, oracle, general) for x in group):
+                        continue
+                    if _unchunk(T, r, group, t, p, size, found, oracle, doubts):
+                        return True
     return False
 
 
@@ -635,7 +755,10 @@ def _unchunk(T: Sched, r: Rel, group: list[Rel], t: int, p: int, size: int,
     that schedule is
     illegal (the tile was applied to one loop, split after: a fission that
     only the tiling makes legal), the loops are fused first and the direct
-    steps are the tile followed by the ``split`` s that undo the fusion.
+    steps are the tile followed by the ``split`` s that undo the fusion;
+    else, when the point loops are the chunk loop's children, the loops
+    are read as strip-mined apart, their chunk loops fused after
+    (:func:`_unchunk_apart`).
     An illegal schedule met is noted in ``doubts`` (the core is then checked
     at the end of :func:`reduce`)."""
     node = r.beta[:t]
@@ -650,6 +773,15 @@ def _unchunk(T: Sched, r: Rel, group: list[Rel], t: int, p: int, size: int,
         doubts.append(r.stmt)
     if not several or {x.tag for x in group} != {x.tag for x in T.under(node)}:
         return False
+    if _unchunk_fused(T, r, node, t, p, size, found, oracle):
+        return True
+    return p == t + 1 and _unchunk_apart(T, r, group, t, size, found, oracle)
+
+
+def _unchunk_fused(T: Sched, r: Rel, node: tuple, t: int, p: int, size: int,
+                   found: list[Step], oracle) -> bool:
+    """:func:`_unchunk` of the chunk loop ``node`` holding several loops:
+    read as one loop tiled, then split."""
     # fuse the loops of every level from the chunk loop to the point loop
     # (the stripmine's β); the splits at the chunk loop's level undo it, or
     # all the splits
@@ -677,6 +809,44 @@ def _unchunk(T: Sched, r: Rel, group: list[Rel], t: int, p: int, size: int,
             found.extend(reversed(steps))
             return True
     return False
+
+
+def _unchunk_apart(T: Sched, r: Rel, group: list[Rel], t: int, size: int,
+                   found: list[Step], oracle) -> bool:
+    """Remove the chunk dimension ``t`` of ``group`` when the chunk loop
+    holds several point loops (``p = t + 1``): read as loops strip-mined
+    apart and their chunk loops fused after (a ``stripmine`` per loop, then
+    the ``fuse`` s), the point loops becoming siblings in the chunk loop's
+    place.  Checked by replaying the direct steps (and, with an oracle, the
+    schedules on the way legal)."""
+    node = r.beta[:t]
+    if {x.tag for x in group} != {x.tag for x in T.under(node)} or t < 1:
+        return False
+    X = T.copy()
+    ids = {x.tag for x in group}
+    wide = 1 + max(len(T.children(node)), 1)
+    parent = node[:-1]
+    for x in X.rels:
+        if x.beta[:t - 1] != parent or len(x.beta) < t:
+            continue
+        b = list(x.beta)
+        if x.tag in ids:
+            b[t - 1] = b[t - 1] * wide + b[t]
+            del b[t]
+            del x.alphas[t - 1]
+        else:
+            b[t - 1] = b[t - 1] * wide
+        x.beta = tuple(b)
+    X.normalize()
+    loops = sorted({X.by_tag(tag).beta[:t] for tag in ids})
+    # strip-mine each point loop (the last first: the β of the others stay)
+    direct = [Step("stripmine", (lp, t, size)) for lp in reversed(loops)]
+    direct += [Step("fuse", (loops[0],))] * (len(loops) - 1)
+    if not _replays(X, direct, T, oracle) or not _legal_path(X, direct, oracle):
+        return False
+    T.rels = X.rels
+    found.extend(reversed(direct))
+    return True
 
 
 def _without_chunk(T: Sched, group: list[Rel], t: int, p: int) -> Sched:
@@ -749,18 +919,63 @@ def _multiple(a: Aff, num: Aff) -> int | None:
     return int(g)
 
 
-def _offset_chunk(T: Sched, r: Rel, a: Aff) -> bool:
-    """Is ``a`` (a div plus a constant) the chunk of a point dimension of
-    ``r`` (of a shifted loop: :func:`_chunk`), rather than a shifted chunk?"""
+def _chunk_in(T: Sched, r: Rel, a: Aff) -> tuple[Aff, int] | None:
+    """:func:`_chunk`, or ``(num + size·rest, size)`` when ``a`` is one div
+    ``floor(num / size)`` plus an integral form ``rest`` of iterators and
+    parameters (isl writes the chunk ``floor(3i / 5)`` as ``i + floor(-2i /
+    5)``), provided that a dimension of ``r`` is a multiple of that
+    numerator (its point loop): ``a`` is then exactly that chunk."""
     ch = _chunk(T, a)
+    if ch is not None:
+        return ch
+    ds = a.keys("d")
+    if len(ds) != 1 or a[ds[0]] != 1 or not a.is_integral:
+        return None
+    num, size = T.divs.of(ds[0])
+    num = num + (a - Aff.var(ds[0])).scale(size)
+    if any(_multiple(x, num) for x in r.alphas):
+        return num, size
+    return None
+
+
+def _is_chunk_of(T: Sched, chunk: Aff, point: Aff, size: int, general: bool = True) -> bool:
+    """Is ``chunk`` exactly ``floor(point / size)`` as written (a div,
+    a div plus an integral form, or an affine form when the division is
+    exact: ``floor(2i / 2)`` is ``i``)?"""
+    if not point.is_integral or not (point.keys("i") or point.keys("d")):
+        return False
+    return T.divs.get(point, size) == chunk or general and _same_floor(T, chunk, point, size)
+
+
+def _same_floor(T: Sched, chunk: Aff, point: Aff, size: int | None = None) -> bool:
+    """Is ``chunk`` (one div ``floor(n / s)`` plus an integral form
+    ``rest``) ``floor(point / s)``: ``n + s·rest == point`` (and ``s`` is
+    ``size`` when given)?"""
+    ds = chunk.keys("d")
+    if len(ds) != 1 or chunk[ds[0]] != 1 or not chunk.is_integral:
+        return False
+    num, s = T.divs.of(ds[0])
+    return size in (None, s) and num + (chunk - Aff.var(ds[0])).scale(s) == point
+
+
+def _offset_chunk(T: Sched, r: Rel, a: Aff) -> bool:
+    """Is ``a`` (a div plus a constant or parameters) the chunk of a point
+    dimension of ``r`` (of a shifted loop: :func:`_chunk`), rather than a
+    shifted chunk?"""
+    # a chunk plus parameters is one (of the point loop shifted by them);
+    # plus iterators, a skewed chunk first (_unskew_chunk_once)
+    ch = _chunk(T, a) if a.keys("i") else _chunk_in(T, r, a)
     return ch is not None and _is_div(a) is None and ch[0] in r.alphas
 
 
-def _chunk_of(T: Sched, x: Rel, t: int, p: int, size: int, oracle) -> bool:
+def _chunk_of(T: Sched, x: Rel, t: int, p: int, size: int, oracle,
+              general: bool = True) -> bool:
     """Is α_t of ``x`` the chunk ``floor(α_p / size)`` (as written, or on
     ``x``'s instances)?"""
     if x.depth < p:
         return False
+    if _is_chunk_of(T, x.alphas[t - 1], x.alphas[p - 1], size, general):
+        return True
     ch = _chunk(T, x.alphas[t - 1])
     if ch is not None:
         num, s = ch
@@ -772,10 +987,19 @@ def _chunk_of(T: Sched, x: Rel, t: int, p: int, size: int, oracle) -> bool:
     return oracle.equal(x, x.alphas[t - 1], chunk, T.divs)
 
 
-def _fix_point_once(T: Sched, found: list[Step]) -> bool:
+def _fix_point_once(T: Sched, found: list[Step], oracle=None) -> bool:
     """Make the dimension a chunk ``floor(e / s)`` was taken from equal to
     ``e`` again, when a ``reverse``, ``skew`` or ``shift`` changed it after
-    the ``stripmine`` (checked by replaying the direct steps)."""
+    the ``stripmine`` (checked by replaying the direct steps); then a
+    ``reshape`` by iterators that no dimension of the nest is."""
+    for reshapes in (False, True):
+        if _fix_point_pass(T, found, reshapes, oracle):
+            return True
+    return False
+
+
+def _fix_point_pass(T: Sched, found: list[Step], reshapes: bool, oracle) -> bool:
+    later = []      # reshapes: the candidates, fewest iterators first
     for r in T.rels:
         for t, num, size in _loose_chunks(T, r):
             if any(r.alphas[q - 1] == num for q in range(1, t)):
@@ -793,8 +1017,15 @@ def _fix_point_once(T: Sched, found: list[Step]) -> bool:
                         if sol is None or any(v.denominator != 1 for v in sol):
                             if rest.part("i", "d").is_zero:
                                 sol = [Fraction(0)] * len(others)
+                            elif reshapes and not rest.keys("d") and rest.is_integral:
+                                # reshapes by iterators that are no dimension
+                                later.append((len(rest.keys("i")), len(later), r, t, p, sign,
+                                              rest))
+                                continue
                             else:
                                 continue
+                        elif reshapes:
+                            continue
                         coef = sol
                     const = rest - sum((r.alphas[q - 1].scale(c) for q, c in zip(others, coef)),
                                        Aff())
@@ -802,12 +1033,17 @@ def _fix_point_once(T: Sched, found: list[Step]) -> bool:
                         continue
                     if _fix_point(T, r, t, p, sign, others, coef, const, found):
                         return True
+    for *_, r, t, p, sign, rest in sorted(later, key=lambda c: c[:2]):
+        if _fix_point(T, r, t, p, sign, [], [], rest, found, oracle):
+            return True
     return False
 
 
-def _fix_point(T, r, t, p, sign, others, coef, const, found) -> bool:
+def _fix_point(T, r, t, p, sign, others, coef, const, found, oracle=None) -> bool:
     """Try the inverse steps that make α_p of ``r`` (and of a set of
-    relations around it) ``sign·α_p + Σ coef·α_q + const``."""
+    relations around it) ``sign·α_p + Σ coef·α_q + const`` (``const`` with
+    iterator terms: undone by ``reshape`` s, and with an oracle the
+    schedules before them legal)."""
     need = max([p, t] + [q for q, c in zip(others, coef) if c])
     for prefix, group in _groups(T, r, 1, len(r.beta)):
         if any(x.depth < need for x in group):
@@ -829,12 +1065,22 @@ def _fix_point(T, r, t, p, sign, others, coef, const, found) -> bool:
         for q, c in zip(others, coef):
             if c:
                 direct.append(Step("skew", (prefix, p, q, int(c))))
-        if not const.is_zero:
+        if const.keys("i"):
+            # the reshapes in an order that keeps the dates unique (reshape
+            # refuses one that does not), for every relation of the group
+            xr = X.by_tag(r.tag)
+            plan = _reshaped(xr, xr.alphas[p - 1], xr.alphas[p - 1] - const, p)
+            if not all(_full_rank_path(x, plan) for x in X.rels if x.tag in ids):
+                continue
+            direct += [Step("reshape", (prefix,) + st[1:]) if st[0] == "reshape"
+                       else Step("shift", (prefix, p, st[2].integral())) for st in plan]
+        elif not const.is_zero:
             direct.append(Step("shift", (prefix, p, const.integral())))
         if sign == -1:
             direct.append(Step("reverse", (prefix, p)))
         if T.is_loop(prefix) or not any(s.name == "skew" for s in direct):
-            if _replays(X, direct, T):
+            if _replays(X, direct, T) and (not const.keys("i")
+                                           or _legal_path(X, direct, oracle)):
                 T.rels = X.rels
                 found.extend(reversed(direct))
                 return True
@@ -1201,7 +1447,13 @@ class _Core:
         # pieces in another order than the target (which fuses them)
         shared = any(C.is_loop(prefix) and len(C.children(prefix)) > 1
                      and any(st[0] == "interchange" for st in plan) for prefix, plan in units)
-        if self.oracle is None or not (len(units) > 1 or shared or self.careful):
+        # one group of relations changed while others of the loop are not
+        # (lu's point loops: the update's k loop brought out of a j loop
+        # that the division shares)
+        partial = len(units) == 1 and units[0][0] != c and any(
+            not x.empty for x in C.under(c) if x.tag not in
+            {y.tag for y in C.under(units[0][0])})
+        if self.oracle is None or not (len(units) > 1 or shared or partial or self.careful):
             for prefix, plan in units:
                 self.apply_plan(prefix, plan, is_loop=C.is_loop(prefix))
             return
@@ -1234,7 +1486,7 @@ class _Core:
                 f"cannot order the steps that give the relations under {list(c)} "
                 f"their target dimension {d} legally: the loops they interchange "
                 "are distributed, and fusing them back breaks a dependence")
-        if len(units) > 1 and self.perfect_nest(c, d):
+        if (len(units) > 1 or partial) and self.perfect_nest(c, d):
             return
         prefix, plan = last
         raise WhiteboxError(
@@ -1382,17 +1634,19 @@ class _Core:
                        if self._pivot(r, d) == depth), ())
         if all(_simulated(r, common)[d - 1] == self.T.by_tag(r.tag).alphas[d - 1]
                for r in C.under(c)):
-            if common:
-                self.apply_plan(c, common, is_loop=True)
-            return self.oracle is None or self.oracle(C)
+            if not common:
+                return self.oracle is None or self.oracle(C)
+            return self._apply_checked(c, common) if self.oracle is not None else \
+                self.apply_plan(c, common, is_loop=True) or True
         groups: dict[tuple, list[int]] = {}
         for tag, p in plans.items():
             if p:
                 groups.setdefault(p, []).append(tag)
         for plan, tags in groups.items():
             for prefix in self.covers(c, tags):
-                self.apply_plan(prefix, plan, is_loop=C.is_loop(prefix))
-                if self.oracle is not None and not self.oracle(C):
+                if self.oracle is None:
+                    self.apply_plan(prefix, plan, is_loop=C.is_loop(prefix))
+                elif not self._apply_checked(prefix, plan):
                     return False
         return True
 
