@@ -19,12 +19,18 @@ EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 KERNELS = sorted(p.stem for p in EXAMPLES.glob("*.c"))
 
 
+def _truncated(scop, r, n_out: int):
+    """The first ``n_out`` dimensions of ``r``'s dates."""
+    m = r.map(post._space(scop, r)).intersect_domain(post._instances(scop, r))
+    return m.project_out(post._dt.out, n_out, m.dim(post._dt.out) - n_out)
+
+
 def _union_runs_before(scop, ys, xs, k) -> bool:
     """Some instance of ``ys`` before one of ``xs`` in the same outer
     iteration, on the unions of their actual dates up to β_k."""
     n_out = 2 * k + 1
-    dy = post._union(post._truncated(scop, r, n_out) for r in ys)
-    dx = post._union(post._truncated(scop, r, n_out) for r in xs)
+    dy = post._union(_truncated(scop, r, n_out) for r in ys)
+    dx = post._union(_truncated(scop, r, n_out) for r in xs)
     same = post._project(dy, n_out, 2 * k - 1).apply_range(
         post._project(dx, n_out, 2 * k - 1).reverse())
     return not dy.lex_lt_union_map(dx).intersect(same).is_empty()

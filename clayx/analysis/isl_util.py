@@ -13,7 +13,8 @@ import islpy as isl
 
 from ..errors import ModelError
 
-__all__ = ["WITNESS_PARAM_BOX", "IdentityCache", "point_values", "small_point", "wrap_isl"]
+__all__ = ["WITNESS_PARAM_BOX", "IdentityCache", "pieces", "point_values", "small_point",
+           "wrap_isl"]
 
 _dt = isl.dim_type
 
@@ -31,6 +32,14 @@ def wrap_isl(fn):
         except isl.Error as e:
             raise ModelError(f"{fn.__name__}: isl failed: {e}") from e
     return wrapper
+
+
+def pieces(pw) -> list[tuple[isl.Set, object]]:
+    """The pieces ``(domain, function)`` of a piecewise ``PwAff`` or
+    ``PwMultiAff`` (islpy gives ``get_pieces`` for the first only)."""
+    out: list = []
+    pw.foreach_piece(lambda dom, f: out.append((dom, f)))
+    return out
 
 
 def _int(v: isl.Val) -> int:

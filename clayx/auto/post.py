@@ -66,6 +66,7 @@ from typing import Sequence
 
 import islpy as isl
 
+from ..analysis.isl_util import pieces
 from ..model import Mark, Relation, Scop
 from .tree import Member, TreeRelation, relation_map, relations_schedule, stmt_info
 
@@ -271,9 +272,7 @@ class _Memo:
             if pa.n_piece() != 1 or pa.involves_dims(_dt.in_, 0, pa.dim(_dt.in_)) or \
                     pa.involves_dims(_dt.param, 0, pa.dim(_dt.param)):
                 return None
-            pieces: list = []
-            pa.foreach_piece(lambda dom, aff: pieces.append((dom, aff)))
-            dom, aff = pieces[0]
+            dom, aff = pa.get_pieces()[0]
             if not dom.plain_is_universe() or aff.dim(_dt.div):
                 return None
             return aff.get_constant_val().to_python()
@@ -431,12 +430,6 @@ def _chained_before(memo: _Memo, scop: Scop, ry: TreeRelation, rx: TreeRelation,
     children of the loop at depth ``k`` (that of ``ry`` first when
     ``y_first``)?  Dates up to β_k: ties on α_k go by position."""
     return memo.less(ry, rx, k) or (y_first and memo.meet(ry, rx, k))
-
-
-def _truncated(scop: Scop, r: TreeRelation, n_out: int) -> isl.Map:
-    """The first ``n_out`` dimensions of ``r``'s dates."""
-    m = r.map(_space(scop, r)).intersect_domain(_instances(scop, r))
-    return m.project_out(_dt.out, n_out, m.dim(_dt.out) - n_out)
 
 
 def hoist(scop: Scop, rels: list[TreeRelation]) -> list[TreeRelation]:
@@ -630,11 +623,9 @@ def _linear(scop: Scop, st, access) -> isl.Map | None:
     inst = st.domain.intersect_params(scop.context)
     acc = rel.intersect_domain(inst)
     if acc.is_single_valued() and inst.is_subset(acc.domain()):
-        pma = isl.PwMultiAff.from_map(acc)
-        pieces: list = []
-        pma.foreach_piece(lambda _, ma: pieces.append(ma))
-        if len(pieces) == 1:
-            ma = pieces[0]
+        parts = pieces(isl.PwMultiAff.from_map(acc))
+        if len(parts) == 1:
+            ma = parts[0][1]
             zero = isl.Val.zero(ma.get_ctx())
             for k in range(ma.dim(_dt.out)):
                 aff = ma.get_at(k)

@@ -35,6 +35,7 @@ from functools import partial
 
 import islpy as isl
 
+from ..analysis.isl_util import pieces
 from ..errors import CodegenError, CodegenWarning
 from ..model import Beta, Scop
 from .ast_check import check_ast
@@ -299,9 +300,7 @@ def _unrestricted(f: isl.PwMultiAff) -> isl.MultiPwAff:
     statement's domain under every piece of the node's tiled domain (3mm:
     23 ms of 60), and its values on the node's instances are the same."""
     if f.n_piece() == 1:
-        pieces: list[isl.MultiAff] = []
-        f.foreach_piece(lambda _dom, maff: pieces.append(maff))
-        return isl.MultiPwAff.from_multi_aff(pieces[0])
+        return isl.MultiPwAff.from_multi_aff(pieces(f)[0][1])
     return isl.MultiPwAff.from_pw_multi_aff(f)
 
 

@@ -142,8 +142,7 @@ def _pair_holds(scop: Scop, rel, pair: tuple[int, int, int]) -> bool:
     ``rel`` (``pair`` is ``(t, p, T)``); memoized per relation, so the
     nested loops of one tiled nest, which all ask it of the same relations,
     cost isl one check (3mm: 35 checks per nest down to 12)."""
-    t, p, size = pair
-    dates = _alpha_dates(scop, rel, p)
+    dates = _alpha_dates(scop, rel, pair[1])
     return dates.is_subset(_box(dates.get_space(), [pair]))
 
 

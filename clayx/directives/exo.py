@@ -62,11 +62,10 @@ def _uniform(bound: isl.Map) -> isl.Aff | None:
     if not bound.is_equal(isl.Map.from_domain_and_range(bound.domain(), values)):
         return None
     pa = values.dim_min(0)
-    pieces: list[isl.Aff] = []
-    pa.foreach_piece(lambda s, a: pieces.append(a))
-    if len(pieces) != 1 or pieces[0].dim(_dt.div):
+    parts = pa.get_pieces()
+    if len(parts) != 1 or parts[0][1].dim(_dt.div):
         return None
-    aff = pieces[0]
+    aff = parts[0][1]
     vals = [aff.get_constant_val()] + [aff.get_coefficient_val(_dt.param, j)
                                        for j in range(aff.dim(_dt.param))]
     return aff if all(v.is_int() for v in vals) else None

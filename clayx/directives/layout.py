@@ -236,11 +236,10 @@ def print_subscripts(rel: isl.Map, st: Statement) -> list[str] | None:
     out = []
     for k in range(rel.dim(_dt.out)):
         pa = pma.get_pw_aff(k)
-        pieces: list[isl.Aff] = []
-        pa.foreach_piece(lambda s, a: pieces.append(a))
-        if len(pieces) != 1 or pieces[0].dim(_dt.div):
+        parts = pa.get_pieces()
+        if len(parts) != 1 or parts[0][1].dim(_dt.div):
             return None
-        aff = pieces[0]
+        aff = parts[0][1]
         terms: list[tuple[int, str]] = []
         for j, it in enumerate(st.iterators):
             terms.append((aff.get_coefficient_val(_dt.in_, j), it))

@@ -154,6 +154,20 @@ class Mark:
     arg: int | None = None
 
 
+def beta_tree_error(betas: Iterable[Beta]) -> str | None:
+    """Why the β-vectors ``betas`` are not a β-tree (one used twice, or one
+    a prefix of another: a statement where a loop is), or None."""
+    ordered = sorted(betas)
+    pairs = list(zip(ordered, ordered[1:]))
+    for a, b in pairs:
+        if a == b:
+            return f"β-vector {list(a)} is used twice"
+    for a, b in pairs:
+        if b[:len(a)] == a:
+            return f"β-vector {list(a)} is a prefix of {list(b)}"
+    return None
+
+
 @dataclass(frozen=True)
 class ClaySchedule:
     """The union of scheduling relations of a SCoP, in β order.
@@ -168,16 +182,9 @@ class ClaySchedule:
     def __post_init__(self) -> None:
         rels = tuple(sorted(self.relations, key=lambda r: r.beta))
         object.__setattr__(self, "relations", rels)
-        seen = set()
-        for r in rels:
-            if r.beta in seen:
-                raise ModelError(f"β-vector {list(r.beta)} is used twice")
-            seen.add(r.beta)
-        betas = [r.beta for r in rels]
-        for a, b in zip(betas, betas[1:]):
-            if b[:len(a)] == a:
-                raise ModelError(
-                    f"β-vector {list(a)} is a prefix of {list(b)}")
+        problem = beta_tree_error(r.beta for r in rels)
+        if problem:
+            raise ModelError(problem)
 
     # -- simple views -------------------------------------------------------
     def __iter__(self) -> Iterator[Relation]:

@@ -25,6 +25,7 @@ from typing import Iterable, Iterator, Sequence
 
 import islpy as isl
 
+from ..analysis.isl_util import pieces
 from ..errors import ClayxError
 
 __all__ = ["Aff", "Divs", "Rel", "Sched", "WhiteboxError", "equalities", "from_relation",
@@ -622,13 +623,12 @@ def from_relation(m: isl.Map, beta: Sequence[int], dim: int, domain: isl.Set,
         raise WhiteboxError(f"a relation of {stmt} gives an instance several dates "
                             "(its α dimensions are not functions of the iterators)")
     pma = isl.PwMultiAff.from_map(inst).gist(domain).coalesce()
-    pieces: list = []
-    pma.foreach_piece(lambda st, ma: pieces.append((st, ma)))
-    if len(pieces) != 1:
-        raise WhiteboxError(f"a relation of {stmt} is piecewise ({len(pieces)} pieces): "
+    parts = pieces(pma)
+    if len(parts) != 1:
+        raise WhiteboxError(f"a relation of {stmt} is piecewise ({len(parts)} pieces): "
                             "Clay schedules one part of a statement by one affine "
                             "function (index-set split it first)")
-    dom_piece, ma = pieces[0]
+    dom_piece, ma = parts[0]
     elim = dict(elim or {})
     alphas = [_aff(ma.get_at(k), divs, params, elim) for k in range(ma.dim(_dt.out))]
     part = m.domain().gist(domain).coalesce()
@@ -644,13 +644,12 @@ def _empty_relation(m: isl.Map, beta: Sequence[int], dim: int, divs: Divs,
     alphas_map = m
     for pos in range(m.dim(_dt.out) - 1, -1, -2):
         alphas_map = alphas_map.project_out(_dt.out, pos, 1)
-    pieces: list = []
+    parts: list = []
     part = m.domain().coalesce()
     if alphas_map.is_single_valued() and not part.is_empty():
-        isl.PwMultiAff.from_map(alphas_map).coalesce().foreach_piece(
-            lambda st, ma: pieces.append((st, ma)))
-    if len(pieces) == 1:
-        alphas = [_aff(pieces[0][1].get_at(k), divs, params) for k in range(len(beta) - 1)]
+        parts = pieces(isl.PwMultiAff.from_map(alphas_map).coalesce())
+    if len(parts) == 1:
+        alphas = [_aff(parts[0][1].get_at(k), divs, params) for k in range(len(beta) - 1)]
     else:                                  # no instance anywhere: any α will do
         alphas = [Aff() for _ in range(len(beta) - 1)]
     if part.is_empty():

@@ -57,6 +57,7 @@ from fractions import Fraction
 from typing import Sequence
 
 from ..errors import ClayxError
+from ..model import beta_tree_error
 from .model import ONE, Aff, Rel, Sched, WhiteboxError, it
 from .steps import Recorder, Step
 
@@ -672,8 +673,7 @@ def _same(a: Sched, b: Sched, oracle=None) -> bool:
 def _is_tree(S: Sched) -> bool:
     """Is ``S``'s β-vectors a tree: no two alike, none a prefix of another
     (a statement where a loop is)?"""
-    betas = sorted(r.beta for r in S.rels)
-    return all(b[:len(a)] != a for a, b in zip(betas, betas[1:]))
+    return beta_tree_error(r.beta for r in S.rels) is None
 
 
 def _replays(X: Sched, steps: Sequence[Step], T: Sched, oracle=None) -> bool:
