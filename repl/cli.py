@@ -117,7 +117,8 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--run", action="store_true",
                     help="compile the original and the transformed program ($CC, $CFLAGS; "
                          "default gcc -O3 -fopenmp), check they print the same output, and "
-                         "report the time of the SCoP regions and the speedup")
+                         "report the time of the SCoP regions and the speedup (with --auto or "
+                         "--whitebox: the recovered script is printed, then its program timed)")
     ap.add_argument("--threads", type=int, metavar="N",
                     help="with --run or --tune: OMP_NUM_THREADS of the programs run")
     ap.add_argument("--repeat", type=int, default=5, metavar="R",
@@ -322,8 +323,6 @@ def _usage_errors(args) -> str | None:
         return "--auto and --whitebox exclude each other"
     if not args.auto and (args.tile is not None or args.isl):
         return "--tile and --isl go with --auto"
-    if (args.auto or args.whitebox) and args.run:
-        return "--run takes no --auto/--whitebox (emit the script, then --script it)"
     if args.tile is not None and args.tile < 0:
         return f"--tile must be 0 (no tiling) or more, not {args.tile}"
     return None
@@ -380,12 +379,15 @@ def _main(args, stdin=None, stderr=None) -> str:
         return str(session.script)
     if args.auto or args.whitebox:
         result = _whitebox(args, session)
-        if args.emit in (None, "script"):
-            what = (f"clayx --auto {args.auto} --tile "
-                    f"{32 if args.tile is None else args.tile}" if args.auto
-                    else f"clayx --whitebox {args.whitebox}")
-            return script_text(result, f"{what} on {path.name}")
+        what = (f"clayx --auto {args.auto} --tile "
+                f"{32 if args.tile is None else args.tile}" if args.auto
+                else f"clayx --whitebox {args.whitebox}")
+        recovered = script_text(result, f"{what} on {path.name}")
+        if args.emit in (None, "script") and not args.run:
+            return recovered
         session.apply(result.script)
+        if args.run:        # the recovered script, then the times of its code
+            return recovered + _measure(session, args)
     # an applied <clay> is dropped, as Clay does, so a second run does not
     # apply it again
     applied_clay = (name or "").endswith("<clay>")

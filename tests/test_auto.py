@@ -178,7 +178,7 @@ def test_cli_unexpressible_target_is_an_error_naming_the_part(tmp_path):
     (["--tile", "8"], EXIT_USAGE, "--tile and --isl go with --auto"),
     (["--auto", "--tile", "-4"], EXIT_USAGE, "--tile must be 0"),
     (["--auto", "--whitebox", "x.scop"], EXIT_USAGE, "exclude each other"),
-    (["--auto", "--run"], EXIT_USAGE, "--run takes no --auto"),
+    (["--auto", "--run", "--emit", "c"], EXIT_USAGE, "it takes no --emit"),
     (["--whitebox", str(DATA / "gemm-bad.yaml")], EXIT_ERROR, "neither an isl schedule tree"),
     (["--whitebox", str(DATA / "mvt-interchange.map")], EXIT_ERROR, "iterators"),
     (["--whitebox", str(EXAMPLES / "mvt.c")], EXIT_ERROR, "S1 of the target has 2 iterators"),

@@ -107,3 +107,26 @@ def test_command_line_run(tmp_path, monkeypatch):
               "--run", "--repeat", "1", "-D", "N=10", "-D", "TSTEPS=2"],
              stdout=io.StringIO(), stderr=err)
     assert rc == 1 and "verification failed" in err.getvalue()
+
+
+@needs_gcc
+def test_command_line_auto_run(monkeypatch):
+    """``--auto --run``: the recovered script (its header and steps), then
+    the times of its program, whose output was compared with the
+    original's; ``--whitebox T --run`` the same for an external target."""
+    monkeypatch.setenv("CFLAGS", "-O1 -fopenmp")
+    out, err = io.StringIO(), io.StringIO()
+    rc = cli([str(EXAMPLES / "jacobi-2d.c"), "--auto", "--tile", "4", "--run", "--threads", "2",
+              "--repeat", "1", "-D", "N=13", "-D", "TSTEPS=3"], stdout=out, stderr=err)
+    assert rc == 0, err.getvalue()
+    head, *rest = out.getvalue().splitlines()
+    assert head.startswith("# clayx --auto cpu --tile 4 on jacobi-2d.c:") and \
+        "every instance gets the target's date" in head
+    assert any(line.startswith(("tile(", "stripmine(")) for line in rest)    # its steps
+    text = "\n".join(rest)
+    assert "gcc -O1 -fopenmp, 2 thread(s)" in text and "outputs identical" in text
+    out, err = io.StringIO(), io.StringIO()
+    rc = cli([str(EXAMPLES / "gemm.c"), "--whitebox", str(EXAMPLES / "gemm.c"), "--run",
+              "--repeat", "1", "-D", "NI=9", "-D", "NJ=8", "-D", "NK=7"], stdout=out, stderr=err)
+    assert rc == 0, err.getvalue()
+    assert out.getvalue().startswith("# clayx --whitebox ") and "outputs identical" in out.getvalue()
