@@ -257,3 +257,81 @@ def test_the_fused_skew_runs_equal_to_the_original():
         gen.write_text(a.code())
         res = verify(EXAMPLES / "fdtd-2d.c", gen, SMALL_SIZES["fdtd-2d"], workdir=Path(tmp) / "b")
     assert res.ok and res.values > 0
+
+
+# --- tile chains ---------------------------------------------------------------------
+
+#: every order of the three loops is legal (the only dependence is carried by k)
+MATMUL = """
+void f(int n, double a[100][100], double b[100][100], double c[100][100]) {
+  int i, j, k;
+#pragma scop
+  for (i = 0; i < n; i++)
+    for (j = 0; j < n; j++)
+      for (k = 0; k < n; k++)
+        c[i][j] = c[i][j] + a[i][k] * b[k][j];
+#pragma endscop
+}
+"""
+
+
+def _matmul_chain(steps, oracle=None):
+    from clayx.frontend.c import parse_string
+    from clayx.whitebox import Oracle, symbolic
+    from clayx.whitebox.model import Divs
+    from clayx.whitebox.simplify import tile_chains
+    s = clayx.Session(parse_string(MATMUL)[0])
+    divs = Divs()
+    O = symbolic(s.original, s.original.schedule, divs, tags=False)
+    return s, tile_chains(steps, O, oracle or Oracle(s.original, s.deps, divs))
+
+
+def test_a_tile_chain_is_rewritten_from_its_effect():
+    """Tiles at their final depths, outermost first, then one swap: 4 steps
+    for 6, the same dates."""
+    raw = [stripmine([0], 1, 4), tile([0], 3, 2, 4), tile([0], 5, 3, 4),
+           interchange([0], 5, 6), interchange([0], 4, 5), interchange([0], 5, 6)]
+    s, short = _matmul_chain(raw)
+    assert _text(short) == ("stripmine([0], 1, 4); tile([0], 3, 2, 4); tile([0], 5, 3, 4); "
+                            "interchange([0], 4, 6);")
+    a = clayx.Session(s.original)
+    a.apply(_text(raw))
+    b = clayx.Session(s.original)
+    b.apply(_text(short))
+    assert same_dates(s.original, a.current.schedule, b.current.schedule)
+    assert a.code() == b.code()
+
+
+@pytest.mark.parametrize("raw", [
+    # already as short as the rewrite
+    [stripmine([0], 1, 4), tile([0], 3, 2, 4), tile([0], 5, 3, 4)],
+    # a loop strip-mined twice (nested tiles) is left alone
+    [stripmine([0], 1, 8), stripmine([0], 2, 2), interchange([0], 2, 3), interchange([0], 1, 2)],
+    # a tile loop inside its own point loop is left alone
+    [stripmine([0], 1, 4), interchange([0], 1, 2), interchange([0], 2, 3),
+     interchange([0], 1, 2)],
+], ids=["minimal", "nested tiles", "tile loop inside"])
+def test_tile_chains_left_alone(raw):
+    _, short = _matmul_chain(raw)
+    assert short == raw
+
+
+def test_the_tile_chain_rule_shortens_the_auto_scripts_of_symm_and_trmm():
+    """Each nest's tiling in one tile per loop: the scripts of ``--auto``
+    (tile 32) replay exactly and are 2 steps shorter than before the rule."""
+    import clayx.auto as auto
+    from clayx.frontend import load
+    for stem, n in (("symm", 10), ("trmm", 8)):
+        _, r = auto.whiteboxed(load(EXAMPLES / f"{stem}.c")[0], "cpu")
+        assert r.exact and len(r.steps) == n and len(r.raw) == n + 2, (stem, r.text())
+        assert not r.timings.get("simplification_undone")
+
+
+def test_a_tile_chain_with_an_illegal_new_step_is_kept():
+    """The rewrite is taken only when the oracle accepts the schedule after
+    each of its steps (here an oracle that never does)."""
+    raw = [stripmine([0], 1, 4), tile([0], 3, 2, 4), tile([0], 5, 3, 4),
+           interchange([0], 5, 6), interchange([0], 4, 5), interchange([0], 5, 6)]
+    asked = []
+    _, short = _matmul_chain(raw, oracle=lambda sched: asked.append(sched) or False)
+    assert short == raw and asked

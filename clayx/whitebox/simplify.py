@@ -32,6 +32,16 @@ sequence when the simplified one does not replay):
   written with ``interchange`` s and ``reverse`` s, when that is shorter:
   ``skew(β, 1, 2, 1); skew(β, 2, 1, -1); skew(β, 1, 2, 1)`` →
   ``interchange(β, 1, 2); reverse(β, 2)``;
+- **a run of strip-mines, tiles and interchanges of one loop** (the steps
+  that put a nest's tile loops in place, and its point loops in their
+  order) is rewritten from its net effect when that is shorter
+  (:func:`tile_chains`): each tile loop made by one ``tile`` (or
+  ``stripmine``) at its final depth, outermost first, then the loops left
+  out of place swapped into order; every new intermediate schedule legal
+  (the oracle; skipped without one)::
+
+      stripmine(β, 1, 32); tile(β, 3, 2, 32); tile(β, 7, 3, 32);
+      interchange(β, 6, 7); interchange(β, 5, 6); …     →     tile(β, 5, 3, 32); …
 - **the same loop steps on loops fused right after** are done once, after
   the fusion, on the fused loop (:func:`merge_across_fusion`):
   ``skew(A, 2, 1, -1); skew(B, 2, 1, -1); fuse(A)`` → ``fuse(A); skew(A, 2,
@@ -51,12 +61,12 @@ from math import gcd
 from .model import Aff, Sched
 from .steps import Recorder, Step, tile_step
 
-__all__ = ["RULES", "loop_names", "merge_across_fusion", "simplify"]
+__all__ = ["RULES", "loop_names", "merge_across_fusion", "simplify", "tile_chains"]
 
 #: The rule names, for reports and tests.
 RULES = ("loop names", "no-op", "cancel reverse", "cancel interchange", "merge shifts",
          "merge skews", "stripmine and interchange are a tile", "signed permutation",
-         "merge across a fusion")
+         "tile chain", "merge across a fusion")
 
 #: Steps whose β only selects the statements they rewrite.
 SELECTING = frozenset({"shift", "skew", "reverse", "interchange", "reshape", "grain",
@@ -151,30 +161,143 @@ def _as_permutation(beta: tuple, rows: list[Aff], comment: str) -> list[Step] | 
     return out
 
 
-def _permutations(steps: list[Step]) -> list[Step]:
-    """Replace each maximal run of skews/interchanges/reverses on one β that
-    is a signed permutation by a shorter equivalent."""
+def _rewrite_runs(steps: list[Step], names: frozenset, rewrite) -> list[Step]:
+    """``steps`` with each maximal run of steps named in ``names`` on one β
+    replaced by ``rewrite(run, before)`` (``before``: the steps before the
+    run, as rewritten so far) when that gives a list, kept otherwise."""
     out: list[Step] = []
     i = 0
     while i < len(steps):
         s = steps[i]
         j = i
-        if s.name in _RUN:
-            while j + 1 < len(steps) and steps[j + 1].name in _RUN \
+        if s.name in names:
+            while j + 1 < len(steps) and steps[j + 1].name in names \
                     and tuple(steps[j + 1].args[0]) == tuple(s.args[0]):
                 j += 1
         run = steps[i:j + 1]
-        if len(run) >= 2 and any(x.name == "skew" for x in run) or len(run) >= 3:
-            rows = _effect(run)
-            new = None if rows is None else _as_permutation(
-                tuple(s.args[0]), rows, "; ".join(dict.fromkeys(x.comment for x in run if x.comment)))
-            if new is not None and len(new) < len(run):
-                out.extend(new)
-                i = j + 1
-                continue
-        out.extend(run)
+        new = rewrite(run, out) if s.name in names else None
+        out.extend(run if new is None else new)
         i = j + 1
     return out
+
+
+def _permutations(steps: list[Step]) -> list[Step]:
+    """Replace each maximal run of skews/interchanges/reverses on one β that
+    is a signed permutation by a shorter equivalent."""
+    def rewrite(run: list[Step], _before) -> list[Step] | None:
+        if not (len(run) >= 2 and any(x.name == "skew" for x in run) or len(run) >= 3):
+            return None
+        rows = _effect(run)
+        new = None if rows is None else _as_permutation(
+            tuple(run[0].args[0]), rows,
+            "; ".join(dict.fromkeys(x.comment for x in run if x.comment)))
+        return new if new is not None and len(new) < len(run) else None
+    return _rewrite_runs(steps, _RUN, rewrite)
+
+
+# --- tile chains -------------------------------------------------------------------------
+
+#: Steps a run of :func:`tile_chains` may hold.
+_TILING = frozenset({"stripmine", "tile", "interchange"})
+
+
+def _tiling_effect(run: list[Step]) -> tuple[list[tuple], dict[int, int]] | None:
+    """The loops after a run of strip-mines, tiles and interchanges of one
+    β, each named by what it is in terms of the loops before the run:
+    ``("x", k)`` loop k untouched, ``("T", k)`` / ``("P", k)`` the tile
+    and point loops of loop k; and the tile size of each k.  None when a
+    loop is strip-mined twice (nested tiles are left alone)."""
+    # loops deeper than any depth the run names stay where they are
+    n = max(max(s.args[1:3]) if s.name == "interchange" else s.args[1] for s in run)
+    loops: list[tuple] = [("x", k) for k in range(1, n + 1)]
+    sizes: dict[int, int] = {}
+    for s in run:
+        if s.name == "interchange":
+            d1, d2 = s.args[1], s.args[2]
+            loops[d1 - 1], loops[d2 - 1] = loops[d2 - 1], loops[d1 - 1]
+            continue
+        d, size = s.args[1], s.args[-1]
+        kind, k = loops[d - 1]
+        if kind != "x":
+            return None
+        sizes[k] = size
+        loops[d - 1:d] = [("T", k), ("P", k)]
+        if s.name == "tile":
+            o = s.args[2]
+            loops[o - 1], loops[d - 1] = loops[d - 1], loops[o - 1]
+    return loops, sizes
+
+
+def _tiling_steps(beta: tuple, loops: list[tuple], sizes: dict[int, int]) -> list[Step]:
+    """Steps from the loops before a run (``("x", k)`` at depth k) to
+    ``loops`` (see :func:`_tiling_effect`): the tile loops made outermost
+    first, each by a ``tile`` that puts it at its final depth (a
+    ``stripmine`` when it is there already), then interchanges of the
+    loops still out of place."""
+    n = sum(1 for x in loops if x[0] != "T")
+    cur: list[tuple] = [("x", k) for k in range(1, n + 1)]
+    out: list[Step] = []
+    for p, (kind, k) in enumerate(loops, 1):
+        if kind != "T":
+            continue
+        d = cur.index(("x", k)) + 1
+        cur[d - 1:d] = [("T", k), ("P", k)]
+        if p == d:
+            out.append(Step("stripmine", (beta, d, sizes[k]),
+                            f"strip-mine the loop at depth {d} by {sizes[k]}"))
+        elif p < d:
+            cur[p - 1], cur[d - 1] = cur[d - 1], cur[p - 1]
+            out.extend(tile_step(beta, d, p, sizes[k]))
+        else:
+            return []                   # a tile loop inside its own point loop
+    for i, want in enumerate(loops):
+        j = cur.index(want)
+        if j != i:
+            cur[i], cur[j] = cur[j], cur[i]
+            out.append(Step("interchange", (beta, i + 1, j + 1),
+                            f"interchange the loops at depths {i + 1} and {j + 1}"))
+    return out
+
+
+def _legal_run(O: Sched, before: list[Step], new: list[Step], oracle) -> bool:
+    """Every schedule after a step of ``new`` (applied after ``before``
+    from ``O``) is legal for ``oracle``."""
+    sched = _state(O, before)
+    if sched is None:
+        return False
+    for st in new:
+        try:
+            _apply(sched, st)
+        except Exception:                   # noqa: BLE001 - the rule is then skipped
+            return False
+        if not oracle(sched):
+            return False
+    return True
+
+
+def tile_chains(steps: list[Step], O: Sched, oracle) -> list[Step]:
+    """Each maximal run of ``stripmine``/``tile``/``interchange`` steps on
+    one β that tiles some of its loops once each, rewritten from its net
+    effect (:func:`_tiling_steps`) when that is shorter and every new
+    intermediate schedule is legal (``oracle``).  The loops reached are the
+    same, so the dates are too::
+
+        stripmine([0], 1, 4);                   stripmine([0], 1, 4);
+        tile([0], 3, 2, 4);                     tile([0], 3, 2, 4);
+        tile([0], 5, 3, 4);           →         tile([0], 5, 3, 4);
+        interchange([0], 5, 6);                 interchange([0], 4, 6);
+        interchange([0], 4, 5);
+        interchange([0], 5, 6);
+    """
+    def rewrite(run: list[Step], before: list[Step]) -> list[Step] | None:
+        if len(run) < 3 or all(x.name == "interchange" for x in run):
+            return None
+        eff = _tiling_effect(run)
+        new = [] if eff is None else _tiling_steps(tuple(run[0].args[0]), *eff)
+        if new and len(new) < len(run) and _legal_run(O, before, new, oracle):
+            return new
+        return None
+    return _rewrite_runs(steps, _TILING, rewrite)
 
 
 # --- loop names --------------------------------------------------------------------------
@@ -308,8 +431,8 @@ def simplify(steps, O: Sched | None = None, T: Sched | None = None,
     """``steps`` made shorter, same result (see the module docstring).
     ``O``, the symbolic schedule the steps start from, is needed by the
     loop-name rule (skipped without it); ``T`` is not used; ``oracle``
-    (a legality check of a symbolic schedule) by the fusion rule (skipped
-    without it)."""
+    (a legality check of a symbolic schedule) by the tile-chain and fusion
+    rules (skipped without it)."""
     steps = list(steps)
     if O is not None:
         steps = loop_names(steps, O)
@@ -327,6 +450,7 @@ def simplify(steps, O: Sched | None = None, T: Sched | None = None,
                 out.extend(x for x in new if not _noop(x))
         out = _permutations(out)
         if O is not None and oracle is not None:
+            out = tile_chains(out, O, oracle)
             out = merge_across_fusion(out, O, oracle)
         if out == steps:
             return out
