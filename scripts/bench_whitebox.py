@@ -9,7 +9,9 @@ before (``raw``) and after simplification.  The SCoP is parsed once, before
 timing; every time is the median of ``--repeat`` runs.  The dependences are
 computed once per program (and remembered), so the first ``--auto`` of a
 program also pays their analysis, read-after-read ones included: the
-``deps`` column times it on a fresh parse, apart from the total.
+``deps`` column times it on a fresh parse, apart from the total.  isl's
+trees are remembered in the process (:func:`clayx.auto.scheduler.schedule_tree`):
+the cache is cleared before each run, so every run times isl's scheduler.
 
 Targets (issue 9): every kernel verified (exact replay); whiteboxing mean
 ≤ 32 ms and max ≤ 230 ms; mean length ≤ 11 directives; auto + whitebox +
@@ -43,6 +45,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import clayx.auto as auto  # noqa: E402
+from clayx.auto.scheduler import clear_cache  # noqa: E402
 from clayx.analysis import dependences  # noqa: E402
 from clayx.codegen import generate_region  # noqa: E402
 from clayx.frontend import load  # noqa: E402
@@ -62,6 +65,7 @@ def bench(stem: str, repeat: int) -> dict:
         t_deps.append(time.perf_counter() - t0)
     dependences(scop).of_kind("RAR")    # known before timing, whatever --repeat
     for _ in range(repeat):
+        clear_cache()                           # isl's scheduler runs every time
         t0 = time.perf_counter()
         a, r = auto.whiteboxed(scop, "cpu")     # --auto's fallback included
         t1 = t0 + a.timings["isl"] + a.timings["post"]
@@ -97,6 +101,7 @@ def bench_presets(stem: str, repeat: int) -> dict:
         t_auto, t_wb = [], []
         try:
             for _ in range(repeat):
+                clear_cache()
                 t0 = time.perf_counter()
                 a = auto.schedule(scop, name)
                 t1 = time.perf_counter()

@@ -163,3 +163,59 @@ def test_post_processed_schedule_is_pinned(stem):
         pinned[stem] = got
         POST.write_text(json.dumps(pinned, indent=1, sort_keys=True) + "\n")
     assert got == pinned[stem]
+
+
+# --- isl's trees remembered ------------------------------------------------------------
+
+def _counts():
+    from clayx.auto.scheduler import cache_stats
+    s = cache_stats()
+    return s["hits"], s["misses"]
+
+
+def test_isl_trees_are_remembered_per_domains_dependences_and_preset():
+    """isl runs once per (domains, dependences, preset): again for another
+    tile size, or after a step that leaves the domains as they are, the tree
+    comes from memory; another preset, new domains (an index-set split) or
+    other dependences run isl again."""
+    import clayx
+    from clayx.analysis import compute_dependences
+    from clayx.auto import schedule
+    from clayx.auto.scheduler import clear_cache
+    clear_cache()
+    s = clayx.load(EXAMPLES / "gemm.c")
+    h0, m0 = _counts()
+    a = s.auto_result("cpu", 32)
+    b = s.auto_result("cpu", 16)
+    assert _counts() == (h0 + 1, m0 + 1)
+    assert str(a.auto.tree) == str(b.auto.tree)
+    assert str(a.auto.schedule) != str(b.auto.schedule)     # the tiles differ
+    s.apply("interchange([0, 1], 2, 3);")
+    c = s.auto_result("cpu", 32)
+    assert _counts() == (h0 + 2, m0 + 1) and str(c.auto.tree) == str(a.auto.tree)
+    s.auto_result("nofuse", 32)
+    assert _counts() == (h0 + 2, m0 + 2)
+    s.apply("iss([0], {1 | | 0 | -4});")                    # S0, S1 each split in two
+    schedule(s.current, "cpu", deps=s.deps)
+    assert _counts() == (h0 + 3, m0 + 2)
+    s.apply("unroll([0], 2);")                              # more relations, same domains
+    schedule(s.current, "cpu", deps=s.deps)
+    assert _counts() == (h0 + 4, m0 + 2)
+    schedule(load(EXAMPLES / "atax.c")[0], "cpu")           # another program
+    assert _counts() == (h0 + 4, m0 + 3)
+    fresh = schedule(s.original, "cpu", deps=compute_dependences(s.original))
+    assert _counts() == (h0 + 4, m0 + 4) and str(fresh.tree) == str(a.auto.tree)
+
+
+def test_the_remembered_trees_are_bounded():
+    from clayx.auto.scheduler import TREE_CACHE_SIZE, _TREES, clear_cache
+    clear_cache()
+    scop = load(EXAMPLES / "atax.c")[0]
+    for k in range(TREE_CACHE_SIZE + 3):
+        schedule_tree(scop, resolve("cpu", {"max_constant_term": 100 + k}))
+    assert len(_TREES) == TREE_CACHE_SIZE
+    h, m = _counts()
+    schedule_tree(scop, resolve("cpu", {"max_constant_term": 100}))    # the oldest: gone
+    assert _counts() == (h, m + 1)
+    schedule_tree(scop, resolve("cpu", {"max_constant_term": 100 + TREE_CACHE_SIZE + 2}))
+    assert _counts() == (h + 1, m + 1)

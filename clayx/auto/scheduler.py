@@ -55,6 +55,7 @@ on all 31 examples):
 
 from __future__ import annotations
 
+from collections import OrderedDict
 
 import islpy as isl
 
@@ -63,7 +64,8 @@ from ..errors import ClayxError
 from ..model import Scop
 from .presets import ISL_OPTIONS, Preset
 
-__all__ = ["MAX_OPERATIONS", "SchedulingError", "isl_options", "schedule_tree"]
+__all__ = ["MAX_OPERATIONS", "SchedulingError", "TREE_CACHE_SIZE", "cache_stats",
+           "clear_cache", "isl_options", "schedule_tree"]
 
 #: isl operation budget of one scheduler call (0: none).  The slowest
 #: example (adi) needs about 2·10⁸; the budget stops a runaway ILP after a
@@ -81,6 +83,28 @@ def isl_options(ctx: isl.Context, options: dict[str, int]):
     return ctx_options(ctx, "schedule_", options, ISL_OPTIONS)
 
 
+#: How many isl trees :func:`schedule_tree` remembers (the most recently
+#: used ones).
+TREE_CACHE_SIZE = 8
+
+#: key -> (dependences, tree): the dependences are kept alive with the
+#: tree, so the ``id`` in the key is never reused while the entry lives
+_TREES: OrderedDict = OrderedDict()
+_STATS = {"hits": 0, "misses": 0}
+
+
+def clear_cache() -> None:
+    """Forget the isl trees :func:`schedule_tree` remembers (benchmarks
+    that time isl's scheduler call it before each run)."""
+    _TREES.clear()
+
+
+def cache_stats() -> dict[str, int]:
+    """How many :func:`schedule_tree` calls were answered from memory
+    (``hits``) and by isl (``misses``) since the process started."""
+    return dict(_STATS)
+
+
 def _union(deps, kinds: tuple[str, ...]) -> isl.UnionMap:
     um = isl.UnionMap.empty(deps.space)
     for d in deps.of_kind(*kinds):
@@ -94,11 +118,37 @@ def schedule_tree(scop: Scop, preset: Preset, deps=None, *,
 
     ``deps`` are the dependences in force (default: those of ``scop``,
     :func:`clayx.analysis.dependences`).  Raises :class:`SchedulingError`
-    when isl fails (no schedule, operation budget exhausted)."""
+    when isl fails (no schedule, operation budget exhausted).
+
+    isl's answer depends only on the statements' domains, the context, the
+    dependences and the preset, not on the current schedule: the last
+    :data:`TREE_CACHE_SIZE` trees are remembered, keyed by those (the
+    dependences by identity: one object per program, :func:`dependences`),
+    so ``:auto`` again after a few steps, or with another tile size, and
+    the tuner's candidates of one preset, run isl's scheduler once."""
     from ..analysis import dependences
     if deps is None:
         deps = dependences(scop)
     dom = scop.domains()
+    key = (id(deps), str(dom), str(scop.context), preset.validity, preset.proximity,
+           preset.coincidence, tuple(sorted(preset.isl_options().items())), max_operations)
+    hit = _TREES.get(key)
+    if hit is not None and hit[0] is deps:
+        _TREES.move_to_end(key)
+        _STATS["hits"] += 1
+        return hit[1]
+    _STATS["misses"] += 1
+    tree = _compute(scop, dom, preset, deps, max_operations)
+    _TREES[key] = (deps, tree)
+    while len(_TREES) > TREE_CACHE_SIZE:
+        _TREES.popitem(last=False)
+    return tree
+
+
+def _compute(scop: Scop, dom: isl.UnionSet, preset: Preset, deps,
+             max_operations: int | None) -> isl.Schedule:
+    """isl's scheduler on ``scop``'s domains ``dom`` (:func:`schedule_tree`
+    without memory)."""
     ctx = scop.context.get_ctx()
     sc = isl.ScheduleConstraints.on_domain(dom).set_context(scop.context)
     unions: dict[tuple[str, ...], isl.UnionMap] = {}     # cpu: coincidence = validity
