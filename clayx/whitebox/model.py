@@ -29,7 +29,8 @@ from ..analysis.isl_util import pieces
 from ..errors import ClayxError
 
 __all__ = ["Aff", "Divs", "Rel", "Sched", "WhiteboxError", "equalities", "from_relation",
-           "to_map"]
+           "constraints", "instances", "read_form", "shifted", "to_map",
+           "unroll_domains"]
 
 _dt = isl.dim_type
 
@@ -224,11 +225,19 @@ class Rel:
     #: which Clay keeps): its α dimensions are as written, and any value
     #: of them gives the same dates
     empty: bool = False
+    #: the statement's domain (and the context), as isl reads it: what
+    #: :meth:`Sched.unroll` computes its parts from (None: not known)
+    stdom: object = None
+    #: the instances of a part that ``cons`` cannot say (an ``unroll``'s
+    #: main part, copies and epilog: strides and unions), as an exact isl
+    #: set of the statement's instances; None: no such restriction
+    dom: object = None
 
     def copy(self) -> "Rel":
-        """A copy that shares nothing mutable (``elim`` is shared: constant)."""
+        """A copy that shares nothing mutable (``elim``, ``stdom`` and
+        ``dom`` are shared: constant)."""
         return Rel(self.stmt, self.dim, tuple(self.beta), list(self.alphas),
-                   list(self.cons), self.tag, self.elim, self.empty)
+                   list(self.cons), self.tag, self.elim, self.empty, self.stdom, self.dom)
 
     @property
     def free(self) -> list[int]:
@@ -374,6 +383,43 @@ class Sched:
             self.rels.append(c)
         self.normalize()
 
+    def unroll(self, loop: Sequence[int], f: int, new_tag, epilog: bool = True) -> None:
+        """``unroll(loop, f)`` (``unroll_noepilog`` when not ``epilog``), as
+        :mod:`clayx.directives.unroll` does it: every relation under
+        ``loop`` (depth k, its k-th iterator ``it``) keeps the instances of
+        the lowered domain whose α_k is a multiple of ``f`` (the main part);
+        copy m (1 ≤ m < f) runs ``it + m`` at the main instance's date, as
+        child ``β_k + m·(number of children)``; the epilog, the loop right
+        after ``loop``, runs the rest.  The copies get ``new_tag(r, m)``,
+        the epilog ``new_tag(r, f)``.  Needs the relations' ``stdom``."""
+        loop = tuple(loop)
+        k = len(loop)
+        under = self.under(loop)
+        nb = len(self.children(loop))
+        if epilog:
+            for r in self.rels:
+                if (r.beta[:k - 1] == loop[:-1] and len(r.beta) >= k
+                        and r.beta[k - 1] > loop[-1]):
+                    r.beta = r.beta[:k - 1] + (r.beta[k - 1] + 1,) + r.beta[k:]
+        for r in under:
+            doms = unroll_domains(r, k, f, epilog, self.divs)
+            old = r.copy()
+            r.dom = doms[0]
+            for m in range(1, f):
+                c = old.copy()
+                c.alphas = [shifted(a, it(k - 1), -m, self.divs) for a in old.alphas]
+                c.beta = loop + (old.beta[k] + nb * m,) + old.beta[k + 1:]
+                c.dom = doms[m]
+                c.tag = new_tag(old, m)
+                self.rels.append(c)
+            if epilog:
+                e = old.copy()
+                e.beta = loop[:-1] + (loop[-1] + 1,) + old.beta[k:]
+                e.dom = doms[f]
+                e.tag = new_tag(old, f)
+                self.rels.append(e)
+        self.normalize()
+
     def embed(self, stmt: Sequence[int]) -> None:
         """``embed(stmt)``: a one-iteration loop (α = 0) around the statement."""
         r = self._stmt(stmt)
@@ -509,7 +555,112 @@ def to_map(r: Rel, iterators: Sequence[str], params: Sequence[str], divs: Divs,
     cons = " and ".join(f"{isl_text(c, names, divs)} >= 0" for c in r.cons)
     text = (f"[{', '.join(params)}] -> {{ {r.stmt}[{', '.join(iterators)}] -> "
             f"[{', '.join(outs)}]{' : ' + cons if cons else ''} }}")
-    return isl.Map(text, context=ctx)
+    m = isl.Map(text, context=ctx)
+    if r.dom is not None:
+        m = m.intersect_domain(r.dom.align_params(m.get_space()))
+    return m
+
+
+def _names(s: isl.Set) -> tuple[list[str], list[str]]:
+    """The iterator and parameter names of a statement's set."""
+    return ([s.get_dim_name(_dt.set, k) for k in range(s.dim(_dt.set))],
+            [s.get_dim_name(_dt.param, k) for k in range(s.dim(_dt.param))])
+
+
+def _set(s: isl.Set, cond: str) -> isl.Set:
+    """The points of ``s``'s space where the isl condition ``cond`` holds."""
+    its, ps = _names(s)
+    text = f"[{', '.join(ps)}] -> {{ {s.get_tuple_name()}[{', '.join(its)}] : {cond} }}"
+    return isl.Set(text, context=s.get_ctx()).align_params(s.get_space())
+
+
+def _form_names(s: isl.Set) -> dict:
+    its, ps = _names(s)
+    names = {it(k): n for k, n in enumerate(its)}
+    names.update({par(p): p for p in ps})
+    return names
+
+
+def instances(r: Rel, divs: Divs) -> isl.Set:
+    """The instances of ``r`` (its statement's domain, ``cons`` and
+    ``dom``) as an isl set; needs ``r.stdom``."""
+    s = r.stdom
+    if r.cons:
+        names = _form_names(s)
+        s = s.intersect(_set(s, " and ".join(f"{isl_text(c, names, divs)} >= 0"
+                                              for c in r.cons)))
+    if r.dom is not None:
+        s = s.intersect(r.dom)
+    return s
+
+
+def shifted(a: Aff, key, m: int, divs: Divs) -> Aff:
+    """``a`` with the variable ``key`` replaced by ``key + m``, inside its
+    divs too."""
+    out = Aff()
+    for k, v in a.c.items():
+        if k == key:
+            out = out + Aff({k: v, ONE: v * m})
+        elif k[0] == "d":
+            num, den = divs.of(k)
+            new = shifted(num, key, m, divs)
+            out = out + (divs.get(new, den).scale(v) if new != num else Aff({k: v}))
+        else:
+            out = out + Aff({k: v})
+    return out
+
+
+def _lowered(domain: isl.Set, k: int, f: int) -> isl.Set:
+    """Clay's domain edit for ``unroll`` (reference 5.17): every inequality
+    with a negative coefficient on set dimension ``k`` gets its constant
+    lowered by ``f``; with existential variables, the points ``x`` with
+    ``x + f·e_k`` in the domain (as :mod:`clayx.directives.unroll`)."""
+    out = isl.Set.empty(domain.get_space())
+    for bs in domain.get_basic_sets():
+        if bs.dim(_dt.div):
+            return domain.intersect(_moved(domain, k, -f))
+        new = isl.BasicSet.universe(bs.get_space())
+        for c in bs.get_constraints():
+            if not c.is_equality() and c.get_coefficient_val(_dt.set, k).is_neg():
+                c = c.set_constant_val(c.get_constant_val() - f)
+            new = new.add_constraint(c)
+        out = out.union(isl.Set.from_basic_set(new))
+    return out.coalesce()
+
+
+def _moved(s: isl.Set, k: int, m: int) -> isl.Set:
+    """The points ``x + m·e_k`` for ``x`` in ``s``."""
+    its, ps = _names(s)
+    outs = [f"{n} + {m}" if j == k else n for j, n in enumerate(its)]
+    name = s.get_tuple_name()
+    t = isl.Map(f"[{', '.join(ps)}] -> {{ {name}[{', '.join(its)}] -> {name}[{', '.join(outs)}] }}",
+                context=s.get_ctx()).align_params(s.get_space())
+    return s.apply(t)
+
+
+def unroll_domains(r: Rel, k: int, f: int, epilog: bool, divs: Divs,
+                   alpha: Aff | None = None) -> list[isl.Set]:
+    """The instances of the parts ``unroll`` (``unroll_noepilog`` when not
+    ``epilog``) of the loop at depth ``k`` makes of ``r``: the main part,
+    copies 1 … f-1, and the epilog (when ``epilog``), each an isl set (see
+    :meth:`Sched.unroll`).  ``alpha``: the form whose multiples the main
+    part keeps (default ``r``'s α_k)."""
+    if r.stdom is None:
+        raise WhiteboxError(f"internal: the domain of {r.stmt} is not known")
+    part = instances(r, divs)
+    a = r.alphas[k - 1] if alpha is None else alpha
+    names = _form_names(r.stdom)
+    mult = _set(r.stdom, f"exists (e0: {isl_text(a, names, divs)} = {f}*e0)")
+    main = part.intersect(_lowered(r.stdom, k - 1, f if epilog else f - 1)).intersect(mult)
+    out = [main.coalesce()]
+    union = main
+    for m in range(1, f):
+        c = _moved(main, k - 1, m).intersect(part).coalesce()
+        out.append(c)
+        union = union.union(c)
+    if epilog:
+        out.append(part.subtract(union).coalesce())
+    return out
 
 
 # --- reading isl relations ---------------------------------------------------------
@@ -581,16 +732,25 @@ def equalities(domain: isl.Set, params: Sequence[str]) -> dict:
     return elim
 
 
+def constraints(s: isl.Set, divs: Divs, params: Sequence[str]) -> list[Aff]:
+    """The constraints ``c ≥ 0`` of a convex part of a statement's domain
+    (a :class:`WhiteboxError` for a union or strides)."""
+    return _constraints(s, divs, params)
+
+
+def read_form(aff: isl.Aff, params: Sequence[str]) -> Aff:
+    """An isl affine expression without divs as an :class:`Aff`."""
+    return _aff(aff, Divs(), params)
+
+
 def _constraints(s: isl.Set, divs: Divs, params: Sequence[str],
                  elim: dict | None = None) -> list[Aff]:
     """The constraints ``c ≥ 0`` of a basic set (an equality gives two)."""
     bsets = s.get_basic_sets()
-    if len(bsets) != 1:
-        strided = any(b.dim(_dt.div) for b in bsets)
+    if len(bsets) != 1 or bsets[0].dim(_dt.div):
         raise WhiteboxError(
-            f"the part {s} is not convex: Clay's index-set splitting makes convex parts"
-            + ("; its strides (mod, floor) are what unroll's copies and epilog make, "
-               "which whitebox does not recover" if strided else ""))
+            f"the part {s} is not convex or has strides: Clay's index-set splitting "
+            "makes convex parts")
     out = []
     for c in bsets[0].get_constraints():
         aff = _aff(c.get_aff(), divs, params, elim)
@@ -613,7 +773,7 @@ def from_relation(m: isl.Map, beta: Sequence[int], dim: int, domain: isl.Set,
     constraints as written, and marked ``empty``."""
     stmt = m.get_tuple_name(_dt.in_)
     if m.domain().intersect(domain).is_empty():
-        return _empty_relation(m, beta, dim, divs, params, tag)
+        return _empty_relation(m, beta, dim, domain, divs, params, tag)
     n_out = m.dim(_dt.out)
     alphas_map = m
     for pos in range(n_out - 1, -1, -2):           # drop β dimensions
@@ -632,11 +792,22 @@ def from_relation(m: isl.Map, beta: Sequence[int], dim: int, domain: isl.Set,
     elim = dict(elim or {})
     alphas = [_aff(ma.get_at(k), divs, params, elim) for k in range(ma.dim(_dt.out))]
     part = m.domain().gist(domain).coalesce()
+    if _strided(part):
+        # an unroll's part: kept as an isl set (the recovery finds the unroll)
+        return Rel(stmt, dim, tuple(beta), alphas, [], tag, elim, stdom=domain,
+                   dom=m.domain().intersect(domain).coalesce())
     cons = [] if part.plain_is_universe() else _constraints(part, divs, params)
-    return Rel(stmt, dim, tuple(beta), alphas, cons, tag, elim)
+    return Rel(stmt, dim, tuple(beta), alphas, cons, tag, elim, stdom=domain)
 
 
-def _empty_relation(m: isl.Map, beta: Sequence[int], dim: int, divs: Divs,
+def _strided(part: isl.Set) -> bool:
+    """Is ``part`` (a part of a statement's domain) not a conjunction of
+    affine inequalities (a union, or strides: what ``unroll`` makes)?"""
+    bsets = part.get_basic_sets()
+    return len(bsets) > 1 or any(b.dim(_dt.div) for b in bsets)
+
+
+def _empty_relation(m: isl.Map, beta: Sequence[int], dim: int, domain: isl.Set, divs: Divs,
                     params: Sequence[str], tag: int) -> Rel:
     """The :class:`Rel` of a relation that schedules no instance (see
     :func:`from_relation`)."""
@@ -652,8 +823,11 @@ def _empty_relation(m: isl.Map, beta: Sequence[int], dim: int, divs: Divs,
         alphas = [_aff(parts[0][1].get_at(k), divs, params) for k in range(len(beta) - 1)]
     else:                                  # no instance anywhere: any α will do
         alphas = [Aff() for _ in range(len(beta) - 1)]
+    dom = None
     if part.is_empty():
         cons = [Aff.const(-1)]             # false: ``-1 >= 0``
+    elif _strided(part):
+        cons, dom = [], part
     else:
         cons = [] if part.plain_is_universe() else _constraints(part, divs, params)
-    return Rel(stmt, dim, tuple(beta), alphas, cons, tag, {}, True)
+    return Rel(stmt, dim, tuple(beta), alphas, cons, tag, {}, True, domain, dom)

@@ -92,6 +92,8 @@ class Recorder:
             s.iss(args[0], args[1], kw["new_tag"])
         elif name in ("parallelize", "vectorize"):
             s.mark("parallel" if name == "parallelize" else "vectorize", args[0])
+        elif name in ("unroll", "unroll_noepilog"):
+            s.unroll(args[0], args[1], kw.get("new_tag", lambda r, m: -1), name == "unroll")
         elif name == "unroll_mark":
             s.mark("unroll", args[0], args[1])
         else:
