@@ -782,6 +782,15 @@ def from_relation(m: isl.Map, beta: Sequence[int], dim: int, domain: isl.Set,
     if not inst.is_single_valued():
         raise WhiteboxError(f"a relation of {stmt} gives an instance several dates "
                             "(its α dimensions are not functions of the iterators)")
+    part = m.domain().gist(domain).coalesce()
+    if _strided(part):
+        # an unroll's part: kept as an isl set (the recovery finds the
+        # unroll); its α dimensions as affine forms where they are (isl
+        # writes ``i - 1`` as ``4*floor(i/4)`` on ``i = 4e + 1``)
+        elim = dict(elim or {})
+        alphas = _plain_alphas(inst, divs, params, elim)
+        return Rel(stmt, dim, tuple(beta), alphas, [], tag, elim, stdom=domain,
+                   dom=m.domain().intersect(domain).coalesce())
     pma = isl.PwMultiAff.from_map(inst).gist(domain).coalesce()
     parts = pieces(pma)
     if len(parts) != 1:
@@ -791,13 +800,36 @@ def from_relation(m: isl.Map, beta: Sequence[int], dim: int, domain: isl.Set,
     dom_piece, ma = parts[0]
     elim = dict(elim or {})
     alphas = [_aff(ma.get_at(k), divs, params, elim) for k in range(ma.dim(_dt.out))]
-    part = m.domain().gist(domain).coalesce()
-    if _strided(part):
-        # an unroll's part: kept as an isl set (the recovery finds the unroll)
-        return Rel(stmt, dim, tuple(beta), alphas, [], tag, elim, stdom=domain,
-                   dom=m.domain().intersect(domain).coalesce())
     cons = [] if part.plain_is_universe() else _constraints(part, divs, params)
     return Rel(stmt, dim, tuple(beta), alphas, cons, tag, elim, stdom=domain)
+
+
+def _plain_alphas(inst: isl.Map, divs: Divs, params: Sequence[str], elim: dict) -> list[Aff]:
+    """The α dimensions of ``inst`` (a map from a strided part), each the
+    affine function that its graph's affine hull fixes when that is exact
+    on the part, else the quasi-affine one isl gives."""
+    out = []
+    n = inst.dim(_dt.out)
+    dom = inst.domain()
+    for k in range(n):
+        one = inst.project_out(_dt.out, k + 1, n - k - 1).project_out(_dt.out, 0, k)
+        hull = isl.Map.from_basic_map(one.affine_hull())
+        form = None
+        if hull.is_single_valued():
+            pma = isl.PwMultiAff.from_map(hull.intersect_domain(dom))
+            ps = pieces(pma.coalesce())
+            if len(ps) == 1 and not ps[0][1].get_at(0).dim(_dt.div) \
+                    and hull.intersect_domain(dom).is_equal(one):
+                form = ps[0][1].get_at(0)
+        if form is None:
+            ps = pieces(isl.PwMultiAff.from_map(one).coalesce())
+            if len(ps) != 1:
+                raise WhiteboxError(f"a relation of {inst.get_tuple_name(_dt.in_)} is "
+                                    f"piecewise ({len(ps)} pieces) on its part: Clay "
+                                    "schedules one part of a statement by one affine function")
+            form = ps[0][1].get_at(0)
+        out.append(_aff(form, divs, params, elim))
+    return out
 
 
 def _strided(part: isl.Set) -> bool:

@@ -155,7 +155,7 @@ class Unrolls:
         if _convex(U):
             return list(strided), U.intersect(within)
         H = isl.Set.from_basic_set(U.polyhedral_hull()).intersect(within).coalesce()
-        inside = [t for t in convex if self.inst(t).is_subset(H)]
+        inside = [t for t in convex if not t.empty and self.inst(t).is_subset(H)]
         cover = _union(sets + [self.inst(t) for t in inside], within)
         if _convex(H) and cover.is_equal(H):
             return list(strided) + inside, H
@@ -448,6 +448,9 @@ def _with_empties(pieces: list[list[Rel]], empties: list[Rel]) -> list[list[Rel]
         return pieces
     out = [list(p) for p in pieces]
     free = [j for j, p in enumerate(out) if not p]
+    if len(free) < len(empties):
+        raise WhiteboxError(f"the target has more parts of {empties[0].stmt} without instances "
+                            "than its unroll makes")
     for t, j in zip(empties, free):
         out[j].append(t)
     return out
