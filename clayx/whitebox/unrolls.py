@@ -128,7 +128,8 @@ class Unrolls:
     def parts(self, stmt: str, tparts: list[Rel]) -> list[Rel]:
         """The parts of ``stmt`` that the convex splits must make: the
         target's convex parts, and one part for its strided parts (their
-        convex union ``D``, remembered as pending)."""
+        convex union ``D`` with the parts an unroll of it makes, remembered
+        as pending)."""
         strided = [t for t in tparts if t.dom is not None]
         if not strided:
             return tparts
@@ -137,31 +138,81 @@ class Unrolls:
                                 "recovers unrolls only with the dependences at hand")
         stdom = strided[0].stdom
         rest = [t for t in tparts if t.dom is None]
-        members, D = self._hull(stmt, stdom, strided, rest)
-        part = D.gist(stdom).coalesce()
-        cons = [] if part.plain_is_universe() else constraints(part, self.divs,
-                                                                self.core.C.params)
+        cur = [r for r in self.C.rels if r.stmt == stmt]
+        members, D = self._group(cur[0] if len(cur) == 1 and not cur[0].cons else None,
+                                 stdom, strided, rest)
         tag = self.core._fresh()
         self.pending[tag] = members
-        pseudo = Rel(stmt, strided[0].dim, (), [], cons, tag)
+        pseudo = Rel(stmt, strided[0].dim, (), [], self._cons(D.gist(stdom).coalesce()), tag)
         inside = {t.tag for t in members}
         return [t for t in rest if t.tag not in inside] + [pseudo]
 
-    def _hull(self, stmt: str, within: isl.Set, strided: list[Rel], convex: list[Rel]):
-        """The target parts that make one convex part with the strided ones,
-        and that part (an isl set inside ``within``)."""
+    def _group(self, r: Rel | None, within: isl.Set, strided: list[Rel], convex: list[Rel]):
+        """The target parts (among ``strided`` and ``convex``, inside
+        ``within``) that one unroll of a convex part of ``r`` makes, and that
+        part; the first candidate of :meth:`_candidates` whose unroll is
+        found (only the first without ``r``)."""
+        stmt = strided[0].stmt
+        first = None
+        for members, D in self._candidates(within, strided, convex):
+            if r is None:
+                return members, D
+            first = first or (members, D)
+            x = r.copy()
+            x.cons = r.cons + self._cons(D.gist(self.inst(r)).coalesce())
+            if self._find(x, members) is not None:
+                return members, D
+        if first is None:
+            U = _union([self.inst(t) for t in strided], within)
+            raise WhiteboxError(
+                f"the parts of {stmt} with strides ({U}) are not one convex part of it: they "
+                "are not the main part, copies and epilog of one unroll of a loop")
+        raise WhiteboxError(
+            f"the parts of {stmt} with strides are not the main part, copies and epilog of "
+            f"an unroll of one of its loops (by a factor its strides show, "
+            f"{factors([self.inst(t) for t in strided]) or 'none'}): whitebox cannot "
+            "express them")
+
+    def _candidates(self, within: isl.Set, strided: list[Rel], convex: list[Rel]):
+        """Convex parts ``D`` of ``within`` that may have been unrolled, with
+        the target parts inside them: the union of the strided parts when
+        it is convex, what the other parts leave of ``within``, the hull of
+        the strided parts (strides dropped) with the parts inside it
+        (``within`` itself with every part first: no split needed)."""
         sets = [self.inst(t) for t in strided]
         U = _union(sets, within)
+        live = [t for t in convex if not t.empty]
+        empties = [t for t in convex if t.empty]
+        seen: list = []
+
+        def fresh(members, D):
+            if any(len(m) == len(members) and D.is_equal(x) for m, x in seen):
+                return False
+            seen.append((members, D))
+            return True
+        out = []
+        if _convex(within):
+            out.append((list(strided) + live, within))
         if _convex(U):
-            return list(strided), U.intersect(within)
-        H = isl.Set.from_basic_set(U.polyhedral_hull()).intersect(within).coalesce()
-        inside = [t for t in convex if not t.empty and self.inst(t).is_subset(H)]
+            out.append((list(strided), U))
+        left = within
+        for t in live:
+            left = left.subtract(self.inst(t))
+        left = left.coalesce()
+        if _convex(left) and left.is_equal(U):
+            out.append((list(strided), left))
+        for members, D in out:
+            if fresh(members, D):
+                yield members, D
+        H = isl.Set.from_basic_set(U.remove_divs().polyhedral_hull()).intersect(within)
+        H = H.coalesce()
+        inside = [t for t in live if self.inst(t).is_subset(H)]
         cover = _union(sets + [self.inst(t) for t in inside], within)
-        if _convex(H) and cover.is_equal(H):
-            return list(strided) + inside, H
-        raise WhiteboxError(
-            f"the parts of {stmt} with strides ({U}) are not one convex part of it: they are "
-            "not the main part, copies and epilog of one unroll of a loop")
+        if _convex(H) and cover.is_equal(H) and fresh(list(strided) + inside, H):
+            yield list(strided) + inside, H
+        if empties:                 # parts without instances may be copies
+            for members, D in list(seen):
+                yield members + empties, D
 
     # -- 2-4 ----------------------------------------------------------------------------
     def apply(self) -> None:
@@ -198,14 +249,14 @@ class Unrolls:
         for t in members:
             g = self.inst(t).gist(P).coalesce()
             gists[t.tag] = g
-            if not _convex(g):
+            if not t.empty and not _convex(g):
                 strided.append(t)
         if not strided:
             self._split(tag, [(t.tag, self._cons(gists[t.tag])) for t in members], r)
             return None
-        rest = [t for t in members if t.dom is None or _convex(gists[t.tag])]
-        rest = [t for t in rest if t.tag not in {x.tag for x in strided}]
-        inner, D = self._hull(r.stmt, P, strided, rest)
+        ids = {x.tag for x in strided}
+        rest = [t for t in members if t.tag not in ids]
+        inner, D = self._group(r, P, strided, rest)
         if not D.is_equal(P):
             new = core._fresh()
             ins = {t.tag for t in inner}
@@ -213,7 +264,10 @@ class Unrolls:
             self._split(tag, parts + [(new, self._cons(D.gist(P).coalesce()))], r)
             tag = new
             r = core.C.by_tag(tag)
-        k, f, epilog, alpha, pieces = self._find(r, inner)
+        found = self._find(r, inner)
+        if found is None:
+            raise WhiteboxError(f"internal: the unroll of {r.stmt}'s part is lost")
+        k, f, epilog, alpha, pieces = found
         return tag, k, f, epilog, alpha, pieces
 
     def _cons(self, g: isl.Set) -> list[Aff]:
@@ -239,9 +293,12 @@ class Unrolls:
     def _find(self, r: Rel, members: list[Rel]):
         """The unroll of a loop of ``r`` whose parts are ``members`` (see the
         module docstring, 2): ``(k, f, epilog, alpha, pieces)``, ``pieces``
-        the members of each part (main, copies, epilog)."""
+        the members of each part (main, copies, epilog; members without
+        instances go to the parts without, in order), or None."""
         sets = [self.inst(t) for t in members]
-        live = [(t, s) for t, s in zip(members, sets) if not s.is_empty()]
+        live = [(t, s) for t, s in zip(members, sets) if not t.empty and not s.is_empty()]
+        seen = {x.tag for x, _ in live}
+        empties = [t for t in members if t.tag not in seen]
         params = self.core.C.params
         forms = _stride_forms([s for _, s in live], params)
         for f in factors([s for _, s in live]):
@@ -249,9 +306,9 @@ class Unrolls:
                 if len(r.beta) <= k:
                     continue
                 key = it(k - 1)
-                cands = []
+                cands: list[Aff] = []
                 for e in forms + [r.alphas[k - 1]]:
-                    if gcd(int(e[key]) % f, f) != 1 or not e.is_integral:
+                    if not e.is_integral or e.keys("d") or gcd(int(e[key]) % f, f) != 1:
                         continue
                     for c in range(f):
                         a = e + Aff.const(c)
@@ -259,17 +316,12 @@ class Unrolls:
                             cands.append(a)
                 for a in cands:
                     for epilog in (True, False):
-                        pieces = self._match(r, k, f, epilog, a, live)
+                        pieces = self._match(r, k, f, epilog, a, live, len(empties))
                         if pieces is not None:
-                            seen = {x.tag for x, _ in live}
-                            empties = [t for t in members if t.tag not in seen]
                             return k, f, epilog, a, _with_empties(pieces, empties)
-        raise WhiteboxError(
-            f"the parts of {r.stmt} with strides are not the main part, copies and epilog of "
-            f"an unroll of one of its loops (by a factor its strides show, "
-            f"{factors(sets) or 'none'}): whitebox cannot express them")
+        return None
 
-    def _match(self, r: Rel, k: int, f: int, epilog: bool, a: Aff, live):
+    def _match(self, r: Rel, k: int, f: int, epilog: bool, a: Aff, live, n_empty: int):
         doms = unroll_domains(r, k, f, epilog, self.divs, alpha=a)
         main = doms[0]
         if main.is_empty():
@@ -278,7 +330,7 @@ class Unrolls:
         for _, s in live:
             if not s.is_subset(main) and not s.intersect(main).is_empty():
                 return None
-        pieces: list[list[Rel]] = [[] for _ in doms]
+        pieces: list[list] = [[] for _ in doms]
         for t, s in live:
             j = next((j for j, d in enumerate(doms) if s.is_subset(d)), None)
             if j is None:
@@ -287,6 +339,8 @@ class Unrolls:
         for d, ps in zip(doms, pieces):
             if not _union([s for _, s in ps], d).is_equal(d):
                 return None
+        if sum(1 for ps in pieces if not ps) != n_empty:
+            return None                 # a part without instances the target lacks
         return [[t for t, _ in ps] for ps in pieces]
 
     def _batches(self, events):
@@ -352,12 +406,8 @@ class Unrolls:
                 x = C.by_tag(pt)
                 self.refresh(x)
                 if not members:
-                    if not x.empty:
-                        raise WhiteboxError(f"internal: an unrolled part of {x.stmt} has "
-                                            "no target part")
-                    raise WhiteboxError(
-                        f"the unroll of {x.stmt} makes a part with no instance that the "
-                        "target does not have")
+                    raise WhiteboxError(f"internal: an unrolled part of {x.stmt} has "
+                                        "no target part")
                 work.append((pt, members))
         return work
 
