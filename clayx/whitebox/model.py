@@ -811,25 +811,53 @@ def _plain_alphas(inst: isl.Map, divs: Divs, params: Sequence[str], elim: dict) 
     out = []
     n = inst.dim(_dt.out)
     dom = inst.domain()
+    known = list(divs.defs)
     for k in range(n):
         one = inst.project_out(_dt.out, k + 1, n - k - 1).project_out(_dt.out, 0, k)
-        hull = isl.Map.from_basic_map(one.affine_hull())
-        form = None
-        if hull.is_single_valued():
-            pma = isl.PwMultiAff.from_map(hull.intersect_domain(dom))
-            ps = pieces(pma.coalesce())
-            if len(ps) == 1 and not ps[0][1].get_at(0).dim(_dt.div) \
-                    and hull.intersect_domain(dom).is_equal(one):
-                form = ps[0][1].get_at(0)
-        if form is None:
+        form = _affine_on(one, dom)
+        if form is not None:
+            out.append(_aff(form, divs, params, elim))
+            continue
+        # a chunk (a tile loop) of the part: one of the divs met so far plus
+        # an affine form, when one is (isl writes floor(i/2) as i - floor((i+1)/2)
+        # on some parts)
+        found = None
+        names = _form_names(dom)
+        for num, den in known:
+            for sign in (1, -1):
+                text = f"{sign}*floor(({isl_text(num, names, divs)})/{den})"
+                its, ps = _names(dom)
+                d = isl.Map(f"[{', '.join(ps)}] -> {{ {dom.get_tuple_name()}[{', '.join(its)}] "
+                            f"-> [{text}] }}", context=dom.get_ctx()).align_params(one.get_space())
+                rest = _affine_on(one.sum(d.neg()).intersect_domain(dom), dom)
+                if rest is not None:
+                    found = divs.get(num, den).scale(sign) + _aff(rest, divs, params, elim)
+                    break
+            if found is not None:
+                break
+        if found is None:
             ps = pieces(isl.PwMultiAff.from_map(one).coalesce())
             if len(ps) != 1:
                 raise WhiteboxError(f"a relation of {inst.get_tuple_name(_dt.in_)} is "
                                     f"piecewise ({len(ps)} pieces) on its part: Clay "
                                     "schedules one part of a statement by one affine function")
-            form = ps[0][1].get_at(0)
-        out.append(_aff(form, divs, params, elim))
+            found = _aff(ps[0][1].get_at(0), divs, params, elim)
+        out.append(found)
     return out
+
+
+def _affine_on(one: isl.Map, dom: isl.Set):
+    """The affine function (an isl ``Aff`` without divs) equal to the
+    one-dimensional map ``one`` on ``dom``, when its graph's affine hull
+    fixes one; else None."""
+    hull = isl.Map.from_basic_map(one.affine_hull())
+    if not hull.is_single_valued():
+        return None
+    on = hull.intersect_domain(dom)
+    ps = pieces(isl.PwMultiAff.from_map(on).coalesce())
+    if len(ps) == 1 and not ps[0][1].get_at(0).dim(_dt.div) and on.is_equal(one):
+        return ps[0][1].get_at(0)
+    return None
 
 
 def _strided(part: isl.Set) -> bool:

@@ -57,7 +57,7 @@ def factors(sets: Sequence[isl.Set]) -> list[int]:
     the candidate unroll factors."""
     out: set[int] = set()
     for s in sets:
-        for b in s.get_basic_sets():
+        for b in s.compute_divs().get_basic_sets():
             for k in range(b.dim(_dt.div)):
                 d = b.get_div(k).get_denominator_val().to_python()
                 if 2 <= d <= MAX_FACTOR:
@@ -70,7 +70,7 @@ def _stride_forms(sets: Sequence[isl.Set], params: Sequence[str]) -> list[Aff]:
     ``sets``: ``j - 2·floor(j/2) = 0`` gives ``j``."""
     out: list[Aff] = []
     for s in sets:
-        for b in s.get_basic_sets():
+        for b in s.compute_divs().get_basic_sets():
             if not b.dim(_dt.div):
                 continue
             for c in b.get_constraints():
@@ -247,7 +247,7 @@ class Unrolls:
         gists = {}
         strided = []
         for t in members:
-            g = self.inst(t).gist(P).coalesce()
+            g = _relative(self.inst(t), P, r.stdom)
             gists[t.tag] = g
             if not t.empty and not _convex(g):
                 strided.append(t)
@@ -446,6 +446,21 @@ class Unrolls:
     def _pure(self, c: tuple, tags: set) -> bool:
         ts = {x.tag for x in self.C.under(c)}
         return ts <= tags or not (ts & tags)
+
+
+def _relative(t: isl.Set, P: isl.Set, stdom: isl.Set) -> isl.Set:
+    """Conditions that cut ``t`` out of ``P`` (``P ∩ result = t``): convex
+    ones when there are (isl's gist, or the hull of ``t`` without its
+    strides, for a part of a strided ``P``), else the gist."""
+    g = t.gist(P).coalesce()
+    if _convex(g) or t.is_empty():
+        return g
+    c = isl.Set.from_basic_set(t.remove_divs().polyhedral_hull())
+    if P.intersect(c).is_equal(t):
+        c = c.gist(stdom).coalesce()
+        if _convex(c):
+            return c
+    return g
 
 
 def _same_class(a: Aff, b: Aff, f: int) -> bool:
