@@ -19,21 +19,7 @@ from clayx.model import ClaySchedule, Relation
 from clayx.whitebox import Oracle, WhiteboxError, symbolic, whitebox
 from clayx.whitebox.model import Divs
 from clayx.whitebox.replay import same_dates
-
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
-
-_BASE: dict[str, clayx.Session] = {}
-
-
-def _session(stem: str, text: str = "") -> clayx.Session:
-    if stem not in _BASE:
-        _BASE[stem] = clayx.load(EXAMPLES / f"{stem}.c")
-    b = _BASE[stem]
-    s = clayx.Session(b.original, others=b.others)
-    if text:
-        s.apply(text)
-    return s
-
+from test_whitebox_regressions import EXAMPLES, _session
 
 def _recovered(s: clayx.Session):
     """Whitebox ``s``'s schedule from its original; check the script
