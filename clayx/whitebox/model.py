@@ -30,7 +30,7 @@ from ..errors import ClayxError
 
 __all__ = ["Aff", "Divs", "Rel", "Sched", "WhiteboxError", "equalities", "from_relation",
            "constraints", "instances", "read_form", "shifted", "to_map",
-           "unroll_domains"]
+           "unroll_domains", "unroll_main"]
 
 _dt = isl.dim_type
 
@@ -638,28 +638,42 @@ def _moved(s: isl.Set, k: int, m: int) -> isl.Set:
     return s.apply(t)
 
 
-def unroll_domains(r: Rel, k: int, f: int, epilog: bool, divs: Divs,
-                   alpha: Aff | None = None) -> list[isl.Set]:
-    """The instances of the parts ``unroll`` (``unroll_noepilog`` when not
-    ``epilog``) of the loop at depth ``k`` makes of ``r``: the main part,
-    copies 1 … f-1, and the epilog (when ``epilog``), each an isl set (see
-    :meth:`Sched.unroll`).  ``alpha``: the form whose multiples the main
-    part keeps (default ``r``'s α_k)."""
+def unroll_main(r: Rel, k: int, f: int, epilog: bool, divs: Divs,
+                alpha: Aff | None = None) -> isl.Set:
+    """The main part of :func:`unroll_domains` alone."""
     if r.stdom is None:
         raise WhiteboxError(f"internal: the domain of {r.stmt} is not known")
     part = instances(r, divs)
     a = r.alphas[k - 1] if alpha is None else alpha
     names = _form_names(r.stdom)
     mult = _set(r.stdom, f"exists (e0: {isl_text(a, names, divs)} = {f}*e0)")
-    main = part.intersect(_lowered(r.stdom, k - 1, f if epilog else f - 1)).intersect(mult)
-    out = [main.coalesce()]
-    union = main
+    return part.intersect(_lowered(r.stdom, k - 1, f if epilog else f - 1)) \
+        .intersect(mult).coalesce()
+
+
+def unroll_domains(r: Rel, k: int, f: int, epilog: bool, divs: Divs,
+                   alpha: Aff | None = None, main: isl.Set | None = None) -> list[isl.Set]:
+    """The instances of the parts ``unroll`` (``unroll_noepilog`` when not
+    ``epilog``) of the loop at depth ``k`` makes of ``r``: the main part,
+    copies 1 … f-1, and the epilog (when ``epilog``), each an isl set (see
+    :meth:`Sched.unroll`).  ``alpha``: the form whose multiples the main
+    part keeps (default ``r``'s α_k); ``main``: the main part when known."""
+    if main is None:
+        main = unroll_main(r, k, f, epilog, divs, alpha)
+    part = instances(r, divs)
+    out = [main]
     for m in range(1, f):
-        c = _moved(main, k - 1, m).intersect(part).coalesce()
-        out.append(c)
-        union = union.union(c)
+        out.append(_moved(main, k - 1, m).intersect(part).coalesce())
     if epilog:
-        out.append(part.subtract(union).coalesce())
+        # what the copies leave: the main part moved by 0 … f-1, in one set
+        its, ps = _names(main)
+        name = main.get_tuple_name()
+        outs = ["clayx_o" if j == k - 1 else n for j, n in enumerate(its)]
+        spread = isl.Map(f"[{', '.join(ps)}] -> {{ {name}[{', '.join(its)}] -> "
+                         f"{name}[{', '.join(outs)}] : {its[k - 1]} <= clayx_o < "
+                         f"{its[k - 1]} + {f} }}",
+                         context=main.get_ctx()).align_params(main.get_space())
+        out.append(part.subtract(main.apply(spread)).coalesce())
     return out
 
 

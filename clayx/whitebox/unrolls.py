@@ -42,7 +42,7 @@ from typing import Sequence
 import islpy as isl
 
 from .model import (Aff, Divs, Rel, WhiteboxError, constraints, equalities, instances, it,
-                    read_form, unroll_domains)
+                    read_form, unroll_domains, unroll_main)
 
 __all__ = ["Unrolls", "factors"]
 
@@ -108,6 +108,7 @@ class Unrolls:
         self.core = core
         #: tag of a current relation → the target relations it must become
         self.pending: dict[int, list[Rel]] = {}
+        self._found: dict = {}
 
     @property
     def divs(self) -> Divs:
@@ -190,9 +191,7 @@ class Unrolls:
                 return False
             seen.append((members, D))
             return True
-        out = []
-        if _convex(within):
-            out.append((list(strided) + live, within))
+        out = [(list(strided) + live, within)]      # no split needed
         if _convex(U):
             out.append((list(strided), U))
         left = within
@@ -295,6 +294,12 @@ class Unrolls:
         module docstring, 2): ``(k, f, epilog, alpha, pieces)``, ``pieces``
         the members of each part (main, copies, epilog; members without
         instances go to the parts without, in order), or None."""
+        key = (tuple(t.tag for t in members), str(self.inst(r)), tuple(r.alphas), len(r.beta))
+        if key not in self._found:
+            self._found[key] = self._search(r, members)
+        return self._found[key]
+
+    def _search(self, r: Rel, members: list[Rel]):
         sets = [self.inst(t) for t in members]
         live = [(t, s) for t, s in zip(members, sets) if not t.empty and not s.is_empty()]
         seen = {x.tag for x, _ in live}
@@ -322,14 +327,20 @@ class Unrolls:
         return None
 
     def _match(self, r: Rel, k: int, f: int, epilog: bool, a: Aff, live, n_empty: int):
-        doms = unroll_domains(r, k, f, epilog, self.divs, alpha=a)
-        main = doms[0]
+        main = unroll_main(r, k, f, epilog, self.divs, alpha=a)
         if main.is_empty():
             return None
-        # a quick test first: every part in the main part or outside it
+        # a quick test first: every part in the main part or outside it,
+        # one inside
+        inside = False
         for _, s in live:
-            if not s.is_subset(main) and not s.intersect(main).is_empty():
+            if s.is_subset(main):
+                inside = True
+            elif not s.intersect(main).is_empty():
                 return None
+        if not inside:
+            return None
+        doms = unroll_domains(r, k, f, epilog, self.divs, alpha=a, main=main)
         pieces: list[list] = [[] for _ in doms]
         for t, s in live:
             j = next((j for j, d in enumerate(doms) if s.is_subset(d)), None)
