@@ -76,6 +76,24 @@ CASES = [
              "peel([0, 1, 1], {1, 0 | 4}); iss([0, 0], {-1 | | 0, 0 | 0});", "unroll("),
     ("jacobi-2d", "interchange([0], 1, 1); reverse([0], 3); skew([0, 0], 2, 3, -1); "
                   "embed([0, 0, 0, 0]); unroll([0], 2);", "unroll([0], 2);"),
+    # a tile of the unrolled statements' outer loop after the unroll
+    ("syrk", "unroll([0, 1, 0], 2); tile([0], 1, 1, 2); parallelize([0], 1);",
+     "unroll([0, 1, 0], 2);"),
+    ("gemm", "parallelize([0, 0], 1); unroll([0, 0], 3); stripmine([0], 1, 4); "
+             "peel([0, 0], {-1, 0, 1 | -1});", "unroll("),
+    # nested: the main loop's inner loop unrolled again; one loop twice
+    ("gemm", "unroll([0], 2); unroll([0, 0], 3);", "unroll([0], 2);\nunroll([0, 0], 3);"),
+    ("syrk", "unroll([0, 1], 2); unroll([0, 1, 0], 2);", "unroll([0, 1, 0], 2);"),
+    # the class of α_k the main part keeps, reached first: by a reshape
+    # (a skewed loop), a parametric shift, a reverse; a later shift
+    ("gemm", "skew([0, 1], 3, 1, 1); unroll([0, 1, 0], 3);", "reshape([0, 1], 3, 1, 1);"),
+    ("gemm", "shift([0, 0], 2, {0 | 1 | 0}, 0); unroll([0, 0], 2);",
+     "shift([0, 0], 2, {0 | 1 | 0}, 0);\nunroll([0, 0], 2);"),
+    ("gemm", "reverse([0, 0], 2); unroll([0, 0], 3);", "unroll([0, 0], 3);"),
+    ("jacobi-1d", "unroll([0, 0], 3); shift([0, 0], 2, {1}, 0);", "unroll([0, 0], 3);"),
+    # other factors
+    ("gemm", "unroll([0, 1, 0], 7);", "unroll([0, 1, 0], 7);"),
+    ("jacobi-1d", "unroll([0, 0], 5);", "unroll([0, 0], 5);"),
 ]
 
 
@@ -87,6 +105,12 @@ def test_unrolled_target_is_recovered_and_replays(stem, seq, step):
     raw = whitebox(_session(stem).original, _session(stem, seq).current.schedule,
                    simplify=False)
     assert any(st.name == "unroll" for st in raw.raw)
+
+
+@pytest.mark.slow
+def test_the_largest_factor_is_recovered():
+    r = _recovered(_session("gemm", "unroll([0, 0], 16);"))
+    assert r.text(comments=False) == "unroll([0, 0], 16);\n"
 
 
 def test_the_unroll_comes_first_and_says_what_it_does():
