@@ -21,7 +21,10 @@ the same statements.  Output: steps that turn ``O`` into ``T`` exactly.
    that separate the parts), in place, so that the order does not change:
    on the innermost loop of the statement when it is alone there, otherwise
    inside a one-iteration loop (``embed``, ``iss``, ``split``,
-   ``unembed``).  Each part is then a relation of its own.
+   ``unembed``).  Each part is then a relation of its own.  Parts with
+   strides (Clay's ``unroll``: main part, copies, epilog) are found and
+   unrolled right after the convex splits, then split further
+   (:mod:`.unrolls`).
 3. **β matching and unimodular recovery, level by level** (Algorithms 1
    and 2): for a loop where the current and the target schedules already
    agree (same relations, same outer α dimensions):
