@@ -91,6 +91,11 @@ CASES = [
      "shift([0, 0], 2, {0 | 1 | 0}, 0);\nunroll([0, 0], 2);"),
     ("gemm", "reverse([0, 0], 2); unroll([0, 0], 3);", "unroll([0, 0], 3);"),
     ("jacobi-1d", "unroll([0, 0], 3); shift([0, 0], 2, {1}, 0);", "unroll([0, 0], 3);"),
+    # an index-set split before the unroll, both halves unrolled together
+    ("gemm", "iss([0, 0], {1, -1 | | 0, 0, 0 | 0}); unroll([0, 0], 2);", "unroll([0, 0], 2);"),
+    ("jacobi-2d", "vectorize([0, 0, 0]); shift([0, 1, 0, 0], 3, {0 | 0}, 0); "
+                  "iss([0, 0, 0], {1, -1 | | 0, -1 | 3}); unroll([0, 0], 3); "
+                  "reshape([0, 2, 0], 3, 1, -1); fuse([0, 0, 1]);", "unroll([0, 0], 3);"),
     # other factors
     ("gemm", "unroll([0, 1, 0], 7);", "unroll([0, 1, 0], 7);"),
     ("jacobi-1d", "unroll([0, 0], 5);", "unroll([0, 0], 5);"),

@@ -140,13 +140,54 @@ class Unrolls:
         stdom = strided[0].stdom
         rest = [t for t in tparts if t.dom is None]
         cur = [r for r in self.C.rels if r.stmt == stmt]
-        members, D = self._group(cur[0] if len(cur) == 1 and not cur[0].cons else None,
-                                 stdom, strided, rest)
-        tag = self.core._fresh()
-        self.pending[tag] = members
-        pseudo = Rel(stmt, strided[0].dim, (), [], self._cons(D.gist(stdom).coalesce()), tag)
-        inside = {t.tag for t in members}
-        return [t for t in rest if t.tag not in inside] + [pseudo]
+        r = cur[0] if len(cur) == 1 and not cur[0].cons else None
+        try:
+            groups = [self._group(r, stdom, strided, rest)]
+        except WhiteboxError:
+            groups = self._two_groups(r, stdom, strided, rest) if r is not None else None
+            if groups is None:
+                raise
+        out = []
+        inside = set()
+        for members, D in groups:
+            tag = self.core._fresh()
+            self.pending[tag] = members
+            out.append(Rel(stmt, strided[0].dim, (), [], self._cons(D.gist(stdom).coalesce()),
+                           tag))
+            inside |= {t.tag for t in members}
+        return [t for t in rest if t.tag not in inside] + out
+
+    def _two_groups(self, r: Rel, within: isl.Set, strided: list[Rel], convex: list[Rel]):
+        """Two unrolled parts of ``r`` that an index-set split made before
+        the unroll (both halves unrolled by one loop's unroll): a constraint
+        of the strided parts' hulls (strides dropped) that separates them
+        into two groups :meth:`_group` finds an unroll for; None if none."""
+        tried = []
+        for t in strided:
+            hull = isl.Set.from_basic_set(self.inst(t).remove_divs().polyhedral_hull())
+            hull = hull.gist(within).coalesce()
+            if not _convex(hull) or hull.plain_is_universe():
+                continue
+            for c in self._cons(hull):
+                if c in tried:
+                    continue
+                tried.append(c)
+                halves = []
+                for cc in (c, -c - Aff.const(1)):
+                    x = r.copy()
+                    x.cons = r.cons + [cc]
+                    half = self.inst(x)
+                    ins = [u for u in strided if self.inst(u).is_subset(half)]
+                    conv = [u for u in convex if u.empty or self.inst(u).is_subset(half)]
+                    halves.append((x, half, ins, conv))
+                if not halves[0][2] or not halves[1][2] \
+                        or len(halves[0][2]) + len(halves[1][2]) != len(strided):
+                    continue
+                try:
+                    return [self._group(x, half, ins, conv) for x, half, ins, conv in halves]
+                except WhiteboxError:
+                    continue
+        return None
 
     def _group(self, r: Rel | None, within: isl.Set, strided: list[Rel], convex: list[Rel]):
         """The target parts (among ``strided`` and ``convex``, inside
