@@ -29,7 +29,8 @@ from ..analysis.isl_util import pieces
 from ..errors import ClayxError
 
 __all__ = ["Aff", "Divs", "Rel", "Sched", "WhiteboxError", "equalities", "from_relation",
-           "to_map"]
+           "constraints", "instances", "read_form", "shifted", "to_map",
+           "unroll_domains", "unroll_main"]
 
 _dt = isl.dim_type
 
@@ -224,11 +225,19 @@ class Rel:
     #: which Clay keeps): its α dimensions are as written, and any value
     #: of them gives the same dates
     empty: bool = False
+    #: the statement's domain (and the context), as isl reads it: what
+    #: :meth:`Sched.unroll` computes its parts from (None: not known)
+    stdom: object = None
+    #: the instances of a part that ``cons`` cannot say (an ``unroll``'s
+    #: main part, copies and epilog: strides and unions), as an exact isl
+    #: set of the statement's instances; None: no such restriction
+    dom: object = None
 
     def copy(self) -> "Rel":
-        """A copy that shares nothing mutable (``elim`` is shared: constant)."""
+        """A copy that shares nothing mutable (``elim``, ``stdom`` and
+        ``dom`` are shared: constant)."""
         return Rel(self.stmt, self.dim, tuple(self.beta), list(self.alphas),
-                   list(self.cons), self.tag, self.elim, self.empty)
+                   list(self.cons), self.tag, self.elim, self.empty, self.stdom, self.dom)
 
     @property
     def free(self) -> list[int]:
@@ -374,6 +383,43 @@ class Sched:
             self.rels.append(c)
         self.normalize()
 
+    def unroll(self, loop: Sequence[int], f: int, new_tag, epilog: bool = True) -> None:
+        """``unroll(loop, f)`` (``unroll_noepilog`` when not ``epilog``), as
+        :mod:`clayx.directives.unroll` does it: every relation under
+        ``loop`` (depth k, its k-th iterator ``it``) keeps the instances of
+        the lowered domain whose α_k is a multiple of ``f`` (the main part);
+        copy m (1 ≤ m < f) runs ``it + m`` at the main instance's date, as
+        child ``β_k + m·(number of children)``; the epilog, the loop right
+        after ``loop``, runs the rest.  The copies get ``new_tag(r, m)``,
+        the epilog ``new_tag(r, f)``.  Needs the relations' ``stdom``."""
+        loop = tuple(loop)
+        k = len(loop)
+        under = self.under(loop)
+        nb = len(self.children(loop))
+        if epilog:
+            for r in self.rels:
+                if (r.beta[:k - 1] == loop[:-1] and len(r.beta) >= k
+                        and r.beta[k - 1] > loop[-1]):
+                    r.beta = r.beta[:k - 1] + (r.beta[k - 1] + 1,) + r.beta[k:]
+        for r in under:
+            doms = unroll_domains(r, k, f, epilog, self.divs)
+            old = r.copy()
+            r.dom = doms[0]
+            for m in range(1, f):
+                c = old.copy()
+                c.alphas = [shifted(a, it(k - 1), -m, self.divs) for a in old.alphas]
+                c.beta = loop + (old.beta[k] + nb * m,) + old.beta[k + 1:]
+                c.dom = doms[m]
+                c.tag = new_tag(old, m)
+                self.rels.append(c)
+            if epilog:
+                e = old.copy()
+                e.beta = loop[:-1] + (loop[-1] + 1,) + old.beta[k:]
+                e.dom = doms[f]
+                e.tag = new_tag(old, f)
+                self.rels.append(e)
+        self.normalize()
+
     def embed(self, stmt: Sequence[int]) -> None:
         """``embed(stmt)``: a one-iteration loop (α = 0) around the statement."""
         r = self._stmt(stmt)
@@ -509,7 +555,126 @@ def to_map(r: Rel, iterators: Sequence[str], params: Sequence[str], divs: Divs,
     cons = " and ".join(f"{isl_text(c, names, divs)} >= 0" for c in r.cons)
     text = (f"[{', '.join(params)}] -> {{ {r.stmt}[{', '.join(iterators)}] -> "
             f"[{', '.join(outs)}]{' : ' + cons if cons else ''} }}")
-    return isl.Map(text, context=ctx)
+    m = isl.Map(text, context=ctx)
+    if r.dom is not None:
+        m = m.intersect_domain(r.dom.align_params(m.get_space()))
+    return m
+
+
+def _names(s: isl.Set) -> tuple[list[str], list[str]]:
+    """The iterator and parameter names of a statement's set."""
+    return ([s.get_dim_name(_dt.set, k) for k in range(s.dim(_dt.set))],
+            [s.get_dim_name(_dt.param, k) for k in range(s.dim(_dt.param))])
+
+
+def _set(s: isl.Set, cond: str) -> isl.Set:
+    """The points of ``s``'s space where the isl condition ``cond`` holds."""
+    its, ps = _names(s)
+    text = f"[{', '.join(ps)}] -> {{ {s.get_tuple_name()}[{', '.join(its)}] : {cond} }}"
+    return isl.Set(text, context=s.get_ctx()).align_params(s.get_space())
+
+
+def _form_names(s: isl.Set) -> dict:
+    its, ps = _names(s)
+    names = {it(k): n for k, n in enumerate(its)}
+    names.update({par(p): p for p in ps})
+    return names
+
+
+def instances(r: Rel, divs: Divs) -> isl.Set:
+    """The instances of ``r`` (its statement's domain, ``cons`` and
+    ``dom``) as an isl set; needs ``r.stdom``."""
+    s = r.stdom
+    if r.cons:
+        names = _form_names(s)
+        s = s.intersect(_set(s, " and ".join(f"{isl_text(c, names, divs)} >= 0"
+                                              for c in r.cons)))
+    if r.dom is not None:
+        s = s.intersect(r.dom)
+    return s
+
+
+def shifted(a: Aff, key, m: int, divs: Divs) -> Aff:
+    """``a`` with the variable ``key`` replaced by ``key + m``, inside its
+    divs too."""
+    out = Aff()
+    for k, v in a.c.items():
+        if k == key:
+            out = out + Aff({k: v, ONE: v * m})
+        elif k[0] == "d":
+            num, den = divs.of(k)
+            new = shifted(num, key, m, divs)
+            out = out + (divs.get(new, den).scale(v) if new != num else Aff({k: v}))
+        else:
+            out = out + Aff({k: v})
+    return out
+
+
+def _lowered(domain: isl.Set, k: int, f: int) -> isl.Set:
+    """Clay's domain edit for ``unroll`` (reference 5.17): every inequality
+    with a negative coefficient on set dimension ``k`` gets its constant
+    lowered by ``f``; with existential variables, the points ``x`` with
+    ``x + f·e_k`` in the domain (as :mod:`clayx.directives.unroll`)."""
+    out = isl.Set.empty(domain.get_space())
+    for bs in domain.get_basic_sets():
+        if bs.dim(_dt.div):
+            return domain.intersect(_moved(domain, k, -f))
+        new = isl.BasicSet.universe(bs.get_space())
+        for c in bs.get_constraints():
+            if not c.is_equality() and c.get_coefficient_val(_dt.set, k).is_neg():
+                c = c.set_constant_val(c.get_constant_val() - f)
+            new = new.add_constraint(c)
+        out = out.union(isl.Set.from_basic_set(new))
+    return out.coalesce()
+
+
+def _moved(s: isl.Set, k: int, m: int) -> isl.Set:
+    """The points ``x + m·e_k`` for ``x`` in ``s``."""
+    its, ps = _names(s)
+    outs = [f"{n} + {m}" if j == k else n for j, n in enumerate(its)]
+    name = s.get_tuple_name()
+    t = isl.Map(f"[{', '.join(ps)}] -> {{ {name}[{', '.join(its)}] -> {name}[{', '.join(outs)}] }}",
+                context=s.get_ctx()).align_params(s.get_space())
+    return s.apply(t)
+
+
+def unroll_main(r: Rel, k: int, f: int, epilog: bool, divs: Divs,
+                alpha: Aff | None = None) -> isl.Set:
+    """The main part of :func:`unroll_domains` alone."""
+    if r.stdom is None:
+        raise WhiteboxError(f"internal: the domain of {r.stmt} is not known")
+    part = instances(r, divs)
+    a = r.alphas[k - 1] if alpha is None else alpha
+    names = _form_names(r.stdom)
+    mult = _set(r.stdom, f"exists (e0: {isl_text(a, names, divs)} = {f}*e0)")
+    return part.intersect(_lowered(r.stdom, k - 1, f if epilog else f - 1)) \
+        .intersect(mult).coalesce()
+
+
+def unroll_domains(r: Rel, k: int, f: int, epilog: bool, divs: Divs,
+                   alpha: Aff | None = None, main: isl.Set | None = None) -> list[isl.Set]:
+    """The instances of the parts ``unroll`` (``unroll_noepilog`` when not
+    ``epilog``) of the loop at depth ``k`` makes of ``r``: the main part,
+    copies 1 … f-1, and the epilog (when ``epilog``), each an isl set (see
+    :meth:`Sched.unroll`).  ``alpha``: the form whose multiples the main
+    part keeps (default ``r``'s α_k); ``main``: the main part when known."""
+    if main is None:
+        main = unroll_main(r, k, f, epilog, divs, alpha)
+    part = instances(r, divs)
+    out = [main]
+    for m in range(1, f):
+        out.append(_moved(main, k - 1, m).intersect(part).coalesce())
+    if epilog:
+        # what the copies leave: the main part moved by 0 … f-1, in one set
+        its, ps = _names(main)
+        name = main.get_tuple_name()
+        outs = ["clayx_o" if j == k - 1 else n for j, n in enumerate(its)]
+        spread = isl.Map(f"[{', '.join(ps)}] -> {{ {name}[{', '.join(its)}] -> "
+                         f"{name}[{', '.join(outs)}] : {its[k - 1]} <= clayx_o < "
+                         f"{its[k - 1]} + {f} }}",
+                         context=main.get_ctx()).align_params(main.get_space())
+        out.append(part.subtract(main.apply(spread)).coalesce())
+    return out
 
 
 # --- reading isl relations ---------------------------------------------------------
@@ -581,16 +746,25 @@ def equalities(domain: isl.Set, params: Sequence[str]) -> dict:
     return elim
 
 
+def constraints(s: isl.Set, divs: Divs, params: Sequence[str]) -> list[Aff]:
+    """The constraints ``c ≥ 0`` of a convex part of a statement's domain
+    (a :class:`WhiteboxError` for a union or strides)."""
+    return _constraints(s, divs, params)
+
+
+def read_form(aff: isl.Aff, params: Sequence[str]) -> Aff:
+    """An isl affine expression without divs as an :class:`Aff`."""
+    return _aff(aff, Divs(), params)
+
+
 def _constraints(s: isl.Set, divs: Divs, params: Sequence[str],
                  elim: dict | None = None) -> list[Aff]:
     """The constraints ``c ≥ 0`` of a basic set (an equality gives two)."""
     bsets = s.get_basic_sets()
-    if len(bsets) != 1:
-        strided = any(b.dim(_dt.div) for b in bsets)
+    if len(bsets) != 1 or bsets[0].dim(_dt.div):
         raise WhiteboxError(
-            f"the part {s} is not convex: Clay's index-set splitting makes convex parts"
-            + ("; its strides (mod, floor) are what unroll's copies and epilog make, "
-               "which whitebox does not recover" if strided else ""))
+            f"the part {s} is not convex or has strides: Clay's index-set splitting "
+            "makes convex parts")
     out = []
     for c in bsets[0].get_constraints():
         aff = _aff(c.get_aff(), divs, params, elim)
@@ -613,7 +787,7 @@ def from_relation(m: isl.Map, beta: Sequence[int], dim: int, domain: isl.Set,
     constraints as written, and marked ``empty``."""
     stmt = m.get_tuple_name(_dt.in_)
     if m.domain().intersect(domain).is_empty():
-        return _empty_relation(m, beta, dim, divs, params, tag)
+        return _empty_relation(m, beta, dim, domain, divs, params, tag)
     n_out = m.dim(_dt.out)
     alphas_map = m
     for pos in range(n_out - 1, -1, -2):           # drop β dimensions
@@ -622,6 +796,15 @@ def from_relation(m: isl.Map, beta: Sequence[int], dim: int, domain: isl.Set,
     if not inst.is_single_valued():
         raise WhiteboxError(f"a relation of {stmt} gives an instance several dates "
                             "(its α dimensions are not functions of the iterators)")
+    part = m.domain().gist(domain).coalesce()
+    if _strided(part):
+        # an unroll's part: kept as an isl set (the recovery finds the
+        # unroll); its α dimensions as affine forms where they are (isl
+        # writes ``i - 1`` as ``4*floor(i/4)`` on ``i = 4e + 1``)
+        elim = dict(elim or {})
+        alphas = _plain_alphas(inst, divs, params, elim)
+        return Rel(stmt, dim, tuple(beta), alphas, [], tag, elim, stdom=domain,
+                   dom=m.domain().intersect(domain).coalesce())
     pma = isl.PwMultiAff.from_map(inst).gist(domain).coalesce()
     parts = pieces(pma)
     if len(parts) != 1:
@@ -631,12 +814,74 @@ def from_relation(m: isl.Map, beta: Sequence[int], dim: int, domain: isl.Set,
     dom_piece, ma = parts[0]
     elim = dict(elim or {})
     alphas = [_aff(ma.get_at(k), divs, params, elim) for k in range(ma.dim(_dt.out))]
-    part = m.domain().gist(domain).coalesce()
     cons = [] if part.plain_is_universe() else _constraints(part, divs, params)
-    return Rel(stmt, dim, tuple(beta), alphas, cons, tag, elim)
+    return Rel(stmt, dim, tuple(beta), alphas, cons, tag, elim, stdom=domain)
 
 
-def _empty_relation(m: isl.Map, beta: Sequence[int], dim: int, divs: Divs,
+def _plain_alphas(inst: isl.Map, divs: Divs, params: Sequence[str], elim: dict) -> list[Aff]:
+    """The α dimensions of ``inst`` (a map from a strided part), each the
+    affine function that its graph's affine hull fixes when that is exact
+    on the part, else the quasi-affine one isl gives."""
+    out = []
+    n = inst.dim(_dt.out)
+    dom = inst.domain()
+    known = list(divs.defs)
+    for k in range(n):
+        one = inst.project_out(_dt.out, k + 1, n - k - 1).project_out(_dt.out, 0, k)
+        form = _affine_on(one, dom)
+        if form is not None:
+            out.append(_aff(form, divs, params, elim))
+            continue
+        # a chunk (a tile loop) of the part: one of the divs met so far plus
+        # an affine form, when one is (isl writes floor(i/2) as i - floor((i+1)/2)
+        # on some parts)
+        found = None
+        names = _form_names(dom)
+        for num, den in known:
+            for sign in (1, -1):
+                text = f"{sign}*floor(({isl_text(num, names, divs)})/{den})"
+                its, ps = _names(dom)
+                d = isl.Map(f"[{', '.join(ps)}] -> {{ {dom.get_tuple_name()}[{', '.join(its)}] "
+                            f"-> [{text}] }}", context=dom.get_ctx()).align_params(one.get_space())
+                rest = _affine_on(one.sum(d.neg()).intersect_domain(dom), dom)
+                if rest is not None:
+                    found = divs.get(num, den).scale(sign) + _aff(rest, divs, params, elim)
+                    break
+            if found is not None:
+                break
+        if found is None:
+            ps = pieces(isl.PwMultiAff.from_map(one).coalesce())
+            if len(ps) != 1:
+                raise WhiteboxError(f"a relation of {inst.get_tuple_name(_dt.in_)} is "
+                                    f"piecewise ({len(ps)} pieces) on its part: Clay "
+                                    "schedules one part of a statement by one affine function")
+            found = _aff(ps[0][1].get_at(0), divs, params, elim)
+        out.append(found)
+    return out
+
+
+def _affine_on(one: isl.Map, dom: isl.Set):
+    """The affine function (an isl ``Aff`` without divs) equal to the
+    one-dimensional map ``one`` on ``dom``, when its graph's affine hull
+    fixes one; else None."""
+    hull = isl.Map.from_basic_map(one.affine_hull())
+    if not hull.is_single_valued():
+        return None
+    on = hull.intersect_domain(dom)
+    ps = pieces(isl.PwMultiAff.from_map(on).coalesce())
+    if len(ps) == 1 and not ps[0][1].get_at(0).dim(_dt.div) and on.is_equal(one):
+        return ps[0][1].get_at(0)
+    return None
+
+
+def _strided(part: isl.Set) -> bool:
+    """Is ``part`` (a part of a statement's domain) not a conjunction of
+    affine inequalities (a union, or strides: what ``unroll`` makes)?"""
+    bsets = part.get_basic_sets()
+    return len(bsets) > 1 or any(b.dim(_dt.div) for b in bsets)
+
+
+def _empty_relation(m: isl.Map, beta: Sequence[int], dim: int, domain: isl.Set, divs: Divs,
                     params: Sequence[str], tag: int) -> Rel:
     """The :class:`Rel` of a relation that schedules no instance (see
     :func:`from_relation`)."""
@@ -652,8 +897,11 @@ def _empty_relation(m: isl.Map, beta: Sequence[int], dim: int, divs: Divs,
         alphas = [_aff(parts[0][1].get_at(k), divs, params) for k in range(len(beta) - 1)]
     else:                                  # no instance anywhere: any α will do
         alphas = [Aff() for _ in range(len(beta) - 1)]
+    dom = None
     if part.is_empty():
         cons = [Aff.const(-1)]             # false: ``-1 >= 0``
+    elif _strided(part):
+        cons, dom = [], part
     else:
         cons = [] if part.plain_is_universe() else _constraints(part, divs, params)
-    return Rel(stmt, dim, tuple(beta), alphas, cons, tag, {}, True)
+    return Rel(stmt, dim, tuple(beta), alphas, cons, tag, {}, True, domain, dom)

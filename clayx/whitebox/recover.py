@@ -21,7 +21,10 @@ the same statements.  Output: steps that turn ``O`` into ``T`` exactly.
    that separate the parts), in place, so that the order does not change:
    on the innermost loop of the statement when it is alone there, otherwise
    inside a one-iteration loop (``embed``, ``iss``, ``split``,
-   ``unembed``).  Each part is then a relation of its own.
+   ``unembed``).  Each part is then a relation of its own.  Parts with
+   strides (Clay's ``unroll``: main part, copies, epilog) are found and
+   unrolled right after the convex splits, then split further
+   (:mod:`.unrolls`).
 3. **β matching and unimodular recovery, level by level** (Algorithms 1
    and 2): for a loop where the current and the target schedules already
    agree (same relations, same outer α dimensions):
@@ -60,6 +63,7 @@ from ..errors import ClayxError
 from ..model import beta_tree_error
 from .model import ONE, Aff, Rel, Sched, WhiteboxError, it
 from .steps import Recorder, Step
+from .unrolls import Unrolls
 
 __all__ = ["MAX_ORDERS", "recover", "reduce"]
 
@@ -1137,6 +1141,7 @@ class _Core:
         #: relations of one loop change separately)
         self.careful = careful
         self._next_tag = 10 ** 6
+        self.unrolls = Unrolls(self)
 
     # -- 2 ------------------------------------------------------------------------
     def split_parts(self) -> None:
@@ -1147,6 +1152,7 @@ class _Core:
         for r in self.T.rels:
             by_stmt.setdefault(r.stmt, []).append(r)
         for stmt, tparts in by_stmt.items():
+            tparts = self.unrolls.parts(stmt, tparts)
             cur = [r for r in self.C.rels if r.stmt == stmt]
             if len(cur) == len(tparts) and all(
                     any(sorted(map(repr, c.cons)) == sorted(map(repr, t.cons)) for t in tparts)
@@ -1170,6 +1176,7 @@ class _Core:
         self._shared_splits(trees)
         for tag, tree in trees.items():
             self._apply_split(tag, tree)
+        self.unrolls.apply()
         missing = [r.stmt for r in self.C.rels if r.tag < 0]
         if missing:
             raise WhiteboxError(f"the target does not schedule {', '.join(sorted(set(missing)))}")
@@ -1208,6 +1215,9 @@ class _Core:
         if self.oracle is None:
             return
         for x in (self.C.by_tag(t) for t in tags):
+            if x.dom is not None:          # a part of an unroll
+                self.unrolls.refresh(x)
+                continue
             x.empty = self.oracle.part(x.stmt, x.cons).is_empty()
             x.elim = self.oracle.elim(x.stmt, x.cons)
             x.alphas = [x.canon(a) for a in x.alphas]
@@ -1222,6 +1232,11 @@ class _Core:
                 return c in cons
             return part.is_subset(self.oracle.part(stmt, list(cons) + [c]))
         return subset
+
+    def split_into(self, tag: int, parts, subset, empty) -> None:
+        """Split the current relation ``tag`` into ``parts`` (``(tag,
+        constraints)``) by index-set splits (see :func:`_split_tree`)."""
+        self._apply_split(tag, _split_tree(parts, subset, empty))
 
     def _fresh(self) -> int:
         self._next_tag += 1

@@ -81,8 +81,9 @@ class Recorder:
     def do(self, name: str, *args, comment: str = "", **kw) -> None:
         """Apply directive ``name`` to the schedule and record it
         (``densify`` takes its ``factor=``, ``iss`` its ``new_tag=``, the
-        tag of the copies it makes; ``unroll_mark`` is the mark, not Clay's
-        ``unroll``)."""
+        tag of the copies it makes, ``unroll``/``unroll_noepilog`` theirs
+        as ``new_tag(relation, m)``; ``unroll_mark`` is the mark, not
+        Clay's ``unroll``)."""
         s = self.sched
         if name in self.PLAIN:
             getattr(s, name)(*args)
@@ -92,6 +93,8 @@ class Recorder:
             s.iss(args[0], args[1], kw["new_tag"])
         elif name in ("parallelize", "vectorize"):
             s.mark("parallel" if name == "parallelize" else "vectorize", args[0])
+        elif name in ("unroll", "unroll_noepilog"):
+            s.unroll(args[0], args[1], kw.get("new_tag", lambda r, m: -1), name == "unroll")
         elif name == "unroll_mark":
             s.mark("unroll", args[0], args[1])
         else:
