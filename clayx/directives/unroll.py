@@ -49,7 +49,7 @@ _dt = isl.dim_type
 MAX_FACTOR = 16
 
 
-def _lowered(domain: isl.Set, k: int, f: int) -> isl.Set:
+def lowered_domain(domain: isl.Set, k: int, f: int) -> isl.Set:
     """Clay's domain edit: every inequality with a negative coefficient on
     set dimension ``k`` gets its constant lowered by ``f``.  A domain with
     existential variables gets the same meaning by its definition
@@ -57,7 +57,7 @@ def _lowered(domain: isl.Set, k: int, f: int) -> isl.Set:
     out = isl.Set.empty(domain.get_space())
     for bs in domain.get_basic_sets():
         if bs.dim(_dt.div):
-            return domain.intersect(_translated(domain, k, -f))
+            return domain.intersect(translated(domain, k, -f))
         new = isl.BasicSet.universe(bs.get_space())
         for c in bs.get_constraints():
             if not c.is_equality() and c.get_coefficient_val(_dt.set, k).is_neg():
@@ -81,7 +81,7 @@ def _shift_rel(space: isl.Space, k: int, m: int) -> isl.Map:
     return rel
 
 
-def _translated(s: isl.Set, k: int, m: int) -> isl.Set:
+def translated(s: isl.Set, k: int, m: int) -> isl.Set:
     """The points ``x - m·e_k`` for ``x`` in ``s`` (``s`` moved by -m)."""
     return s.apply(_shift_rel(s.get_space(), k, -m))
 
@@ -129,7 +129,7 @@ def _unroll(scop: Scop, loop, factor: int, name: str, epilog: bool) -> Scop:
         dom = st.domain.intersect(r.map.domain())
         # Clay lowers the upper bounds by f (its epilog takes the rest);
         # without an epilog by f - 1, so that no iteration is left over
-        lowered = _lowered(st.domain, k - 1, factor if epilog else factor - 1)
+        lowered = lowered_domain(st.domain, k - 1, factor if epilog else factor - 1)
         main = _multiple(r.map.intersect_domain(lowered), alpha_out(k), factor)
         main_dom = main.domain()
         new = [replace(r, map=main)]

@@ -26,6 +26,7 @@ from typing import Iterable, Iterator, Sequence
 import islpy as isl
 
 from ..analysis.isl_util import pieces
+from ..directives.unroll import lowered_domain, translated
 from ..errors import ClayxError
 
 __all__ = ["Aff", "Divs", "Rel", "Sched", "WhiteboxError", "equalities", "from_relation",
@@ -610,34 +611,6 @@ def shifted(a: Aff, key, m: int, divs: Divs) -> Aff:
     return out
 
 
-def _lowered(domain: isl.Set, k: int, f: int) -> isl.Set:
-    """Clay's domain edit for ``unroll`` (reference 5.17): every inequality
-    with a negative coefficient on set dimension ``k`` gets its constant
-    lowered by ``f``; with existential variables, the points ``x`` with
-    ``x + f·e_k`` in the domain (as :mod:`clayx.directives.unroll`)."""
-    out = isl.Set.empty(domain.get_space())
-    for bs in domain.get_basic_sets():
-        if bs.dim(_dt.div):
-            return domain.intersect(_moved(domain, k, -f))
-        new = isl.BasicSet.universe(bs.get_space())
-        for c in bs.get_constraints():
-            if not c.is_equality() and c.get_coefficient_val(_dt.set, k).is_neg():
-                c = c.set_constant_val(c.get_constant_val() - f)
-            new = new.add_constraint(c)
-        out = out.union(isl.Set.from_basic_set(new))
-    return out.coalesce()
-
-
-def _moved(s: isl.Set, k: int, m: int) -> isl.Set:
-    """The points ``x + m·e_k`` for ``x`` in ``s``."""
-    its, ps = _names(s)
-    outs = [f"{n} + {m}" if j == k else n for j, n in enumerate(its)]
-    name = s.get_tuple_name()
-    t = isl.Map(f"[{', '.join(ps)}] -> {{ {name}[{', '.join(its)}] -> {name}[{', '.join(outs)}] }}",
-                context=s.get_ctx()).align_params(s.get_space())
-    return s.apply(t)
-
-
 def unroll_main(r: Rel, k: int, f: int, epilog: bool, divs: Divs,
                 alpha: Aff | None = None) -> isl.Set:
     """The main part of :func:`unroll_domains` alone."""
@@ -647,7 +620,7 @@ def unroll_main(r: Rel, k: int, f: int, epilog: bool, divs: Divs,
     a = r.alphas[k - 1] if alpha is None else alpha
     names = _form_names(r.stdom)
     mult = _set(r.stdom, f"exists (e0: {isl_text(a, names, divs)} = {f}*e0)")
-    return part.intersect(_lowered(r.stdom, k - 1, f if epilog else f - 1)) \
+    return part.intersect(lowered_domain(r.stdom, k - 1, f if epilog else f - 1)) \
         .intersect(mult).coalesce()
 
 
@@ -663,7 +636,7 @@ def unroll_domains(r: Rel, k: int, f: int, epilog: bool, divs: Divs,
     part = instances(r, divs)
     out = [main]
     for m in range(1, f):
-        out.append(_moved(main, k - 1, m).intersect(part).coalesce())
+        out.append(translated(main, k - 1, -m).intersect(part).coalesce())
     if epilog:
         # what the copies leave: the main part moved by 0 … f-1, in one set
         its, ps = _names(main)
