@@ -258,6 +258,7 @@ def _reduce(T: Sched, oracle, careful: bool, scaled_points: bool,
     seen: set[str] = set()      # the reduced targets met: a repeat is a cycle
     banned: set[tuple] = set()  # careful: (state, kind) whose result was illegal
     kinds = [
+        lambda: _reread_chunks(T),
         lambda: _densify_once(T, found, oracle, scaled_points),
         lambda: _plain_div_once(T, found),
         lambda: _unskew_once(T, found),
@@ -266,10 +267,11 @@ def _reduce(T: Sched, oracle, careful: bool, scaled_points: bool,
         lambda: _unskew_chunk_once(T, found, oracle),
         lambda: _sink_chunk_once(T, found, oracle),
         lambda: _linearize_once(T, found, oracle, doubts, general=True),
+        lambda: _unreshape_chunk_once(T, found, oracle),
         lambda: split_loops and _split_chunk_loop_once(T, found, oracle),
     ]
     if chunks_first:
-        kinds.insert(0, kinds.pop(3))
+        kinds.insert(1, kinds.pop(4))
     careful = careful and oracle is not None
     while True:
         state = str(T)
@@ -340,7 +342,7 @@ def _densify_once(T: Sched, found: list[Step], oracle=None, scaled_points: bool 
                     gi = gcd(gi, v)
             if gi <= 1 or not scaled_points and any(
                     _chunk(T, c) is not None and _multiple(a, _chunk(T, c)[0])
-                    or _same_floor(T, c, a)
+                    or _same_floor(T, c, a) or _self_skew(T, c, a) is not None
                     or any(_is_chunk_of(T, c, a, f) for f in range(2, gi + 1) if gi % f == 0)
                     for c in r.alphas[:d - 1]):
                 continue        # the point loop of a tile (of the scaled loop)
@@ -485,58 +487,103 @@ def _unskew_chunk_once(T: Sched, found: list[Step], oracle=None) -> bool:
     (point loops among them): a dimension ``±d + Σ c_q·α_q + rest`` of one
     div ``d`` becomes ``±d``, for the largest group of relations under one
     prefix where the direct ``skew`` and ``shift`` steps reach ``T`` (and,
-    with an oracle, the schedule before them is legal)."""
+    with an oracle, the schedule before them is legal).  A chunk skewed by
+    its own point loop ``α_q`` whose iterators the div shares is read by
+    :func:`_self_skew` (isl writes ``floor(3i / 4) + 2·3i`` as ``floor(-i /
+    4) + 7i``): it becomes that chunk."""
     for r in T.rels:
         for t, a in enumerate(r.alphas, 1):
             ds = a.keys("d")
             if len(ds) != 1 or abs(a[ds[0]]) != 1 or _is_div(a) is not None \
                     or _offset_chunk(T, r, a):
                 continue
-            chunk = Aff.var(ds[0]).scale(a[ds[0]])
-            rest = a - chunk
-            others = [q for q in range(1, r.depth + 1)
-                      if q != t and not r.alphas[q - 1].part("i", "d").is_zero]
-            keys = sorted({k for k in rest.c if k[0] in "id"}
-                          | {k for q in others for k in r.alphas[q - 1].c if k[0] in "id"})
-            coef = [Fraction(0)] * len(others)
-            if keys:
-                if not others:
-                    continue
-                sol = solve([r.alphas[q - 1].part("i", "d") for q in others],
-                            rest.part("i", "d"), keys)
-                if sol is None or any(v.denominator != 1 for v in sol):
-                    continue
-                coef = sol
-            const = rest - sum((r.alphas[q - 1].scale(c) for q, c in zip(others, coef)), Aff())
-            if const.part("i", "d").c:
-                continue
-            need = max([t] + [q for q, c in zip(others, coef) if c])
-            for prefix, group in _groups(T, r, 1, len(r.beta)):
-                if any(x.depth < need for x in group):
-                    continue
-                X = T.copy()
-                ids = {x.tag for x in group}
-                for x in X.rels:
-                    if x.tag in ids:
-                        v = x.alphas[t - 1] - const
-                        for q, c in zip(others, coef):
-                            if c:
-                                v = v - x.alphas[q - 1].scale(c)
-                        x.alphas[t - 1] = x.canon(v)
-                if any(_is_div(x.alphas[t - 1]) is None for x in X.rels if x.tag in ids):
-                    continue            # no progress for some of the group
-                direct = [Step("skew", (prefix, t, q, -int(c)))
-                          for q, c in zip(others, coef) if c]
-                if not const.is_zero:
-                    direct.append(Step("shift", (prefix, t, -const.integral())))
-                if not direct or not (T.is_loop(prefix) or len(direct) == 1 and
-                                      direct[0].name == "shift"):
-                    continue
-                if not _replays(X, direct, T, oracle) or not _legal_path(X, direct, oracle):
-                    continue
-                T.rels = X.rels
-                found.extend(reversed(direct))
-                return True
+            for coef, const, others, loose in _chunk_skews(T, r, t, a):
+                if _unskew_chunk_by(T, r, t, coef, const, others, loose, found, oracle):
+                    return True
+    return False
+
+
+def _chunk_skews(T: Sched, r: Rel, t: int, a: Aff):
+    """The candidates ``(coef, const, others, loose)`` of
+    :func:`_unskew_chunk_once` for the dimension ``t`` (``a``) of ``r``:
+    ``a = ±d + Σ coef·α_others + const`` (``loose``: a chunk plus
+    iterators, :func:`_self_skew`)."""
+    ds = a.keys("d")
+    chunk = Aff.var(ds[0]).scale(a[ds[0]])
+    rest = a - chunk
+    others = [q for q in range(1, r.depth + 1)
+              if q != t and not r.alphas[q - 1].part("i", "d").is_zero]
+    keys = sorted({k for k in rest.c if k[0] in "id"}
+                  | {k for q in others for k in r.alphas[q - 1].c if k[0] in "id"})
+    coef = [Fraction(0)] * len(others)
+    ok = True
+    if keys:
+        sol = solve([r.alphas[q - 1].part("i", "d") for q in others],
+                    rest.part("i", "d"), keys) if others else None
+        ok = sol is not None and all(v.denominator == 1 for v in sol)
+        coef = sol if ok else coef
+    const = rest - sum((r.alphas[q - 1].scale(c) for q, c in zip(others, coef)), Aff())
+    if ok and not const.part("i", "d").c:
+        yield coef, const, others, False
+    for q in others:
+        sk = _self_skew(T, a, r.alphas[q - 1])
+        if sk is not None:
+            yield [Fraction(sk)], Aff(), [q], True
+
+
+def _self_skew(T: Sched, a: Aff, point: Aff) -> int | None:
+    """``c ≠ 0`` when ``a`` (one div plus an integral form) is ``floor(g·point
+    / s) + c·point`` for a ``g`` in ``1 … s`` (the chunk of ``point``, or of
+    a multiple of it, skewed by ``point``); else None."""
+    if not point.keys("i") or point.keys("d") or not point.is_integral:
+        return None
+    for sign, num, size in _signed_chunks(T, a):
+        if sign != 1:
+            continue
+        keys = point.keys("i")
+        m = Fraction(num[keys[0]]) / Fraction(point[keys[0]])
+        if m.denominator != 1 or num != point.scale(int(m)):
+            continue
+        m = int(m)
+        g = (m - 1) % size + 1
+        c = (m - g) // size
+        if c:
+            return c
+    return None
+
+
+def _unskew_chunk_by(T: Sched, r: Rel, t: int, coef, const: Aff, others, loose: bool,
+                     found: list[Step], oracle) -> bool:
+    """One candidate of :func:`_unskew_chunk_once`."""
+    need = max([t] + [q for q, c in zip(others, coef) if c])
+    for prefix, group in _groups(T, r, 1, len(r.beta)):
+        if any(x.depth < need for x in group):
+            continue
+        X = T.copy()
+        ids = {x.tag for x in group}
+        for x in X.rels:
+            if x.tag in ids:
+                v = x.alphas[t - 1] - const
+                for q, c in zip(others, coef):
+                    if c:
+                        v = v - x.alphas[q - 1].scale(c)
+                x.alphas[t - 1] = x.canon(v)
+        if any(_is_div(x.alphas[t - 1]) is None
+               and (not loose or _chunk_in(X, x, x.alphas[t - 1]) is None)
+               for x in X.rels if x.tag in ids):
+            continue            # no progress for some of the group
+        direct = [Step("skew", (prefix, t, q, -int(c)))
+                  for q, c in zip(others, coef) if c]
+        if not const.is_zero:
+            direct.append(Step("shift", (prefix, t, -const.integral())))
+        if not direct or not (T.is_loop(prefix) or len(direct) == 1 and
+                              direct[0].name == "shift"):
+            continue
+        if not _replays(X, direct, T, oracle) or not _legal_path(X, direct, oracle):
+            continue
+        T.rels = X.rels
+        found.extend(reversed(direct))
+        return True
     return False
 
 
@@ -938,6 +985,98 @@ def _chunk_in(T: Sched, r: Rel, a: Aff) -> tuple[Aff, int] | None:
     return None
 
 
+def _signed_chunks(T: Sched, a: Aff) -> list[tuple[int, Aff, int]]:
+    """The readings ``(sign, num, size)`` of ``a`` as ``sign·floor(num /
+    size)`` when ``a`` is one div ``floor(n / s)`` with coefficient ±1 plus
+    an integral form ``rest`` (of iterators, parameters, a constant): ``a =
+    floor(N / s)`` with ``N = ±n + s·rest`` (``-floor(n / s)`` is ``floor((s
+    - 1 - n) / s)``), and ``a = -floor((s - 1 - N) / s)`` (isl writes the
+    reversed chunk ``-floor(i / 2)`` as ``floor((i + 1) / 2) - i``); none
+    otherwise."""
+    ds = a.keys("d")
+    if len(ds) != 1 or abs(a[ds[0]]) != 1 or not a.is_integral:
+        return []
+    n, size = T.divs.of(ds[0])
+    rest = (a - Aff.var(ds[0]).scale(a[ds[0]])).integral()
+    if a[ds[0]] == 1:
+        num = n + rest.scale(size)
+    else:
+        num = -n + Aff.const(size - 1) + rest.scale(size)
+    return [(1, num, size), (-1, Aff.const(size - 1) - num, size)]
+
+
+def _reread_chunks(T: Sched) -> bool:
+    """Write a dimension that is a chunk or a reversed chunk of another
+    dimension of its relation as that: ``±floor(e / s)`` with ``e`` (a
+    multiple of) the other dimension, where isl wrote a div ``floor(n / s)``
+    with coefficient -1, or a div of another numerator plus iterators
+    (:func:`_signed_chunks`: ``floor((i + 1) / 2) - i`` is ``-floor(i /
+    2)``).  The same function, so no step; the other reductions then read
+    it as a reversed (``_plain_div_once``) or plain chunk."""
+    for r in T.rels:
+        for t, a in enumerate(r.alphas, 1):
+            if not a.keys("i") or not a.keys("d") or _chunk_in(T, r, a) is not None:
+                continue            # no iterator to fold, or read as a chunk already
+            for sign, num, size in _signed_chunks(T, a):
+                if not num.keys("i") or not any(
+                        _multiple(x, num) for q, x in enumerate(r.alphas, 1) if q != t):
+                    continue
+                new = T.divs.get(num, size).scale(sign)
+                if new != a and not new.keys("i"):
+                    r.alphas[t - 1] = new
+                    return True
+    return False
+
+
+def _unreshape_chunk_once(T: Sched, found: list[Step], oracle=None) -> bool:
+    """Undo the ``reshape`` s of a chunk (tile) loop by iterators: a
+    dimension ``±d + Σ c_k·i_k + rest`` of one div ``d`` (``rest``
+    parametric) becomes ``±d + rest`` for the largest group of relations
+    under one prefix where the direct ``reshape`` s reach ``T``, every
+    relation of the group whose dimension has a div loses its iterators,
+    and the dates stay unique (and, with an oracle, the schedules before
+    the direct steps are legal).  The iterators need not be dimensions of
+    the nest (those are :func:`_unskew_chunk_once`'s)."""
+    for r in T.rels:
+        for t, a in enumerate(r.alphas, 1):
+            ds = a.keys("d")
+            if len(ds) != 1 or abs(a[ds[0]]) != 1 or not a.keys("i") or not a.is_integral \
+                    or _offset_chunk(T, r, a):
+                continue
+            its = a.part("i")
+            for prefix, group in _groups(T, r, 1, len(r.beta)):
+                if any(x.depth < t or x.dim <= max(k[1] for k in its.c) for x in group):
+                    continue
+                X = T.copy()
+                ids = {x.tag for x in group}
+                ok = True
+                for x in X.rels:
+                    if x.tag in ids:
+                        had = bool(x.alphas[t - 1].keys("d"))
+                        x.alphas[t - 1] = x.canon(x.alphas[t - 1] - its)
+                        if had and x.alphas[t - 1].keys("i") and not x.empty:
+                            ok = False
+                if not ok:
+                    continue
+                if any(_rank([v.part("i") for v in x.alphas], _iter_keys(x))
+                       < _rank([v.part("i") for v in T.by_tag(x.tag).alphas], _iter_keys(x))
+                       for x in X.rels if x.tag in ids and not x.empty):
+                    continue            # a relation whose dates this would merge
+                xr = X.by_tag(r.tag)
+                plan = _reshaped(xr, xr.alphas[t - 1], xr.alphas[t - 1] + its, t)
+                if not all(_full_rank_path(x, plan) for x in X.rels if x.tag in ids):
+                    continue
+                direct = [Step("reshape", (prefix,) + st[1:]) for st in plan
+                          if st[0] == "reshape"]
+                if not direct or not _replays(X, direct, T, oracle) \
+                        or not _legal_path(X, direct, oracle):
+                    continue
+                T.rels = X.rels
+                found.extend(reversed(direct))
+                return True
+    return False
+
+
 def _is_chunk_of(T: Sched, chunk: Aff, point: Aff, size: int, general: bool = True) -> bool:
     """Is ``chunk`` exactly ``floor(point / size)`` as written (a div,
     a div plus an integral form, or an affine form when the division is
@@ -1004,7 +1143,9 @@ def _fix_point_pass(T: Sched, found: list[Step], reshapes: bool, oracle) -> bool
         for t, num, size in _loose_chunks(T, r):
             if any(r.alphas[q - 1] == num for q in range(1, t)):
                 continue        # the point loop moved out: _sink_chunk_once's
-            for p in range(t + 1, r.depth + 1):
+            # the point loop inside the chunk loop first; outside it (an
+            # interchange moved the chunk in), _sink_chunk_once's after this
+            for p in [*range(t + 1, r.depth + 1), *range(1, t)]:
                 for sign in (1, -1):
                     rest = num - r.alphas[p - 1].scale(sign)
                     others = [q for q in range(1, r.depth + 1) if q not in (t, p)]
