@@ -58,6 +58,14 @@ CASES = [
      "iss([0, 0], {[] | [1] | [2] | -3});\ninterchange([0, 0, 1], 1, 2);\n"
      "stripmine([0], 2, 2);\ninterchange([0], 2, 3);\nreverse([0, 0, 0, 1], 2);\n"
      "reshape([0], 3, 1, 1);\n"),
+    # a chunk loop moved inside its point loop, which was skewed after:
+    # once fixed (a reverse and a skew by an inner loop) through an illegal
+    # schedule, a recovered sequence that failed its replay
+    ("lu", 22167, "tile([0, 1], 2, 2, 16); stripmine([0, 1, 0], 3, 5); "
+                  "linearize([0, 1, 0], 3); interchange([0, 1, 0], 2, 4); "
+                  "skew([0, 1, 0, 0], 3, 2, -1);",
+     "interchange([0, 1], 2, 3);\nstripmine([0, 1], 3, 16);\ninterchange([0, 1], 3, 4);\n"
+     "skew([0, 1], 3, 2, -1);\n"),
     # a tile loop of a scaled loop, skewed by its point loop: isl writes
     # floor(3t / 4) + 2·3t as floor(-t / 4) + 7t (the scaling is not the
     # point loop's own, the tile comes after it)

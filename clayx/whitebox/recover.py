@@ -1145,7 +1145,7 @@ def _fix_point_pass(T: Sched, found: list[Step], reshapes: bool, oracle) -> bool
                 continue        # the point loop moved out: _sink_chunk_once's
             # the point loop inside the chunk loop first; outside it (an
             # interchange moved the chunk in), _sink_chunk_once's after this
-            for p in [*range(t + 1, r.depth + 1), *range(1, t)]:
+            for p in [*range(t + 1, r.depth + 1), *range(t - 1, 0, -1)]:
                 for sign in (1, -1):
                     rest = num - r.alphas[p - 1].scale(sign)
                     others = [q for q in range(1, r.depth + 1) if q not in (t, p)]
@@ -1172,7 +1172,8 @@ def _fix_point_pass(T: Sched, found: list[Step], reshapes: bool, oracle) -> bool
                                        Aff())
                     if const.part("i", "d").c:
                         continue
-                    if _fix_point(T, r, t, p, sign, others, coef, const, found):
+                    if _fix_point(T, r, t, p, sign, others, coef, const, found,
+                                  oracle if p < t else None):
                         return True
     for *_, r, t, p, sign, rest in sorted(later, key=lambda c: c[:2]):
         if _fix_point(T, r, t, p, sign, [], [], rest, found, oracle):
@@ -1183,8 +1184,10 @@ def _fix_point_pass(T: Sched, found: list[Step], reshapes: bool, oracle) -> bool
 def _fix_point(T, r, t, p, sign, others, coef, const, found, oracle=None) -> bool:
     """Try the inverse steps that make α_p of ``r`` (and of a set of
     relations around it) ``sign·α_p + Σ coef·α_q + const`` (``const`` with
-    iterator terms: undone by ``reshape`` s, and with an oracle the
-    schedules before them legal)."""
+    iterator terms: undone by ``reshape`` s).  With an oracle (given for
+    reshapes, and for a point loop outside its chunk loop, where a skew
+    of a loop by an inner one and a reverse may pass through illegal
+    schedules) the schedules before the direct steps are legal."""
     need = max([p, t] + [q for q, c in zip(others, coef) if c])
     for prefix, group in _groups(T, r, 1, len(r.beta)):
         if any(x.depth < need for x in group):
@@ -1220,7 +1223,7 @@ def _fix_point(T, r, t, p, sign, others, coef, const, found, oracle=None) -> boo
         if sign == -1:
             direct.append(Step("reverse", (prefix, p)))
         if T.is_loop(prefix) or not any(s.name == "skew" for s in direct):
-            if _replays(X, direct, T) and (not const.keys("i")
+            if _replays(X, direct, T) and (not const.keys("i") and len(direct) < 2
                                            or _legal_path(X, direct, oracle)):
                 T.rels = X.rels
                 found.extend(reversed(direct))
