@@ -66,6 +66,21 @@ CASES = [
                   "skew([0, 1, 0, 0], 3, 2, -1);",
      "interchange([0, 1], 2, 3);\nstripmine([0, 1], 3, 16);\ninterchange([0, 1], 3, 4);\n"
      "skew([0, 1], 3, 2, -1);\n"),
+    # a tile of a tile loop, skewed by it: isl writes floor(i / 160) as
+    # i - floor((159i + 159) / 160) and the skewed point loop with two
+    # divs, d1 - d2
+    ("syrk", 12009, "tile([0], 2, 2, 5); reshape([0], 3, 1, -2); reverse([0, 0, 0, 0], 1); "
+                    "tile([0, 1], 2, 1, 32); interchange([0, 1, 0], 5, 5); skew([0], 3, 1, 1);",
+     "reverse([0, 0], 1);\nstripmine([0, 1], 2, 5);\nskew([0, 1], 3, 1, -2);\n"
+     "stripmine([0, 0], 2, 5);\nskew([0, 0], 3, 1, 3);\ntile([0, 1], 2, 1, 32);\n"
+     "skew([0, 1], 3, 1, 1);\n"),
+    # a strip-mine of a chunk loop, then that chunk loop moved inside its
+    # point loop in one index-set split half: the chunk goes back out first
+    ("mvt", 22292, "stripmine([1], 2, 3); stripmine([1], 2, 4); "
+                   "iss([1, 0], {1, -1, 0 | | 0 | 5}); reorder_loops([1, 0, 0], 3);",
+     "iss([1, 0], {[] | [12, -1] | [0] | 71});\nstripmine([1], 2, 12);\n"
+     "split([1, 0, 0, 0], 3);\nstripmine([1, 0, 1], 3, 3);\nstripmine([1, 0, 0], 3, 3);\n"
+     "interchange([1, 0, 0], 3, 4);\n"),
     # a tile loop of a scaled loop, skewed by its point loop: isl writes
     # floor(3t / 4) + 2·3t as floor(-t / 4) + 7t (the scaling is not the
     # point loop's own, the tile comes after it)
@@ -162,6 +177,40 @@ def test_self_skew_reads_a_chunk_skewed_by_its_point_loop():
     assert _recover._self_skew(T, a, Aff.var(it(1))) is None
 
 
+def test_divs_with_large_coefficients_are_written_with_small_ones():
+    T, _ = _target("mvt", "")
+    i = Aff.var(it(0))
+    # floor((159i + 159) / 160) = i - floor(i / 160)
+    big = T.divs.get(i.scale(159) + Aff.const(159), 160)
+    assert _recover._small_div(T, big.keys("d")[0]) == i - T.divs.get(i, 160)
+    # floor((4i + 4) / 5) = i - floor(i / 5); floor(7i / 3) = 2i + floor(i / 3)
+    assert _recover._small_div(T, T.divs.get(i.scale(4) + Aff.const(4), 5).keys("d")[0]) \
+        == i - T.divs.get(i, 5)
+    assert _recover._small_div(T, T.divs.get(i.scale(7), 3).keys("d")[0]) \
+        == i.scale(2) + T.divs.get(i, 3)
+    # small already (isl's usual forms): unchanged
+    assert _recover._small_div(T, T.divs.get(i + Aff.const(1), 3).keys("d")[0]) is None
+    assert _recover._small_div(T, T.divs.get(-i.scale(2), 5).keys("d")[0]) is None
+
+
+def test_a_flat_chunk_of_a_chunk_dimension_is_read_as_its_tile():
+    # (i, floor(j / 160), floor(j / 5), j, k): the second is floor(floor(j / 5) / 32)
+    T, _ = _target("syrk", "tile([0], 2, 2, 5); stripmine([0, 1], 2, 32);")
+    r = T.rels[-1]
+    j = Aff.var(it(1))
+    assert r.alphas[1:4] == [T.divs.get(j, 160), T.divs.get(j, 5), j]
+    # j itself a dimension: a tile of j by 160 (read as that already)
+    assert not _recover._chunk_of_chunk(T)
+    r.alphas[3] = j + Aff.var(it(0))                 # the point loop skewed
+    assert _recover._chunk_of_chunk(T)
+    assert r.alphas[1] == T.divs.get(T.divs.get(j, 5), 32)
+    assert not _recover._chunk_of_chunk(T)
+    # a size the inner chunk's does not divide (floor(j / 12), floor(j / 5)):
+    # unchanged
+    r.alphas[1] = T.divs.get(j, 12)
+    assert not _recover._chunk_of_chunk(T)
+
+
 def test_a_reshape_that_merges_dates_of_another_statement_is_not_undone_there():
     # lu: the reshape of the chunk loop by i1 goes to the loop [0, 0] only;
     # on [0] it would make S2's (i0, 2 i1, i2), read as grained, (i0, 0, i2)
@@ -182,10 +231,6 @@ REFUSED = [
     # would give S0 non-unique dates
     ("trmm", "tile([0, 0], 2, 2, 5); reshape([0, 0, 0], 2, 2, 2); reshape([0, 0, 0], 1, 2, 1); "
              "reshape([0], 3, 2, 1); tile([0], 3, 2, 5);"),
-    # a tile of a tile loop, both then skewed and reversed (two divs in one
-    # dimension)
-    ("syrk", "tile([0], 2, 2, 5); reshape([0], 3, 1, -2); reverse([0, 0, 0, 0], 1); "
-             "tile([0, 1], 2, 1, 32); interchange([0, 1, 0], 5, 5); skew([0], 3, 1, 1);"),
 ]
 
 

@@ -233,10 +233,10 @@ def reduce(T: Sched, oracle=None, careful: bool = False) -> list[Step]:
     except WhiteboxError as e:
         if "strip-mined dimension" not in str(e) and "round in circles" not in str(e):
             raise
-        for scaled, chunks_first, split in REDUCE_PASSES:
+        for scaled, chunks_first, split, sink_first in REDUCE_PASSES:
             T.rels = [r.copy() for r in start.rels]
             try:
-                return _reduce(T, oracle, careful, scaled, chunks_first, split)
+                return _reduce(T, oracle, careful, scaled, chunks_first, split, sink_first)
             except WhiteboxError:
                 pass
         T.rels = start.rels
@@ -246,13 +246,18 @@ def reduce(T: Sched, oracle=None, careful: bool = False) -> list[Step]:
 #: The passes of :func:`reduce` after the first (which reads scaled point
 #: loops as scaled after the tile, the tiles undone after the scalings, no
 #: loop split), while one leaves a strip-mined dimension: ``(scaled points,
-#: tiles first, split loops)`` (see :func:`_split_chunk_loop_once`).
-REDUCE_PASSES = ((False, False, False), (False, True, False), (True, False, True),
-                 (False, True, True))
+#: tiles first, split loops, chunk loops sunk first)`` (see
+#: :func:`_split_chunk_loop_once`; the last: a chunk loop moved inside its
+#: point loop goes back out before any tile is undone, so that a tile of
+#: that chunk loop is read as one, fuzz seed 22292).
+REDUCE_PASSES = ((False, False, False, False), (False, True, False, False),
+                 (True, False, True, False), (False, True, True, False),
+                 (False, False, False, True))
 
 
 def _reduce(T: Sched, oracle, careful: bool, scaled_points: bool,
-            chunks_first: bool = False, split_loops: bool = False) -> list[Step]:
+            chunks_first: bool = False, split_loops: bool = False,
+            sink_first: bool = False) -> list[Step]:
     found: list[Step] = []
     doubts: list[str] = []      # reductions whose result was found illegal once
     seen: set[str] = set()      # the reduced targets met: a repeat is a cycle
@@ -272,6 +277,8 @@ def _reduce(T: Sched, oracle, careful: bool, scaled_points: bool,
     ]
     if chunks_first:
         kinds.insert(1, kinds.pop(4))
+    if sink_first:
+        kinds.insert(1, kinds.pop(7))
     careful = careful and oracle is not None
     while True:
         state = str(T)
@@ -1012,7 +1019,14 @@ def _reread_chunks(T: Sched) -> bool:
     with coefficient -1, or a div of another numerator plus iterators
     (:func:`_signed_chunks`: ``floor((i + 1) / 2) - i`` is ``-floor(i /
     2)``).  The same function, so no step; the other reductions then read
-    it as a reversed (``_plain_div_once``) or plain chunk."""
+    it as a reversed (``_plain_div_once``) or plain chunk.  Before that,
+    divs with large coefficients are written with small ones
+    (:func:`_small_div`), and a chunk ``floor(e / (s·s'))`` of a relation
+    where another dimension is the chunk ``floor(e / s')`` as the chunk of
+    that dimension by ``s`` (:func:`_chunk_of_chunk`: a tile of a tile
+    loop)."""
+    if _small_divs(T) or _chunk_of_chunk(T):
+        return True
     for r in T.rels:
         for t, a in enumerate(r.alphas, 1):
             if not a.keys("i") or not a.keys("d") or _chunk_in(T, r, a) is not None:
@@ -1024,6 +1038,75 @@ def _reread_chunks(T: Sched) -> bool:
                 new = T.divs.get(num, size).scale(sign)
                 if new != a and not new.keys("i"):
                     r.alphas[t - 1] = new
+                    return True
+    return False
+
+
+def _small_div(T: Sched, key) -> Aff | None:
+    """``floor(n / s)`` (the div ``key``, ``n`` of iterators, parameters
+    and a constant) as ``Q ± floor(m / s)`` where ``m`` has coefficients of
+    at most ``s / 2``, its first one positive, its constant in ``0 … s-1``
+    (isl writes ``floor(i / 160)`` reversed as ``i - floor((159i + 159) /
+    160)``: that div is ``i - floor(i / 160)``); None when ``n``'s
+    coefficients are small already."""
+    n, size = T.divs.of(key)
+    if n.keys("d") or not n.is_integral or all(
+            2 * abs(int(v)) <= size for k, v in n.c.items() if k != ONE):
+        return None
+    small, q = {}, {}
+    for k, v in n.c.items():
+        v = int(v)
+        r = v % size if k == ONE else (v + size // 2) % size - size // 2
+        small[k], q[k] = r, (v - r) // size
+    m, quot = Aff(small), Aff(q)
+    first = next((m[k] for k in sorted(m.c, key=str) if k != ONE), 0)
+    if not first:
+        return quot                         # 0 <= m < s: floor(m / s) = 0
+    if first > 0:
+        return quot + T.divs.get(m, size)
+    return quot - T.divs.get(Aff.const(size - 1) - m, size)
+
+
+def _small_divs(T: Sched) -> bool:
+    """Write every div of large coefficients in the α dimensions with small
+    ones (:func:`_small_div`; the same functions, no step), but in a
+    dimension with a div that is the chunk of another dimension (a multiple
+    of its numerator: ``floor(3i / 2)`` of the point loop ``3i`` stays)."""
+    changed = False
+    for r in T.rels:
+        for t, a in enumerate(r.alphas):
+            if any(_multiple(x, T.divs.of(k)[0]) for k in a.keys("d") for x in r.alphas):
+                continue
+            for k in a.keys("d"):
+                new = _small_div(T, k)
+                if new is not None:
+                    a = a.substitute(k, new)
+            if a != r.alphas[t]:
+                r.alphas[t] = a
+                changed = True
+    return changed
+
+
+def _chunk_of_chunk(T: Sched) -> bool:
+    """Write a dimension that is one div ``floor(e / (s·s'))`` of a relation
+    whose other dimension is the div ``floor(e / s')``, and with no
+    dimension a multiple of ``e``, as ``floor(floor(e / s') / s)`` (isl
+    writes the tile of a tile loop flat); the same function, no step."""
+    for r in T.rels:
+        for t, a in enumerate(r.alphas, 1):
+            k = _is_div(a)
+            if k is None:
+                continue
+            num, size = T.divs.of(k)
+            if num.keys("d") or any(_multiple(x, num) for x in r.alphas):
+                continue
+            for q, x in enumerate(r.alphas, 1):
+                inner = _is_div(x)
+                if q == t or inner is None:
+                    continue
+                n2, s2 = T.divs.of(inner)
+                if n2 == num and 1 < s2 < size and size % s2 == 0:
+                    r.alphas[t - 1] = T.divs.get(Aff.var(inner), size // s2)
                     return True
     return False
 
