@@ -209,6 +209,11 @@ def test_a_flat_chunk_of_a_chunk_dimension_is_read_as_its_tile():
     # unchanged
     r.alphas[1] = T.divs.get(j, 12)
     assert not _recover._chunk_of_chunk(T)
+    # the flat div used by another dimension too (a skew by it): unchanged,
+    # or the two would no longer read as the same chunk
+    r.alphas[1] = T.divs.get(j, 160)
+    r.alphas[0] = Aff.var(it(0)) - T.divs.get(j, 160).scale(2)
+    assert not _recover._chunk_of_chunk(T)
 
 
 def test_a_reshape_that_merges_dates_of_another_statement_is_not_undone_there():
@@ -221,6 +226,23 @@ def test_a_reshape_that_merges_dates_of_another_statement_is_not_undone_there():
     assert [st.args for st in reshapes] == [((0, 0), 2, 2, -1)]
     for r in T.rels:
         assert not any(a.keys("d") for a in r.alphas)
+
+
+#: Sequences main recovers that a first version of these readings lost
+#: (a flat chunk rewritten in one dimension, its div kept in another).
+KEPT = [
+    ("bicg", "tile([1], 1, 1, 5); interchange([1, 0], 1, 2); stripmine([1, 0], 2, 2); "
+             "iss([1, 0, 0, 1], {0, 1, 1, 0 | | 0, 0 | -2}); collapse([1, 0, 0, 1]); "
+             "reshape([1, 0, 0, 1, 0], 2, 1, 2); shift([0], 1, {}, -2); skew([1, 0], 1, 2, 2);"),
+]
+
+
+@pytest.mark.parametrize("stem,seq", KEPT)
+def test_chunks_recovered_before_still_are(stem, seq):
+    s = _session(stem, seq)
+    target = s.current.schedule
+    r = whitebox(s.original, target)
+    assert r.exact and _replays(stem, r.text(comments=False), target)
 
 
 #: Sequences whose chunk dimensions are still not expressed: refused with

@@ -1089,13 +1089,15 @@ def _small_divs(T: Sched) -> bool:
 
 def _chunk_of_chunk(T: Sched) -> bool:
     """Write a dimension that is one div ``floor(e / (s·s'))`` of a relation
-    whose other dimension is the div ``floor(e / s')``, and with no
-    dimension a multiple of ``e``, as ``floor(floor(e / s') / s)`` (isl
-    writes the tile of a tile loop flat); the same function, no step."""
+    whose other dimension is the div ``floor(e / s')``, with no dimension a
+    multiple of ``e`` and no other dimension using that div, as
+    ``floor(floor(e / s') / s)`` (isl writes the tile of a tile loop flat),
+    in every relation where it is so; the same function, no step."""
+    changed = False
     for r in T.rels:
         for t, a in enumerate(r.alphas, 1):
             k = _is_div(a)
-            if k is None:
+            if k is None or any(k in x.c for q, x in enumerate(r.alphas, 1) if q != t):
                 continue
             num, size = T.divs.of(k)
             if num.keys("d") or any(_multiple(x, num) for x in r.alphas):
@@ -1107,8 +1109,9 @@ def _chunk_of_chunk(T: Sched) -> bool:
                 n2, s2 = T.divs.of(inner)
                 if n2 == num and 1 < s2 < size and size % s2 == 0:
                     r.alphas[t - 1] = T.divs.get(Aff.var(inner), size // s2)
-                    return True
-    return False
+                    changed = True
+                    break
+    return changed
 
 
 def _unreshape_chunk_once(T: Sched, found: list[Step], oracle=None) -> bool:
