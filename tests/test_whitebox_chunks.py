@@ -81,6 +81,15 @@ CASES = [
      "iss([1, 0], {[] | [12, -1] | [0] | 71});\nstripmine([1], 2, 12);\n"
      "split([1, 0, 0, 0], 3);\nstripmine([1, 0, 1], 3, 3);\nstripmine([1, 0, 0], 3, 3);\n"
      "interchange([1, 0, 0], 3, 4);\n"),
+    # a chunk of a chunk loop skewed, reshaped and split: a point loop
+    # fixed by a reshape once made S2's dates merge (i1 reshaped into i0)
+    ("bicg", 13114, "tile([1], 1, 1, 5); interchange([1, 0], 1, 2); stripmine([1, 0], 2, 2); "
+                    "iss([1, 0, 0, 1], {0, 1, 1, 0 | | 0, 0 | -2}); collapse([1, 0, 0, 1]); "
+                    "reshape([1, 0, 0, 1, 0], 2, 1, 2); shift([0], 1, {}, -2); "
+                    "skew([1, 0], 1, 2, 2);",
+     "shift([0], 1, {}, -2);\nstripmine([1], 1, 5);\ninterchange([1], 1, 2);\n"
+     "stripmine([1], 1, 10);\ninterchange([1], 1, 2);\ngrain([1, 0, 0, 1, 0], 1, 5);\n"
+     "skew([1], 1, 2, 2);\nreshape([1, 0, 0, 1, 0], 2, 1, 2);\n"),
     # a tile loop of a scaled loop, skewed by its point loop: isl writes
     # floor(3t / 4) + 2·3t as floor(-t / 4) + 7t (the scaling is not the
     # point loop's own, the tile comes after it)
@@ -228,12 +237,14 @@ def test_a_reshape_that_merges_dates_of_another_statement_is_not_undone_there():
         assert not any(a.keys("d") for a in r.alphas)
 
 
-#: Sequences main recovers that a first version of these readings lost
-#: (a flat chunk rewritten in one dimension, its div kept in another).
+#: Sequences main recovers that a first version of these readings lost (a
+#: point loop outside its chunk loop fixed before the other reductions: a
+#: chunk of a skewed loop, floor((16j + i) / 80), read as a chunk of a
+#: point loop i + 16j made by a skew).
 KEPT = [
-    ("bicg", "tile([1], 1, 1, 5); interchange([1, 0], 1, 2); stripmine([1, 0], 2, 2); "
-             "iss([1, 0, 0, 1], {0, 1, 1, 0 | | 0, 0 | -2}); collapse([1, 0, 0, 1]); "
-             "reshape([1, 0, 0, 1, 0], 2, 1, 2); shift([0], 1, {}, -2); skew([1, 0], 1, 2, 2);"),
+    ("gemm", "reverse([0, 1], 3); skew([0, 1], 2, 1, -2); tile([0], 1, 1, 16); "
+             "iss([0, 0, 1, 0], {-1, 1, -1 | | 0, 1, 0 | 4}); skew([0, 0, 0], 3, 1, -1); "
+             "tile([0, 0, 0], 3, 3, 5);"),
 ]
 
 

@@ -273,6 +273,7 @@ def _reduce(T: Sched, oracle, careful: bool, scaled_points: bool,
         lambda: _sink_chunk_once(T, found, oracle),
         lambda: _linearize_once(T, found, oracle, doubts, general=True),
         lambda: _unreshape_chunk_once(T, found, oracle),
+        lambda: _fix_point_once(T, found, oracle, outer=True),
         lambda: split_loops and _split_chunk_loop_once(T, found, oracle),
     ]
     if chunks_first:
@@ -1114,6 +1115,16 @@ def _chunk_of_chunk(T: Sched) -> bool:
     return changed
 
 
+def _keeps_rank(X: Sched, T: Sched, ids: set) -> bool:
+    """Do the relations of ``ids`` (with instances) have α dimensions of the
+    same rank over their iterators in ``X`` (a reduced target) as in ``T``
+    (undoing reshapes by iterators must not make dates merge once the tiles
+    are gone)?"""
+    return all(_rank([v.part("i") for v in x.alphas], _iter_keys(x))
+               >= _rank([v.part("i") for v in T.by_tag(x.tag).alphas], _iter_keys(x))
+               for x in X.rels if x.tag in ids and not x.empty)
+
+
 def _unreshape_chunk_once(T: Sched, found: list[Step], oracle=None) -> bool:
     """Undo the ``reshape`` s of a chunk (tile) loop by iterators: a
     dimension ``±d + Σ c_k·i_k + rest`` of one div ``d`` (``rest``
@@ -1144,9 +1155,7 @@ def _unreshape_chunk_once(T: Sched, found: list[Step], oracle=None) -> bool:
                             ok = False
                 if not ok:
                     continue
-                if any(_rank([v.part("i") for v in x.alphas], _iter_keys(x))
-                       < _rank([v.part("i") for v in T.by_tag(x.tag).alphas], _iter_keys(x))
-                       for x in X.rels if x.tag in ids and not x.empty):
+                if not _keeps_rank(X, T, ids):
                     continue            # a relation whose dates this would merge
                 xr = X.by_tag(r.tag)
                 plan = _reshaped(xr, xr.alphas[t - 1], xr.alphas[t - 1] + its, t)
@@ -1212,26 +1221,29 @@ def _chunk_of(T: Sched, x: Rel, t: int, p: int, size: int, oracle,
     return oracle.equal(x, x.alphas[t - 1], chunk, T.divs)
 
 
-def _fix_point_once(T: Sched, found: list[Step], oracle=None) -> bool:
+def _fix_point_once(T: Sched, found: list[Step], oracle=None, outer: bool = False) -> bool:
     """Make the dimension a chunk ``floor(e / s)`` was taken from equal to
     ``e`` again, when a ``reverse``, ``skew`` or ``shift`` changed it after
     the ``stripmine`` (checked by replaying the direct steps); then a
-    ``reshape`` by iterators that no dimension of the nest is."""
+    ``reshape`` by iterators that no dimension of the nest is.  ``outer``:
+    a point loop outside its chunk loop (an interchange moved the chunk
+    in; :func:`_sink_chunk_once` then moves it back), tried after every
+    other reduction (a chunk of a skewed loop reads as one of many forms)."""
     for reshapes in (False, True):
-        if _fix_point_pass(T, found, reshapes, oracle):
+        if _fix_point_pass(T, found, reshapes, oracle, outer):
             return True
     return False
 
 
-def _fix_point_pass(T: Sched, found: list[Step], reshapes: bool, oracle) -> bool:
+def _fix_point_pass(T: Sched, found: list[Step], reshapes: bool, oracle,
+                    outer: bool = False) -> bool:
     later = []      # reshapes: the candidates, fewest iterators first
     for r in T.rels:
         for t, num, size in _loose_chunks(T, r):
             if any(r.alphas[q - 1] == num for q in range(1, t)):
                 continue        # the point loop moved out: _sink_chunk_once's
-            # the point loop inside the chunk loop first; outside it (an
-            # interchange moved the chunk in), _sink_chunk_once's after this
-            for p in [*range(t + 1, r.depth + 1), *range(t - 1, 0, -1)]:
+            # outer: the nearest dimension first
+            for p in range(t - 1, 0, -1) if outer else range(t + 1, r.depth + 1):
                 for sign in (1, -1):
                     rest = num - r.alphas[p - 1].scale(sign)
                     others = [q for q in range(1, r.depth + 1) if q not in (t, p)]
@@ -1300,7 +1312,8 @@ def _fix_point(T, r, t, p, sign, others, coef, const, found, oracle=None) -> boo
             # refuses one that does not), for every relation of the group
             xr = X.by_tag(r.tag)
             plan = _reshaped(xr, xr.alphas[p - 1], xr.alphas[p - 1] - const, p)
-            if not all(_full_rank_path(x, plan) for x in X.rels if x.tag in ids):
+            if not all(_full_rank_path(x, plan) for x in X.rels if x.tag in ids) \
+                    or not _keeps_rank(X, T, ids):
                 continue
             direct += [Step("reshape", (prefix,) + st[1:]) if st[0] == "reshape"
                        else Step("shift", (prefix, p, st[2].integral())) for st in plan]
