@@ -13,7 +13,12 @@ the same statements.  Output: steps that turn ``O`` into ``T`` exactly.
    A chunk loop that relations without the chunk share (a tile of part of
    a loop, fused after) is split apart first, its direct steps ``fuse`` s;
    a pass that leaves a strip-mined dimension is tried again in other
-   orders (:data:`REDUCE_PASSES`).
+   orders (:data:`REDUCE_PASSES`).  Chunks are first read in the form that
+   names their point loop (isl's divs are not: ``-floor(i / 2)`` comes as
+   ``floor((i + 1) / 2) - i``, a tile of a tile loop as one flat div;
+   :func:`_reread_chunks`), and a chunk loop changed after its strip-mine
+   (reversed, skewed or reshaped, moved inside its point loop, its point
+   loop changed) has those steps undone first.
    What is left is the *core* target: one affine function of the iterators
    per α dimension, as many dimensions as iterators.
 2. **Index-set splitting**: a target statement scheduled by several parts
