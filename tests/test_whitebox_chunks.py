@@ -209,6 +209,14 @@ def test_divs_with_large_coefficients_are_written_with_small_ones():
     # small already (isl's usual forms): unchanged
     assert _recover._small_div(T, T.divs.get(i + Aff.const(1), 3).keys("d")[0]) is None
     assert _recover._small_div(T, T.divs.get(-i.scale(2), 5).keys("d")[0]) is None
+    # in a schedule: a chunk as it is (one div) stays, -d + i is rewritten
+    # into floor(i / 160) (the atax golden of test_whitebox_regressions
+    # once changed when a plain chunk was rewritten)
+    r = T.rels[0]
+    r.alphas[0] = big
+    assert not _recover._small_divs(T) and r.alphas[0] == big
+    r.alphas[0] = i - big
+    assert _recover._small_divs(T) and r.alphas[0] == T.divs.get(i, 160)
 
 
 def test_a_flat_chunk_of_a_chunk_dimension_is_read_as_its_tile():

@@ -1074,19 +1074,26 @@ def _small_div(T: Sched, key) -> Aff | None:
 
 
 def _small_divs(T: Sched) -> bool:
-    """Write every div of large coefficients in the α dimensions with small
-    ones (:func:`_small_div`; the same functions, no step), but in a
-    dimension with a div that is the chunk of another dimension (a multiple
-    of its numerator: ``floor(3i / 2)`` of the point loop ``3i`` stays)."""
+    """Write the divs of large coefficients with small ones
+    (:func:`_small_div`; the same functions, no step) in each α dimension
+    that has several divs or a div and iterators, where that leaves no
+    more iterators: not in a chunk as it is (one div, perhaps plus a
+    constant), nor in a dimension with a div that is the chunk of another
+    dimension (a multiple of its numerator: ``floor(3i / 2)`` of the point
+    loop ``3i`` stays)."""
     changed = False
     for r in T.rels:
         for t, a in enumerate(r.alphas):
-            if any(_multiple(x, T.divs.of(k)[0]) for k in a.keys("d") for x in r.alphas):
+            ds = a.keys("d")
+            if not ds or len(ds) == 1 and not a.keys("i") or any(
+                    _multiple(x, T.divs.of(k)[0]) for k in ds for x in r.alphas):
                 continue
-            for k in a.keys("d"):
+            for k in ds:
                 new = _small_div(T, k)
                 if new is not None:
                     a = a.substitute(k, new)
+            if len(a.keys("i")) > len(r.alphas[t].keys("i")):
+                continue
             if a != r.alphas[t]:
                 r.alphas[t] = a
                 changed = True
