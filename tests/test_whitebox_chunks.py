@@ -99,6 +99,15 @@ CASES = [
      "iss([0, 0, 0], {[] | [1] | [0, 1] | 6});\nsplit([0, 0, 0, 0], 3);\nsplit([0, 0, 0], 2);\n"
      "stripmine([0, 1], 2, 8);\nstripmine([0, 0], 2, 8);\ninterchange([0], 2, 3);\n"
      "skew([0], 2, 1, -2);\nskew([0], 3, 1, 2);\n"),
+    # a point loop shifted and reversed after its strip-mine: the shift
+    # undone first passed through an illegal schedule (a failed replay on
+    # main too)
+    ("syrk", 21229, "reverse([0, 0], 1); shift([0, 1], 1, {}, -2); stripmine([0, 1, 0], 2, 4); "
+                    "stripmine([0, 1, 0, 0], 1, 2); skew([0], 1, 2, -1); "
+                    "linearize([0, 0, 1], 3); reshape([0, 0], 2, 1, 3); reshape([0], 1, 1, 3);",
+     "skew([0, 0], 2, 1, 4);\ninterchange([0, 0], 1, 2);\nskew([0, 0], 2, 1, -1);\n"
+     "stripmine([0, 1], 1, 2);\nreshape([0, 0, 1], 2, 1, 2);\nshift([0, 0, 1], 2, {}, -1);\n"
+     "skew([0, 0, 1], 1, 2, -2);\nshift([0, 0, 1], 1, {}, -1);\ngrain([0, 0, 1], 2, 2);\n"),
     # a tile loop of a scaled loop, skewed by its point loop: isl writes
     # floor(3t / 4) + 2·3t as floor(-t / 4) + 7t (the scaling is not the
     # point loop's own, the tile comes after it)

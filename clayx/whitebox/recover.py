@@ -1283,8 +1283,7 @@ def _fix_point_pass(T: Sched, found: list[Step], reshapes: bool, oracle,
                                        Aff())
                     if const.part("i", "d").c:
                         continue
-                    if _fix_point(T, r, t, p, sign, others, coef, const, found,
-                                  oracle if p < t else None):
+                    if _fix_point(T, r, t, p, sign, others, coef, const, found, oracle):
                         return True
     for *_, r, t, p, sign, rest in sorted(later, key=lambda c: c[:2]):
         if _fix_point(T, r, t, p, sign, [], [], rest, found, oracle):
@@ -1295,10 +1294,10 @@ def _fix_point_pass(T: Sched, found: list[Step], reshapes: bool, oracle,
 def _fix_point(T, r, t, p, sign, others, coef, const, found, oracle=None) -> bool:
     """Try the inverse steps that make α_p of ``r`` (and of a set of
     relations around it) ``sign·α_p + Σ coef·α_q + const`` (``const`` with
-    iterator terms: undone by ``reshape`` s).  With an oracle (given for
-    reshapes, and for a point loop outside its chunk loop, where a skew
-    of a loop by an inner one and a reverse may pass through illegal
-    schedules) the schedules before the direct steps are legal."""
+    iterator terms: undone by ``reshape`` s).  With an oracle, the
+    schedules before the direct steps are legal when there are several
+    (a skew of a loop by an inner one, or a shift, then a reverse may pass
+    through an illegal schedule: fuzz seeds 22167, 21229)."""
     need = max([p, t] + [q for q, c in zip(others, coef) if c])
     for prefix, group in _groups(T, r, 1, len(r.beta)):
         if any(x.depth < need for x in group):
