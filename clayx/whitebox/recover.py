@@ -13,7 +13,12 @@ the same statements.  Output: steps that turn ``O`` into ``T`` exactly.
    A chunk loop that relations without the chunk share (a tile of part of
    a loop, fused after) is split apart first, its direct steps ``fuse`` s;
    a pass that leaves a strip-mined dimension is tried again in other
-   orders (:data:`REDUCE_PASSES`).
+   orders (:data:`REDUCE_PASSES`).  Chunks are first read in the form that
+   names their point loop (isl's divs are not: ``-floor(i / 2)`` comes as
+   ``floor((i + 1) / 2) - i``, a tile of a tile loop as one flat div;
+   :func:`_reread_chunks`), and a chunk loop changed after its strip-mine
+   (reversed, skewed or reshaped, moved inside its point loop, its point
+   loop changed) has those steps undone first.
    What is left is the *core* target: one affine function of the iterators
    per α dimension, as many dimensions as iterators.
 2. **Index-set splitting**: a target statement scheduled by several parts
@@ -237,10 +242,10 @@ def reduce(T: Sched, oracle=None, careful: bool = False) -> list[Step]:
     except WhiteboxError as e:
         if "strip-mined dimension" not in str(e) and "round in circles" not in str(e):
             raise
-        for scaled, chunks_first, split in REDUCE_PASSES:
+        for scaled, chunks_first, split, sink_first in REDUCE_PASSES:
             T.rels = [r.copy() for r in start.rels]
             try:
-                return _reduce(T, oracle, careful, scaled, chunks_first, split)
+                return _reduce(T, oracle, careful, scaled, chunks_first, split, sink_first)
             except WhiteboxError:
                 pass
         T.rels = start.rels
@@ -250,18 +255,24 @@ def reduce(T: Sched, oracle=None, careful: bool = False) -> list[Step]:
 #: The passes of :func:`reduce` after the first (which reads scaled point
 #: loops as scaled after the tile, the tiles undone after the scalings, no
 #: loop split), while one leaves a strip-mined dimension: ``(scaled points,
-#: tiles first, split loops)`` (see :func:`_split_chunk_loop_once`).
-REDUCE_PASSES = ((False, False, False), (False, True, False), (True, False, True),
-                 (False, True, True))
+#: tiles first, split loops, chunk loops sunk first)`` (see
+#: :func:`_split_chunk_loop_once`; the last: a chunk loop moved inside its
+#: point loop goes back out before any tile is undone, so that a tile of
+#: that chunk loop is read as one, fuzz seed 22292).
+REDUCE_PASSES = ((False, False, False, False), (False, True, False, False),
+                 (True, False, True, False), (False, True, True, False),
+                 (False, False, False, True))
 
 
 def _reduce(T: Sched, oracle, careful: bool, scaled_points: bool,
-            chunks_first: bool = False, split_loops: bool = False) -> list[Step]:
+            chunks_first: bool = False, split_loops: bool = False,
+            sink_first: bool = False) -> list[Step]:
     found: list[Step] = []
     doubts: list[str] = []      # reductions whose result was found illegal once
     seen: set[str] = set()      # the reduced targets met: a repeat is a cycle
     banned: set[tuple] = set()  # careful: (state, kind) whose result was illegal
     kinds = [
+        lambda: _reread_chunks(T),
         lambda: _densify_once(T, found, oracle, scaled_points),
         lambda: _plain_div_once(T, found),
         lambda: _unskew_once(T, found),
@@ -270,10 +281,14 @@ def _reduce(T: Sched, oracle, careful: bool, scaled_points: bool,
         lambda: _unskew_chunk_once(T, found, oracle),
         lambda: _sink_chunk_once(T, found, oracle),
         lambda: _linearize_once(T, found, oracle, doubts, general=True),
+        lambda: _unreshape_chunk_once(T, found, oracle),
+        lambda: _fix_point_once(T, found, oracle, outer=True),
         lambda: split_loops and _split_chunk_loop_once(T, found, oracle),
     ]
     if chunks_first:
-        kinds.insert(0, kinds.pop(3))
+        kinds.insert(1, kinds.pop(4))
+    if sink_first:
+        kinds.insert(1, kinds.pop(7))
     careful = careful and oracle is not None
     while True:
         state = str(T)
@@ -344,7 +359,7 @@ def _densify_once(T: Sched, found: list[Step], oracle=None, scaled_points: bool 
                     gi = gcd(gi, v)
             if gi <= 1 or not scaled_points and any(
                     _chunk(T, c) is not None and _multiple(a, _chunk(T, c)[0])
-                    or _same_floor(T, c, a)
+                    or _same_floor(T, c, a) or _self_skew(T, c, a) is not None
                     or any(_is_chunk_of(T, c, a, f) for f in range(2, gi + 1) if gi % f == 0)
                     for c in r.alphas[:d - 1]):
                 continue        # the point loop of a tile (of the scaled loop)
@@ -489,58 +504,103 @@ def _unskew_chunk_once(T: Sched, found: list[Step], oracle=None) -> bool:
     (point loops among them): a dimension ``±d + Σ c_q·α_q + rest`` of one
     div ``d`` becomes ``±d``, for the largest group of relations under one
     prefix where the direct ``skew`` and ``shift`` steps reach ``T`` (and,
-    with an oracle, the schedule before them is legal)."""
+    with an oracle, the schedule before them is legal).  A chunk skewed by
+    its own point loop ``α_q`` whose iterators the div shares is read by
+    :func:`_self_skew` (isl writes ``floor(3i / 4) + 2·3i`` as ``floor(-i /
+    4) + 7i``): it becomes that chunk."""
     for r in T.rels:
         for t, a in enumerate(r.alphas, 1):
             ds = a.keys("d")
             if len(ds) != 1 or abs(a[ds[0]]) != 1 or _is_div(a) is not None \
                     or _offset_chunk(T, r, a):
                 continue
-            chunk = Aff.var(ds[0]).scale(a[ds[0]])
-            rest = a - chunk
-            others = [q for q in range(1, r.depth + 1)
-                      if q != t and not r.alphas[q - 1].part("i", "d").is_zero]
-            keys = sorted({k for k in rest.c if k[0] in "id"}
-                          | {k for q in others for k in r.alphas[q - 1].c if k[0] in "id"})
-            coef = [Fraction(0)] * len(others)
-            if keys:
-                if not others:
-                    continue
-                sol = solve([r.alphas[q - 1].part("i", "d") for q in others],
-                            rest.part("i", "d"), keys)
-                if sol is None or any(v.denominator != 1 for v in sol):
-                    continue
-                coef = sol
-            const = rest - sum((r.alphas[q - 1].scale(c) for q, c in zip(others, coef)), Aff())
-            if const.part("i", "d").c:
-                continue
-            need = max([t] + [q for q, c in zip(others, coef) if c])
-            for prefix, group in _groups(T, r, 1, len(r.beta)):
-                if any(x.depth < need for x in group):
-                    continue
-                X = T.copy()
-                ids = {x.tag for x in group}
-                for x in X.rels:
-                    if x.tag in ids:
-                        v = x.alphas[t - 1] - const
-                        for q, c in zip(others, coef):
-                            if c:
-                                v = v - x.alphas[q - 1].scale(c)
-                        x.alphas[t - 1] = x.canon(v)
-                if any(_is_div(x.alphas[t - 1]) is None for x in X.rels if x.tag in ids):
-                    continue            # no progress for some of the group
-                direct = [Step("skew", (prefix, t, q, -int(c)))
-                          for q, c in zip(others, coef) if c]
-                if not const.is_zero:
-                    direct.append(Step("shift", (prefix, t, -const.integral())))
-                if not direct or not (T.is_loop(prefix) or len(direct) == 1 and
-                                      direct[0].name == "shift"):
-                    continue
-                if not _replays(X, direct, T, oracle) or not _legal_path(X, direct, oracle):
-                    continue
-                T.rels = X.rels
-                found.extend(reversed(direct))
-                return True
+            for coef, const, others, loose in _chunk_skews(T, r, t, a):
+                if _unskew_chunk_by(T, r, t, coef, const, others, loose, found, oracle):
+                    return True
+    return False
+
+
+def _chunk_skews(T: Sched, r: Rel, t: int, a: Aff):
+    """The candidates ``(coef, const, others, loose)`` of
+    :func:`_unskew_chunk_once` for the dimension ``t`` (``a``) of ``r``:
+    ``a = ±d + Σ coef·α_others + const`` (``loose``: a chunk plus
+    iterators, :func:`_self_skew`)."""
+    ds = a.keys("d")
+    chunk = Aff.var(ds[0]).scale(a[ds[0]])
+    rest = a - chunk
+    others = [q for q in range(1, r.depth + 1)
+              if q != t and not r.alphas[q - 1].part("i", "d").is_zero]
+    keys = sorted({k for k in rest.c if k[0] in "id"}
+                  | {k for q in others for k in r.alphas[q - 1].c if k[0] in "id"})
+    coef = [Fraction(0)] * len(others)
+    ok = True
+    if keys:
+        sol = solve([r.alphas[q - 1].part("i", "d") for q in others],
+                    rest.part("i", "d"), keys) if others else None
+        ok = sol is not None and all(v.denominator == 1 for v in sol)
+        coef = sol if ok else coef
+    const = rest - sum((r.alphas[q - 1].scale(c) for q, c in zip(others, coef)), Aff())
+    if ok and not const.part("i", "d").c:
+        yield coef, const, others, False
+    for q in others:
+        sk = _self_skew(T, a, r.alphas[q - 1])
+        if sk is not None:
+            yield [Fraction(sk)], Aff(), [q], True
+
+
+def _self_skew(T: Sched, a: Aff, point: Aff) -> int | None:
+    """``c ≠ 0`` when ``a`` (one div plus an integral form) is ``floor(g·point
+    / s) + c·point`` for a ``g`` in ``1 … s`` (the chunk of ``point``, or of
+    a multiple of it, skewed by ``point``); else None."""
+    if not point.keys("i") or point.keys("d") or not point.is_integral:
+        return None
+    for sign, num, size in _signed_chunks(T, a):
+        if sign != 1:
+            continue
+        keys = point.keys("i")
+        m = Fraction(num[keys[0]]) / Fraction(point[keys[0]])
+        if m.denominator != 1 or num != point.scale(int(m)):
+            continue
+        m = int(m)
+        g = (m - 1) % size + 1
+        c = (m - g) // size
+        if c:
+            return c
+    return None
+
+
+def _unskew_chunk_by(T: Sched, r: Rel, t: int, coef, const: Aff, others, loose: bool,
+                     found: list[Step], oracle) -> bool:
+    """One candidate of :func:`_unskew_chunk_once`."""
+    need = max([t] + [q for q, c in zip(others, coef) if c])
+    for prefix, group in _groups(T, r, 1, len(r.beta)):
+        if any(x.depth < need for x in group):
+            continue
+        X = T.copy()
+        ids = {x.tag for x in group}
+        for x in X.rels:
+            if x.tag in ids:
+                v = x.alphas[t - 1] - const
+                for q, c in zip(others, coef):
+                    if c:
+                        v = v - x.alphas[q - 1].scale(c)
+                x.alphas[t - 1] = x.canon(v)
+        if any(_is_div(x.alphas[t - 1]) is None
+               and (not loose or _chunk_in(X, x, x.alphas[t - 1]) is None)
+               for x in X.rels if x.tag in ids):
+            continue            # no progress for some of the group
+        direct = [Step("skew", (prefix, t, q, -int(c)))
+                  for q, c in zip(others, coef) if c]
+        if not const.is_zero:
+            direct.append(Step("shift", (prefix, t, -const.integral())))
+        if not direct or not (T.is_loop(prefix) or len(direct) == 1 and
+                              direct[0].name == "shift"):
+            continue
+        if not _replays(X, direct, T, oracle) or not _legal_path(X, direct, oracle):
+            continue
+        T.rels = X.rels
+        found.extend(reversed(direct))
+        return True
     return False
 
 
@@ -942,6 +1002,193 @@ def _chunk_in(T: Sched, r: Rel, a: Aff) -> tuple[Aff, int] | None:
     return None
 
 
+def _signed_chunks(T: Sched, a: Aff) -> list[tuple[int, Aff, int]]:
+    """The readings ``(sign, num, size)`` of ``a`` as ``sign·floor(num /
+    size)`` when ``a`` is one div ``floor(n / s)`` with coefficient ±1 plus
+    an integral form ``rest`` (of iterators, parameters, a constant): ``a =
+    floor(N / s)`` with ``N = ±n + s·rest`` (``-floor(n / s)`` is ``floor((s
+    - 1 - n) / s)``), and ``a = -floor((s - 1 - N) / s)`` (isl writes the
+    reversed chunk ``-floor(i / 2)`` as ``floor((i + 1) / 2) - i``); none
+    otherwise."""
+    ds = a.keys("d")
+    if len(ds) != 1 or abs(a[ds[0]]) != 1 or not a.is_integral:
+        return []
+    n, size = T.divs.of(ds[0])
+    rest = (a - Aff.var(ds[0]).scale(a[ds[0]])).integral()
+    if a[ds[0]] == 1:
+        num = n + rest.scale(size)
+    else:
+        num = -n + Aff.const(size - 1) + rest.scale(size)
+    return [(1, num, size), (-1, Aff.const(size - 1) - num, size)]
+
+
+def _reread_chunks(T: Sched) -> bool:
+    """Write a dimension that is a chunk or a reversed chunk of another
+    dimension of its relation as that: ``±floor(e / s)`` with ``e`` (a
+    multiple of) the other dimension, where isl wrote a div ``floor(n / s)``
+    with coefficient -1, or a div of another numerator plus iterators
+    (:func:`_signed_chunks`: ``floor((i + 1) / 2) - i`` is ``-floor(i /
+    2)``).  The same function, so no step; the other reductions then read
+    it as a reversed (``_plain_div_once``) or plain chunk.  Before that,
+    divs with large coefficients are written with small ones
+    (:func:`_small_div`), and a chunk ``floor(e / (s·s'))`` of a relation
+    where another dimension is the chunk ``floor(e / s')`` as the chunk of
+    that dimension by ``s`` (:func:`_chunk_of_chunk`: a tile of a tile
+    loop)."""
+    if _small_divs(T) or _chunk_of_chunk(T):
+        return True
+    for r in T.rels:
+        for t, a in enumerate(r.alphas, 1):
+            if not a.keys("i") or not a.keys("d") or _chunk_in(T, r, a) is not None:
+                continue            # no iterator to fold, or read as a chunk already
+            for sign, num, size in _signed_chunks(T, a):
+                if not num.keys("i") or not any(
+                        _multiple(x, num) for q, x in enumerate(r.alphas, 1) if q != t):
+                    continue
+                new = T.divs.get(num, size).scale(sign)
+                if new != a and not new.keys("i"):
+                    r.alphas[t - 1] = new
+                    return True
+    return False
+
+
+def _small_div(T: Sched, key) -> Aff | None:
+    """``floor(n / s)`` (the div ``key``, ``n`` of iterators, parameters
+    and a constant) as ``Q ± floor(m / s)`` where ``m`` has coefficients of
+    at most ``s / 2``, its first one positive, its constant in ``0 … s-1``
+    (isl writes ``floor(i / 160)`` reversed as ``i - floor((159i + 159) /
+    160)``: that div is ``i - floor(i / 160)``); None when ``n``'s
+    coefficients are small already."""
+    n, size = T.divs.of(key)
+    if n.keys("d") or not n.is_integral or all(
+            2 * abs(int(v)) <= size for k, v in n.c.items() if k != ONE):
+        return None
+    small, q = {}, {}
+    for k, v in n.c.items():
+        v = int(v)
+        r = v % size if k == ONE else (v + size // 2) % size - size // 2
+        small[k], q[k] = r, (v - r) // size
+    m, quot = Aff(small), Aff(q)
+    first = next((m[k] for k in sorted(m.c, key=str) if k != ONE), 0)
+    if not first:
+        return quot                         # 0 <= m < s: floor(m / s) = 0
+    if first > 0:
+        return quot + T.divs.get(m, size)
+    return quot - T.divs.get(Aff.const(size - 1) - m, size)
+
+
+def _small_divs(T: Sched) -> bool:
+    """Write the divs of large coefficients with small ones
+    (:func:`_small_div`; the same functions, no step) in each α dimension
+    that has several divs or a div and iterators, where that leaves no
+    more iterators: not in a chunk as it is (one div, perhaps plus a
+    constant), nor in a dimension with a div that is the chunk of another
+    dimension (a multiple of its numerator: ``floor(3i / 2)`` of the point
+    loop ``3i`` stays)."""
+    changed = False
+    for r in T.rels:
+        for t, a in enumerate(r.alphas):
+            ds = a.keys("d")
+            if not ds or len(ds) == 1 and not a.keys("i") or any(
+                    _multiple(x, T.divs.of(k)[0]) for k in ds for x in r.alphas):
+                continue
+            for k in ds:
+                new = _small_div(T, k)
+                if new is not None:
+                    a = a.substitute(k, new)
+            if len(a.keys("i")) > len(r.alphas[t].keys("i")):
+                continue
+            if a != r.alphas[t]:
+                r.alphas[t] = a
+                changed = True
+    return changed
+
+
+def _chunk_of_chunk(T: Sched) -> bool:
+    """Write a dimension that is one div ``floor(e / (s·s'))`` of a relation
+    whose other dimension is the div ``floor(e / s')``, with no dimension a
+    multiple of ``e`` and no other dimension using that div, as
+    ``floor(floor(e / s') / s)`` (isl writes the tile of a tile loop flat),
+    in every relation where it is so; the same function, no step."""
+    changed = False
+    for r in T.rels:
+        for t, a in enumerate(r.alphas, 1):
+            k = _is_div(a)
+            if k is None or any(k in x.c for q, x in enumerate(r.alphas, 1) if q != t):
+                continue
+            num, size = T.divs.of(k)
+            if num.keys("d") or any(_multiple(x, num) for x in r.alphas):
+                continue
+            for q, x in enumerate(r.alphas, 1):
+                inner = _is_div(x)
+                if q == t or inner is None:
+                    continue
+                n2, s2 = T.divs.of(inner)
+                if n2 == num and 1 < s2 < size and size % s2 == 0:
+                    r.alphas[t - 1] = T.divs.get(Aff.var(inner), size // s2)
+                    changed = True
+                    break
+    return changed
+
+
+def _keeps_rank(X: Sched, T: Sched, ids: set) -> bool:
+    """Do the relations of ``ids`` have α dimensions of the same rank over
+    their iterators in ``X`` (a reduced target) as in ``T`` (undoing
+    reshapes by iterators must not make dates merge once the tiles are
+    gone)?  Empty parts too: ``reshape`` checks the dates of a relation
+    as written, not on the statement's domain (fuzz seed 20036)."""
+    return all(_rank([v.part("i") for v in x.alphas], _iter_keys(x))
+               >= _rank([v.part("i") for v in T.by_tag(x.tag).alphas], _iter_keys(x))
+               for x in X.rels if x.tag in ids)
+
+
+def _unreshape_chunk_once(T: Sched, found: list[Step], oracle=None) -> bool:
+    """Undo the ``reshape`` s of a chunk (tile) loop by iterators: a
+    dimension ``±d + Σ c_k·i_k + rest`` of one div ``d`` (``rest``
+    parametric) becomes ``±d + rest`` for the largest group of relations
+    under one prefix where the direct ``reshape`` s reach ``T``, every
+    relation of the group whose dimension has a div loses its iterators,
+    and the dates stay unique (and, with an oracle, the schedules before
+    the direct steps are legal).  The iterators need not be dimensions of
+    the nest (those are :func:`_unskew_chunk_once`'s)."""
+    for r in T.rels:
+        for t, a in enumerate(r.alphas, 1):
+            ds = a.keys("d")
+            if len(ds) != 1 or abs(a[ds[0]]) != 1 or not a.keys("i") or not a.is_integral \
+                    or _offset_chunk(T, r, a):
+                continue
+            its = a.part("i")
+            for prefix, group in _groups(T, r, 1, len(r.beta)):
+                if any(x.depth < t or x.dim <= max(k[1] for k in its.c) for x in group):
+                    continue
+                X = T.copy()
+                ids = {x.tag for x in group}
+                ok = True
+                for x in X.rels:
+                    if x.tag in ids:
+                        had = bool(x.alphas[t - 1].keys("d"))
+                        x.alphas[t - 1] = x.canon(x.alphas[t - 1] - its)
+                        if had and x.alphas[t - 1].keys("i") and not x.empty:
+                            ok = False
+                if not ok:
+                    continue
+                if not _keeps_rank(X, T, ids):
+                    continue            # a relation whose dates this would merge
+                xr = X.by_tag(r.tag)
+                plan = _reshaped(xr, xr.alphas[t - 1], xr.alphas[t - 1] + its, t)
+                if not all(_full_rank_path(x, plan) for x in X.rels if x.tag in ids):
+                    continue
+                direct = [Step("reshape", (prefix,) + st[1:]) for st in plan
+                          if st[0] == "reshape"]
+                if not direct or not _replays(X, direct, T, oracle) \
+                        or not _legal_path(X, direct, oracle):
+                    continue
+                T.rels = X.rels
+                found.extend(reversed(direct))
+                return True
+    return False
+
+
 def _is_chunk_of(T: Sched, chunk: Aff, point: Aff, size: int, general: bool = True) -> bool:
     """Is ``chunk`` exactly ``floor(point / size)`` as written (a div,
     a div plus an integral form, or an affine form when the division is
@@ -991,24 +1238,29 @@ def _chunk_of(T: Sched, x: Rel, t: int, p: int, size: int, oracle,
     return oracle.equal(x, x.alphas[t - 1], chunk, T.divs)
 
 
-def _fix_point_once(T: Sched, found: list[Step], oracle=None) -> bool:
+def _fix_point_once(T: Sched, found: list[Step], oracle=None, outer: bool = False) -> bool:
     """Make the dimension a chunk ``floor(e / s)`` was taken from equal to
     ``e`` again, when a ``reverse``, ``skew`` or ``shift`` changed it after
     the ``stripmine`` (checked by replaying the direct steps); then a
-    ``reshape`` by iterators that no dimension of the nest is."""
+    ``reshape`` by iterators that no dimension of the nest is.  ``outer``:
+    a point loop outside its chunk loop (an interchange moved the chunk
+    in; :func:`_sink_chunk_once` then moves it back), tried after every
+    other reduction (a chunk of a skewed loop reads as one of many forms)."""
     for reshapes in (False, True):
-        if _fix_point_pass(T, found, reshapes, oracle):
+        if _fix_point_pass(T, found, reshapes, oracle, outer):
             return True
     return False
 
 
-def _fix_point_pass(T: Sched, found: list[Step], reshapes: bool, oracle) -> bool:
+def _fix_point_pass(T: Sched, found: list[Step], reshapes: bool, oracle,
+                    outer: bool = False) -> bool:
     later = []      # reshapes: the candidates, fewest iterators first
     for r in T.rels:
         for t, num, size in _loose_chunks(T, r):
             if any(r.alphas[q - 1] == num for q in range(1, t)):
                 continue        # the point loop moved out: _sink_chunk_once's
-            for p in range(t + 1, r.depth + 1):
+            # outer: the nearest dimension first
+            for p in range(t - 1, 0, -1) if outer else range(t + 1, r.depth + 1):
                 for sign in (1, -1):
                     rest = num - r.alphas[p - 1].scale(sign)
                     others = [q for q in range(1, r.depth + 1) if q not in (t, p)]
@@ -1035,7 +1287,7 @@ def _fix_point_pass(T: Sched, found: list[Step], reshapes: bool, oracle) -> bool
                                        Aff())
                     if const.part("i", "d").c:
                         continue
-                    if _fix_point(T, r, t, p, sign, others, coef, const, found):
+                    if _fix_point(T, r, t, p, sign, others, coef, const, found, oracle):
                         return True
     for *_, r, t, p, sign, rest in sorted(later, key=lambda c: c[:2]):
         if _fix_point(T, r, t, p, sign, [], [], rest, found, oracle):
@@ -1046,8 +1298,10 @@ def _fix_point_pass(T: Sched, found: list[Step], reshapes: bool, oracle) -> bool
 def _fix_point(T, r, t, p, sign, others, coef, const, found, oracle=None) -> bool:
     """Try the inverse steps that make α_p of ``r`` (and of a set of
     relations around it) ``sign·α_p + Σ coef·α_q + const`` (``const`` with
-    iterator terms: undone by ``reshape`` s, and with an oracle the
-    schedules before them legal)."""
+    iterator terms: undone by ``reshape`` s).  With an oracle, the
+    schedules before the direct steps are legal when there are several
+    (a skew of a loop by an inner one, or a shift, then a reverse may pass
+    through an illegal schedule: fuzz seeds 22167, 21229)."""
     need = max([p, t] + [q for q, c in zip(others, coef) if c])
     for prefix, group in _groups(T, r, 1, len(r.beta)):
         if any(x.depth < need for x in group):
@@ -1074,7 +1328,8 @@ def _fix_point(T, r, t, p, sign, others, coef, const, found, oracle=None) -> boo
             # refuses one that does not), for every relation of the group
             xr = X.by_tag(r.tag)
             plan = _reshaped(xr, xr.alphas[p - 1], xr.alphas[p - 1] - const, p)
-            if not all(_full_rank_path(x, plan) for x in X.rels if x.tag in ids):
+            if not all(_full_rank_path(x, plan) for x in X.rels if x.tag in ids) \
+                    or not _keeps_rank(X, T, ids):
                 continue
             direct += [Step("reshape", (prefix,) + st[1:]) if st[0] == "reshape"
                        else Step("shift", (prefix, p, st[2].integral())) for st in plan]
@@ -1083,7 +1338,7 @@ def _fix_point(T, r, t, p, sign, others, coef, const, found, oracle=None) -> boo
         if sign == -1:
             direct.append(Step("reverse", (prefix, p)))
         if T.is_loop(prefix) or not any(s.name == "skew" for s in direct):
-            if _replays(X, direct, T) and (not const.keys("i")
+            if _replays(X, direct, T) and (not const.keys("i") and len(direct) < 2
                                            or _legal_path(X, direct, oracle)):
                 T.rels = X.rels
                 found.extend(reversed(direct))
