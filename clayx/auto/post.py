@@ -213,6 +213,16 @@ class _Memo:
         self._states[(id(r), n_alphas)] = (r, key)
         return key
 
+    def forget(self, rels: Sequence[TreeRelation], loop: tuple) -> None:
+        """The relations of ``rels`` in ``loop`` (a β prefix) are about to
+        leave it or to be cut into two loops: forget which of them stay at
+        its depth and deeper (:attr:`stays`)."""
+        k = len(loop)
+        for x in rels:
+            if tuple(x.betas[:k]) == loop:
+                for d in range(k, len(x.alphas) + 1):
+                    self.stays.pop((id(x), d), None)
+
     def changed(self) -> None:
         """The α of some relation changed: forget the states of
         :meth:`state`."""
@@ -364,11 +374,11 @@ def _hoist_once(scop: Scop, rels: list[TreeRelation], memo: _Memo | None = None)
 
     The ``(relation, depth)`` found not hoistable are kept in
     ``memo.stays`` and not asked again: a hoist out of the loop ``L`` at
-    depth ``k`` keeps the order of every instance pair and the α 1 … k-1
-    of every relation, so it can change the answer only for the relations
-    of ``L`` at depths ``k`` and deeper (``L`` lost one of them; the
-    hoisted one lost its α ``k``); a fission changes loops anywhere and
-    forgets them all (:func:`_fission_once`)."""
+    depth ``k`` (or a fission of ``L``, :func:`_fission_once`) keeps the
+    order of every instance pair and the α 1 … k-1 of every relation, so
+    it can change the answer only for the relations of ``L`` at depths
+    ``k`` and deeper (``L`` lost some of them; a hoisted one lost its α
+    ``k``): :meth:`_Memo.forget`."""
     memo = memo if memo is not None else _Memo(scop)
     stays = memo.stays
     for r in rels:
@@ -383,11 +393,7 @@ def _hoist_once(scop: Scop, rels: list[TreeRelation], memo: _Memo | None = None)
             if where is None:
                 stays[(id(r), k)] = r
                 continue
-            loop = r.betas[:k]
-            for x in rels:
-                if x.betas[:k] == loop:
-                    for d in range(k, len(x.alphas) + 1):
-                        stays.pop((id(x), d), None)
+            memo.forget(rels, tuple(r.betas[:k]))
             siblings = [x.betas[k] for x in rels if x.betas[:k] == r.betas[:k]
                         and len(x.betas) > k]
             m = max(siblings) + 2
@@ -431,12 +437,12 @@ def _fission_once(scop: Scop, rels: list[TreeRelation], memo: _Memo | None = Non
                         grown = True
             if len(part) == len(kids):
                 continue
+            memo.forget(rels, loop)
             for r in rels:
                 if tuple(r.betas[:k + 1]) in part:
                     r.betas = (r.betas[:k - 1] + (Fraction(r.betas[k - 1]) - Fraction(1, 2),)
                                + r.betas[k:])
             _renumber(rels)
-            memo.stays.clear()
             return True
     return False
 
