@@ -76,3 +76,24 @@ def test_a_hoist_forgets_the_pairs_of_its_loop(stem, monkeypatch):
     monkeypatch.setattr(post._Memo, "__init__", forgetless_init)
     wrong = post.hoist(scop, rels)
     assert _shape(wrong) != _shape(right)
+
+
+def test_the_loops_as_written_are_read_once_per_scop_state(monkeypatch):
+    import clayx.auto as auto
+    from clayx.directives.registry import apply
+    scop = load(EXAMPLES / "gemver.c")[0]
+    first = auto.schedule(scop, "cpu")
+    reads = {"n": 0}
+    to_tree = auto.to_tree
+
+    def counted(*args, **kwargs):
+        reads["n"] += 1
+        return to_tree(*args, **kwargs)
+    monkeypatch.setattr(auto, "to_tree", counted)
+    again = auto.schedule(scop, "cpu", tree=first.tree)
+    assert str(again.schedule) == str(first.schedule) and again.kept_order == first.kept_order
+    assert reads["n"] == 0
+    # another state of the program is read on its own
+    other = apply(scop, "interchange", [(0,), 1, 2])
+    auto.schedule(other, "cpu")
+    assert reads["n"] == 1
