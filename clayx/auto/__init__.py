@@ -34,7 +34,7 @@ from ..errors import LegalityError
 from ..model import ClaySchedule, Scop
 from .presets import PRESETS, Preset, resolve
 from .scheduler import SchedulingError, schedule_tree
-from .tree import from_tree, relations_schedule, to_tree
+from .tree import copy_relations, from_tree, relations_schedule, to_tree
 
 __all__ = ["AutoSchedule", "PRESETS", "Preset", "SchedulingError", "auto", "from_tree",
            "schedule", "to_tree", "whiteboxed"]
@@ -71,10 +71,9 @@ class _Written:
     def relations(self) -> list:
         """``from_tree(to_tree(scop), scop)`` (a fresh copy each time:
         the passes change relations in place)."""
-        from .post import _copy
         if self._rels is None:
             self._rels = from_tree(to_tree(self.scop), self.scop)
-        return _copy(self._rels)
+        return copy_relations(self._rels)
 
     def jumps(self) -> tuple:
         """:func:`.post.jumps` of the SCoP's schedule."""

@@ -70,7 +70,8 @@ import islpy as isl
 
 from ..analysis.isl_util import pieces
 from ..model import Mark, Relation, Scop
-from .tree import Member, TreeRelation, relation_map, relations_schedule, stmt_info
+from .tree import (Member, TreeRelation, copy_relations, relation_map, relations_schedule,
+                   stmt_info)
 
 __all__ = ["Loop", "distribute", "hoist", "jumps", "parallel_marks", "parallel_work", "stride_class", "tile"]
 
@@ -168,11 +169,6 @@ def _project(u: isl.UnionMap, n_out: int, keep: int) -> isl.UnionMap:
         v = isl.UnionMap.from_map(m)
         out = v if out is None else out.union(v)
     return out
-
-
-def _copy(rels: Sequence[TreeRelation]) -> list[TreeRelation]:
-    return [replace(r, keys=list(r.keys), alphas=list(r.alphas), members=list(r.members))
-            for r in rels]
 
 
 class _Memo:
@@ -473,7 +469,7 @@ def hoist(scop: Scop, rels: list[TreeRelation]) -> list[TreeRelation]:
     outer iteration, and cut loops that only chain ranges, as long as that
     leaves every instance pair in the same order (step 1 of the module
     docstring).  Returns new relations; β values dense."""
-    rels = _copy(rels)
+    rels = copy_relations(rels)
     global _last_memo
     memo = _last_memo = _Memo(scop)
     while _hoist_once(scop, rels, memo) or _fission_once(scop, rels, memo):
@@ -573,7 +569,7 @@ def distribute(scop: Scop, rels: list[TreeRelation], deps) -> list[TreeRelation]
     """
     from ..analysis import check
     from ..errors import LegalityError
-    rels = _copy(rels)
+    rels = copy_relations(rels)
     done: set = set()
     while True:
         loops = _loops(rels)
@@ -589,7 +585,7 @@ def distribute(scop: Scop, rels: list[TreeRelation], deps) -> list[TreeRelation]
             done.add(last.prefix)
             k = len(chain[0].prefix) - 1          # β level of the chain's first loop
             lvl = len(last.prefix)                # β level of the last loop's children
-            trial = _copy(rels)
+            trial = copy_relations(rels)
             for r in trial:
                 if tuple(r.betas[:lvl]) == last.prefix:
                     c = r.betas[lvl]
@@ -791,7 +787,7 @@ def tile(scop: Scop, rels: list[TreeRelation], size: int, *, scale: bool = False
         for j, for i: y[j] += A[i][j] * t[i]
           ⇒  for i, for j: …                           (untiled)
     """
-    rels = _copy(rels)
+    rels = copy_relations(rels)
     if size <= 0 and not locality:
         return rels, []
     chains = _chains(scop, rels)
