@@ -80,6 +80,12 @@ def test_memo_spares_most_isl_checks(monkeypatch):
     memoized = post.hoist(scop, rels)
     with_memo, calls["n"] = calls["n"], 0
     monkeypatch.setattr(post._Memo, "get", lambda self, key, compute: compute())
+    hoist_once = post._hoist_once           # and every step scans all relations again
+
+    def rescan(scop, rels, memo=None):
+        memo.stays.clear()
+        return hoist_once(scop, rels, memo)
+    monkeypatch.setattr(post, "_hoist_once", rescan)
     plain = post.hoist(scop, rels)
     assert [r.betas for r in plain] == [r.betas for r in memoized]
     assert 2 * with_memo < calls["n"], (with_memo, calls["n"])

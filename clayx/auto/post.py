@@ -50,7 +50,9 @@ is the measuring path):
 
 Speed (issue 9): every order question of :func:`hoist` is asked pair by
 pair and α by α on maps between the instances of two relations
-(:class:`_Memo`), memoized across steps; β values compare in Python.
+(:class:`_Memo`), memoized across steps; β values compare in Python;
+a step asks again only about the relations of the loop the last hoist
+left (:func:`_hoist_once`).
 :func:`stride_class` composes the dates once per relation and dimension
 and applies an affine access's linear part to the steps' deltas.  Parallel
 marks ask :func:`clayx.analysis.legality.is_parallel` (no witness).  The
@@ -68,7 +70,8 @@ import islpy as isl
 
 from ..analysis.isl_util import pieces
 from ..model import Mark, Relation, Scop
-from .tree import Member, TreeRelation, relation_map, relations_schedule, stmt_info
+from .tree import (Member, TreeRelation, copy_relations, relation_map, relations_schedule,
+                   stmt_info)
 
 __all__ = ["Loop", "distribute", "hoist", "jumps", "parallel_marks", "parallel_work", "stride_class", "tile"]
 
@@ -168,11 +171,6 @@ def _project(u: isl.UnionMap, n_out: int, keep: int) -> isl.UnionMap:
     return out
 
 
-def _copy(rels: Sequence[TreeRelation]) -> list[TreeRelation]:
-    return [replace(r, keys=list(r.keys), alphas=list(r.alphas), members=list(r.members))
-            for r in rels]
-
-
 class _Memo:
     """Answers of the isl checks of one :func:`hoist` call, keyed by what
     they depend on: the statements, their constraints and α functions (by
@@ -192,6 +190,9 @@ class _Memo:
         self.answers: dict = {}
         self._alive: dict[tuple, tuple] = {}
         self._states: dict[tuple[int, int | None], tuple] = {}
+        #: ``(id(relation), depth)`` known not hoistable, to the relation
+        #: (kept alive: an identity is never reused) (:func:`_hoist_once`)
+        self.stays: dict[tuple[int, int], TreeRelation] = {}
 
     def state(self, r: TreeRelation, n_alphas: int | None = None) -> tuple:
         """What ``r``'s dates are made of besides its β values (its first
@@ -208,6 +209,16 @@ class _Memo:
         self._states[(id(r), n_alphas)] = (r, key)
         return key
 
+    def forget(self, rels: Sequence[TreeRelation], loop: tuple) -> None:
+        """The relations of ``rels`` in ``loop`` (a β prefix) are about to
+        leave it or to be cut into two loops: forget which of them stay at
+        its depth and deeper (:attr:`stays`)."""
+        k = len(loop)
+        for x in rels:
+            if tuple(x.betas[:k]) == loop:
+                for d in range(k, len(x.alphas) + 1):
+                    self.stays.pop((id(x), d), None)
+
     def changed(self) -> None:
         """The α of some relation changed: forget the states of
         :meth:`state`."""
@@ -220,20 +231,24 @@ class _Memo:
         return self.answers[key]
 
     def _alpha(self, r: TreeRelation, d: int) -> tuple[isl.Map, isl.Map]:
-        """α ``d`` of ``r`` on its instances (in the context, ``cons``
-        included) as a map ``S[i] -> [α]`` and its reverse, 0 past its last
-        α (the dates are padded with 0).  (``eq_map`` and ``lt_map`` of the
-        ``PwAff`` s cost 7-9x more than ``apply_range`` and ``lex_lt_map``
-        of these.)"""
+        """α ``d`` of ``r`` as a map ``S[i] -> [α]`` and its reverse, 0
+        past its last α (the dates are padded with 0): on ``r``'s instances
+        (in the context, ``cons`` included) for ``d`` = 1, on all of
+        ``S`` for deeper ``d``, where the pairs it meets
+        (:meth:`pairs` at ``d - 1``) are instances already (intersecting
+        the instances' constraints twice cost 2x).  (``eq_map`` and
+        ``lt_map`` of the ``PwAff`` s cost 7-9x more than ``apply_range``
+        and ``lex_lt_map`` of these.)"""
         pa = r.alphas[d - 1] if d <= len(r.alphas) else None
-        key = ("alpha", self.state(r, 0), id(pa))
+        key = ("alpha", self.state(r, 0) if d == 1 else r.stmt, id(pa))
         if pa is not None:
             self._alive[("alpha", id(pa))] = pa
 
         def compute():
             m = isl.Map.from_pw_aff(pa if pa is not None else isl.PwAff.zero_on_domain(
                 isl.LocalSpace.from_space(_space(self.scop, r))))
-            m = m.intersect_domain(_instances(self.scop, r))
+            if d == 1:
+                m = m.intersect_domain(_instances(self.scop, r))
             return m, m.reverse()
         return self.get(key, compute)
 
@@ -350,15 +365,31 @@ def _runs_around(memo: _Memo, scop: Scop, r: TreeRelation, x: TreeRelation, k: i
 
 
 def _hoist_once(scop: Scop, rels: list[TreeRelation], memo: _Memo | None = None) -> bool:
+    """Hoist the first relation (in the order of ``rels``, deepest loop
+    first) that can leave a loop (:func:`hoist`); False when none can.
+
+    The ``(relation, depth)`` found not hoistable are kept in
+    ``memo.stays`` and not asked again: a hoist out of the loop ``L`` at
+    depth ``k`` (or a fission of ``L``, :func:`_fission_once`) keeps the
+    order of every instance pair and the α 1 … k-1 of every relation, so
+    it can change the answer only for the relations of ``L`` at depths
+    ``k`` and deeper (``L`` lost some of them; a hoisted one lost its α
+    ``k``): :meth:`_Memo.forget`."""
     memo = memo if memo is not None else _Memo(scop)
+    stays = memo.stays
     for r in rels:
         for k in range(len(r.alphas), 0, -1):
+            if stays.get((id(r), k)) is r:
+                continue
             if not memo.get(("degenerate", k, memo.state(r, k)),
                             lambda: _is_degenerate(scop, r, k, memo)):
+                stays[(id(r), k)] = r
                 continue
             where = _hoistable_memo(memo, scop, rels, r, k)
             if where is None:
+                stays[(id(r), k)] = r
                 continue
+            memo.forget(rels, tuple(r.betas[:k]))
             siblings = [x.betas[k] for x in rels if x.betas[:k] == r.betas[:k]
                         and len(x.betas) > k]
             m = max(siblings) + 2
@@ -402,6 +433,7 @@ def _fission_once(scop: Scop, rels: list[TreeRelation], memo: _Memo | None = Non
                         grown = True
             if len(part) == len(kids):
                 continue
+            memo.forget(rels, loop)
             for r in rels:
                 if tuple(r.betas[:k + 1]) in part:
                     r.betas = (r.betas[:k - 1] + (Fraction(r.betas[k - 1]) - Fraction(1, 2),)
@@ -437,7 +469,7 @@ def hoist(scop: Scop, rels: list[TreeRelation]) -> list[TreeRelation]:
     outer iteration, and cut loops that only chain ranges, as long as that
     leaves every instance pair in the same order (step 1 of the module
     docstring).  Returns new relations; β values dense."""
-    rels = _copy(rels)
+    rels = copy_relations(rels)
     global _last_memo
     memo = _last_memo = _Memo(scop)
     while _hoist_once(scop, rels, memo) or _fission_once(scop, rels, memo):
@@ -537,7 +569,7 @@ def distribute(scop: Scop, rels: list[TreeRelation], deps) -> list[TreeRelation]
     """
     from ..analysis import check
     from ..errors import LegalityError
-    rels = _copy(rels)
+    rels = copy_relations(rels)
     done: set = set()
     while True:
         loops = _loops(rels)
@@ -553,7 +585,7 @@ def distribute(scop: Scop, rels: list[TreeRelation], deps) -> list[TreeRelation]
             done.add(last.prefix)
             k = len(chain[0].prefix) - 1          # β level of the chain's first loop
             lvl = len(last.prefix)                # β level of the last loop's children
-            trial = _copy(rels)
+            trial = copy_relations(rels)
             for r in trial:
                 if tuple(r.betas[:lvl]) == last.prefix:
                     c = r.betas[lvl]
@@ -755,7 +787,7 @@ def tile(scop: Scop, rels: list[TreeRelation], size: int, *, scale: bool = False
         for j, for i: y[j] += A[i][j] * t[i]
           ⇒  for i, for j: …                           (untiled)
     """
-    rels = _copy(rels)
+    rels = copy_relations(rels)
     if size <= 0 and not locality:
         return rels, []
     chains = _chains(scop, rels)

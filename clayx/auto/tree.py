@@ -28,7 +28,7 @@ more than one child, one single-member band per α dimension, ``parallel``
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import NamedTuple, Sequence
 
 import islpy as isl
@@ -36,8 +36,8 @@ import islpy as isl
 from ..errors import ClayxError
 from ..model import ClaySchedule, Relation, Scop, Statement
 
-__all__ = ["Member", "StmtInfo", "TreeRelation", "TreeError", "from_tree", "relation_map",
-           "relations_schedule", "stmt_info", "to_tree"]
+__all__ = ["Member", "StmtInfo", "TreeRelation", "TreeError", "copy_relations", "from_tree",
+           "relation_map", "relations_schedule", "stmt_info", "to_tree"]
 
 _T = isl.schedule_node_type
 _dt = isl.dim_type
@@ -85,6 +85,13 @@ class TreeRelation:
         if self.cons is not None:
             m = m.intersect_domain(self.cons)
         return m
+
+
+def copy_relations(rels: Sequence[TreeRelation]) -> list[TreeRelation]:
+    """Copies of ``rels`` that can be changed in place (their lists are
+    new; the isl objects, values, are shared)."""
+    return [replace(r, keys=list(r.keys), alphas=list(r.alphas), members=list(r.members))
+            for r in rels]
 
 
 def _const_map(space: isl.Space, value: int) -> isl.Map:

@@ -150,19 +150,36 @@ class _Neg:
         self.name = name
 
 
+#: :func:`~clayx.model.identifiers` of source files and statement bodies, by
+#: text (every generation of a SCoP reads the same ones again).
+_IDS: dict[str, frozenset[str]] = {}
+
+
+def _identifiers(text: str) -> frozenset[str]:
+    """:func:`~clayx.model.identifiers` of ``text``, computed once per text
+    (:data:`_IDS`, a few hundred texts' worth)."""
+    hit = _IDS.get(text)
+    if hit is None:
+        if len(_IDS) > 512:
+            _IDS.clear()
+        hit = _IDS[text] = frozenset(identifiers(text))
+    return hit
+
+
 def macro_names(scop: Scop) -> dict[str, str]:
     """The names used for ``floord``/``ceild``/``min``/``max``: the plain
     name when no identifier of the source or of a statement body has it,
     else ``clayx_<name>`` (with ``_`` appended until free)."""
-    taken = identifiers(scop.source or "")
-    for st in scop.statements:
-        taken |= identifiers(st.body)
+    ids = [_identifiers(scop.source or "")] + [_identifiers(st.body) for st in scop.statements]
+
+    def taken(name: str) -> bool:
+        return any(name in x for x in ids)
     out = {}
     for role in MACROS:
         name = role
-        if name in taken:
+        if taken(name):
             name = f"clayx_{role}"
-            while name in taken:
+            while taken(name):
                 name += "_"
         out[role] = name
     return out
@@ -224,8 +241,8 @@ class CPrinter:
         self.max_depth = scop.schedule.max_depth
         self.macros = macro_names(scop)
         self.used_macros: set[str] = set()
-        self._body_ids = {s.name: identifiers(s.body) for s in scop.statements}
-        reserved = identifiers(scop.source or "") | set(scop.params)
+        self._body_ids = {s.name: _identifiers(s.body) for s in scop.statements}
+        reserved = set(_identifiers(scop.source or "")) | set(scop.params)
         for s in scop.statements:
             reserved |= self._body_ids[s.name] | set(s.iterators)
         reserved |= set(self.macros.values())
@@ -309,7 +326,7 @@ class CPrinter:
         # the function) that the generated loops no longer use would make
         # ``gcc -Wall`` report an unused variable: read it once with a cast
         # to void, which generates no code.
-        before = identifiers(original) if original is not None else None
+        before = _identifiers(original) if original is not None else None
         unused = sorted(x for x in self.scop.declared_iterators
                         if x not in used and (before is None or x in before))
         # the source's own #define/#undef lines of the region come first

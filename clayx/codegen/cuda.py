@@ -324,7 +324,7 @@ class CudaPrinter(MarkPrinter):
         self.dead = dead_arrays(scop)
         self.stmt_writes = {st.name: {a.array for a in st.accesses if a.kind != "read"}
                             for st in scop.statements}
-        taken = identifiers(scop.source or "") | set(self._reserved)
+        taken = set(self._reserved)         # the source's identifiers included
         self.device: dict[str, str] = {}
         for a in scop.arrays:
             name = f"d_{a.name}"
