@@ -5,13 +5,14 @@ For every ``examples/*.c`` (or the stems given), in-process: the time of
 :func:`clayx.auto.schedule` (preset ``cpu``), of :func:`clayx.whitebox.whitebox`
 minus its replay (reading, recovery, simplification), of the replay (the
 proof), of code generation of the replayed SCoP, and the sequence length
-before (``raw``) and after simplification.  The SCoP is parsed once, before
-timing; every time is the median of ``--repeat`` runs.  The dependences are
-computed once per program (and remembered), so the first ``--auto`` of a
-program also pays their analysis, read-after-read ones included: the
-``deps`` column times it on a fresh parse, apart from the total.  isl's
-trees are remembered in the process (:func:`clayx.auto.scheduler.schedule_tree`):
-the cache is cleared before each run, so every run times isl's scheduler.
+before (``raw``) and after simplification.  Every run starts from a fresh
+parse of the program (not timed), so what clayx remembers per SCoP or per
+program does not help it; isl's trees, remembered in the process
+(:func:`clayx.auto.scheduler.schedule_tree`), are forgotten before each
+run.  The dependences are computed once per program, so the first
+``--auto`` of a program also pays their analysis, read-after-read ones
+included: the ``deps`` column times it, apart from the total.  Every time
+is the median of ``--repeat`` runs.
 
 Targets (issue 9): every kernel verified (exact replay); whiteboxing mean
 ≤ 32 ms and max ≤ 230 ms; mean length ≤ 11 directives; auto + whitebox +
@@ -54,17 +55,17 @@ from clayx.whitebox import whitebox  # noqa: E402
 
 def bench(stem: str, repeat: int) -> dict:
     """Median times (ms) and lengths of auto + whitebox + codegen on one example."""
-    scop = load(ROOT / "examples" / f"{stem}.c")[0]
     t_auto, t_wb, t_replay, t_code, t_total, t_isl, t_post = [], [], [], [], [], [], []
     r = None
     t_deps = []
     for _ in range(repeat):
-        fresh = load(ROOT / "examples" / f"{stem}.c")[0]
+        # every run on a fresh parse: nothing clayx remembers per SCoP or per
+        # program helps it, as on the first --auto of a program; its
+        # dependences (read-after-read ones included) are timed apart
+        scop = load(ROOT / "examples" / f"{stem}.c")[0]
         t0 = time.perf_counter()
-        dependences(fresh).of_kind("RAW", "WAR", "WAW", "RAR")
+        dependences(scop).of_kind("RAW", "WAR", "WAW", "RAR")
         t_deps.append(time.perf_counter() - t0)
-    dependences(scop).of_kind("RAR")    # known before timing, whatever --repeat
-    for _ in range(repeat):
         clear_cache()                           # isl's scheduler runs every time
         t0 = time.perf_counter()
         a, r = auto.whiteboxed(scop, "cpu")     # --auto's fallback included

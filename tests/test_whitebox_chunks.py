@@ -20,6 +20,8 @@ from clayx.whitebox.model import Aff, Divs, it
 from clayx.whitebox.replay import same_dates
 from clayx.whitebox.targets import start_of
 
+from test_whitebox_regressions import _replays, _session
+
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 _recover = sys.modules["clayx.whitebox.recover"]      # the name is shadowed by the function
 
@@ -117,25 +119,6 @@ CASES = [
      "shift([0, 0], 2, {0 | 1}, -3);\ngrain([0], 1, 3);\nstripmine([0], 1, 4);\n"
      "skew([0], 1, 2, -2);\ngrain([0, 0, 1], 3, 2);\n"),
 ]
-
-_BASE: dict[str, clayx.Session] = {}
-
-
-def _session(stem: str, text: str = "") -> clayx.Session:
-    if stem not in _BASE:
-        _BASE[stem] = clayx.load(EXAMPLES / f"{stem}.c")
-    b = _BASE[stem]
-    s = clayx.Session(b.original, others=b.others)
-    if text:
-        s.apply(text)
-    return s
-
-
-def _replays(stem: str, script_text: str, target) -> bool:
-    s = _session(stem)
-    s.apply(script_text)
-    return same_dates(s.original, s.current.schedule, target)
-
 
 @pytest.mark.parametrize("stem,seed,seq,want", CASES, ids=[f"{c[0]}-{c[1]}" for c in CASES])
 def test_changed_chunk_loop_is_recovered_and_replays(stem, seed, seq, want):
