@@ -200,17 +200,21 @@ def test_auto_cpu_code_runs_like_the_original(tmp_path, monkeypatch, stem):
     and its code, C and OpenMP on 4 threads, prints what the original does,
     bit for bit."""
     monkeypatch.setenv("OMP_NUM_THREADS", "4")
-    src = EXAMPLES / f"{stem}.c"
+    auto_runs_like_the_original(tmp_path, EXAMPLES / f"{stem}.c", SMALL_SIZES[stem])
+
+
+def auto_runs_like_the_original(tmp_path, src: Path, sizes) -> None:
+    """``--auto cpu --tile 4`` on ``src``: the script replays exactly, and
+    its C and OpenMP code print what ``src`` prints (``-D`` ``sizes``)."""
     script = tmp_path / "auto.clay"
     rc, _, err = clayx_cli(src, "--auto", "cpu", "--tile", "4", "-o", script)
     assert rc == EXIT_OK, err
     assert "every instance gets the target's date" in script.read_text().splitlines()[0]
     for emit in ("c", "omp"):
-        gen = tmp_path / f"{stem}_{emit}.c"
+        gen = tmp_path / f"{src.stem}_{emit}.c"
         rc, _, err = clayx_cli(src, "--script", script, "--emit", emit, "-o", gen)
         assert rc == EXIT_OK, err
-        res = verify(src, gen, SMALL_SIZES[stem], openmp=emit == "omp",
-                     workdir=tmp_path / f"build_{emit}")
+        res = verify(src, gen, sizes, openmp=emit == "omp", workdir=tmp_path / f"build_{emit}")
         assert res.ok and res.values > 0
 
 

@@ -13,10 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from clayx.verify import verify
-from clayx_repl.cli import EXIT_OK
-
-from test_auto import clayx_cli
+from test_auto import auto_runs_like_the_original
 
 DATA = Path(__file__).resolve().parent / "data" / "general"
 KERNELS = sorted(p.stem for p in DATA.glob("*.c"))
@@ -29,14 +26,4 @@ needs_gcc = pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc not avai
 @pytest.mark.parametrize("stem", KERNELS)
 def test_auto_on_unseen_kernels_runs_like_the_original(tmp_path, monkeypatch, stem):
     monkeypatch.setenv("OMP_NUM_THREADS", "4")
-    src = DATA / f"{stem}.c"
-    script = tmp_path / "auto.clay"
-    rc, _, err = clayx_cli(src, "--auto", "cpu", "--tile", "4", "-o", script)
-    assert rc == EXIT_OK, err
-    assert "every instance gets the target's date" in script.read_text().splitlines()[0]
-    for emit in ("c", "omp"):
-        gen = tmp_path / f"{stem}_{emit}.c"
-        rc, _, err = clayx_cli(src, "--script", script, "--emit", emit, "-o", gen)
-        assert rc == EXIT_OK, err
-        res = verify(src, gen, {}, openmp=emit == "omp", workdir=tmp_path / f"build_{emit}")
-        assert res.ok and res.values > 0
+    auto_runs_like_the_original(tmp_path, DATA / f"{stem}.c", {})
