@@ -50,7 +50,14 @@ on all 31 examples):
   first ``--auto``) take 0.35-0.49 s on heat-3d, more than the scheduler;
   flowing them along the schedule tree instead of the schedule map gives
   the same relations but is not faster (heat-3d 1.2x, adi 0.6x, deriche
-  1.2x).
+  1.2x); nor are one flow per array or untagged reads.
+- Later still: the proximity relation of each statement pair replaced by
+  its convex hull (the same Farkas constraints: f >= 0 on a union iff on
+  its hull) gives adi's schedule in the same time (and hangs on heat-3d);
+  dropping the RAR of a statement with itself keeps adi's schedule, no
+  faster; dropping RAR proximity altogether takes adi to ~0.4x but changes
+  its schedule (and seven others').  islpy does not expose
+  ``schedule_parametric``.
 """
 
 from __future__ import annotations
