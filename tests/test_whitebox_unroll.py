@@ -231,3 +231,12 @@ def test_recovered_unroll_code_runs_equal_to_the_original(tmp_path):
         for k, d in enumerate(sizes):
             res = verify(EXAMPLES / f"{stem}.c", gen, d, workdir=tmp_path / f"b_{stem}_{k}")
             assert res.ok and res.values > 0, (stem, d, res)
+
+
+def test_an_empty_split_half_of_tile_loops_is_no_unroll_part():
+    """An index-set split of tile loops whose second half is empty (fuzz
+    seed 16114): the empty half's chunks are read as divs, as before unrolls
+    were recovered, not as an unroll's strided part (that refused it)."""
+    r = _recovered(_session("bicg", "tile([1], 1, 1, 16); tile([1, 0], 1, 1, 4); "
+                                    "split([1, 0, 0, 0], 1); iss([1], {1, -1, 0 | | 0, -1 | -1});"))
+    assert "unroll" not in r.text(comments=False)

@@ -731,10 +731,11 @@ def read_form(aff: isl.Aff, params: Sequence[str]) -> Aff:
 
 
 def _constraints(s: isl.Set, divs: Divs, params: Sequence[str],
-                 elim: dict | None = None) -> list[Aff]:
-    """The constraints ``c ≥ 0`` of a basic set (an equality gives two)."""
+                 elim: dict | None = None, with_divs: bool = False) -> list[Aff]:
+    """The constraints ``c ≥ 0`` of a basic set (an equality gives two);
+    ``with_divs``: its divs too (read as chunks, as in an empty part)."""
     bsets = s.get_basic_sets()
-    if len(bsets) != 1 or bsets[0].dim(_dt.div):
+    if len(bsets) != 1 or bsets[0].dim(_dt.div) and not with_divs:
         raise WhiteboxError(
             f"the part {s} is not convex or has strides: Clay's index-set splitting "
             "makes convex parts")
@@ -873,6 +874,11 @@ def _empty_relation(m: isl.Map, beta: Sequence[int], dim: int, domain: isl.Set, 
     dom = None
     if part.is_empty():
         cons = [Aff.const(-1)]             # false: ``-1 >= 0``
+    elif len(part.get_basic_sets()) == 1:
+        # no instance, so no unroll's part: its chunks read as divs (an
+        # empty half of an index-set split of tile loops, fuzz seed 16114)
+        cons = [] if part.plain_is_universe() else _constraints(part, divs, params,
+                                                                 with_divs=True)
     elif _strided(part):
         cons, dom = [], part
     else:

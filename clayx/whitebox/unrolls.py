@@ -166,8 +166,8 @@ class Unrolls:
         for t in strided:
             hull = isl.Set.from_basic_set(self.inst(t).remove_divs().polyhedral_hull())
             hull = hull.gist(within).coalesce()
-            if not _convex(hull) or hull.plain_is_universe():
-                continue
+            if hull.is_empty() or not _convex(hull) or hull.plain_is_universe():
+                continue                # an empty part has no constraint to split by
             for c in self._cons(hull):
                 if c in tried:
                     continue
@@ -199,9 +199,12 @@ class Unrolls:
         for members, D in self._candidates(within, strided, convex):
             if r is None:
                 return members, D
+            g = D.gist(self.inst(r)).coalesce()
+            if g.is_empty():
+                continue                # a candidate outside r: no unroll of r makes it
             first = first or (members, D)
             x = r.copy()
-            x.cons = r.cons + self._cons(D.gist(self.inst(r)).coalesce())
+            x.cons = r.cons + self._cons(g)
             if self._find(x, members) is not None:
                 return members, D
         if first is None:
