@@ -28,6 +28,15 @@ _recover = sys.modules["clayx.whitebox.recover"]      # the name is shadowed by 
 #: (kernel, fuzz seed, the random sequence, the script recovered today).
 #: Each was refused before (a chunk dimension not read as a chunk).
 CASES = [
+    # a tile of a strip-mined loop reshaped by an outer iterator: read as a
+    # chunk of the chunk floor(j / 2) (a tile of the tile loop), the flat
+    # chunk floor(j / 16) could not be undone; read flat (the last pass of
+    # reduce), it is two strip-mines of the loop (fuzz seed 24205: recovered
+    # before the chunk readings, refused with them)
+    ("trmm", 24205, "tile([0], 2, 1, 8); stripmine([0, 0, 0], 3, 2); "
+                    "reshape([0, 0, 0, 0, 0, 0], 4, 1, 3); tile([0, 0], 3, 3, 8);",
+     "tile([0], 2, 1, 8);\nstripmine([0], 3, 16);\nstripmine([0], 4, 2);\n"
+     "skew([0, 0, 0, 0, 0, 0], 5, 2, 3);\n"),
     # a reversed chunk moved inside its (reshaped) point loop: isl writes
     # -floor(i / 2) as floor((i + 1) / 2) - i
     ("mvt", 12022, "tile([0], 1, 1, 2); reshape([0, 0, 0], 2, 1, -1); "

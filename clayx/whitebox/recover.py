@@ -248,6 +248,13 @@ def reduce(T: Sched, oracle=None, careful: bool = False) -> list[Step]:
                 return _reduce(T, oracle, careful, scaled, chunks_first, split, sink_first)
             except WhiteboxError:
                 pass
+        # last: a flat chunk not read as a chunk of a chunk dimension (a
+        # reshape of the chunk loop made it look like one: fuzz seed 24205)
+        T.rels = [r.copy() for r in start.rels]
+        try:
+            return _reduce(T, oracle, careful, True, nested_chunks=False)
+        except WhiteboxError:
+            pass
         T.rels = start.rels
         raise e from None
 
@@ -266,13 +273,13 @@ REDUCE_PASSES = ((False, False, False, False), (False, True, False, False),
 
 def _reduce(T: Sched, oracle, careful: bool, scaled_points: bool,
             chunks_first: bool = False, split_loops: bool = False,
-            sink_first: bool = False) -> list[Step]:
+            sink_first: bool = False, nested_chunks: bool = True) -> list[Step]:
     found: list[Step] = []
     doubts: list[str] = []      # reductions whose result was found illegal once
     seen: set[str] = set()      # the reduced targets met: a repeat is a cycle
     banned: set[tuple] = set()  # careful: (state, kind) whose result was illegal
     kinds = [
-        lambda: _reread_chunks(T),
+        lambda: _reread_chunks(T, nested_chunks),
         lambda: _densify_once(T, found, oracle, scaled_points),
         lambda: _plain_div_once(T, found),
         lambda: _unskew_once(T, found),
@@ -1022,7 +1029,7 @@ def _signed_chunks(T: Sched, a: Aff) -> list[tuple[int, Aff, int]]:
     return [(1, num, size), (-1, Aff.const(size - 1) - num, size)]
 
 
-def _reread_chunks(T: Sched) -> bool:
+def _reread_chunks(T: Sched, nested: bool = True) -> bool:
     """Write a dimension that is a chunk or a reversed chunk of another
     dimension of its relation as that: ``±floor(e / s)`` with ``e`` (a
     multiple of) the other dimension, where isl wrote a div ``floor(n / s)``
@@ -1034,8 +1041,8 @@ def _reread_chunks(T: Sched) -> bool:
     (:func:`_small_div`), and a chunk ``floor(e / (s·s'))`` of a relation
     where another dimension is the chunk ``floor(e / s')`` as the chunk of
     that dimension by ``s`` (:func:`_chunk_of_chunk`: a tile of a tile
-    loop)."""
-    if _small_divs(T) or _chunk_of_chunk(T):
+    loop; not when ``nested`` is false)."""
+    if _small_divs(T) or nested and _chunk_of_chunk(T):
         return True
     for r in T.rels:
         for t, a in enumerate(r.alphas, 1):
