@@ -255,25 +255,6 @@ def test_a_reshape_that_merges_dates_of_another_statement_is_not_undone_there():
         assert not any(a.keys("d") for a in r.alphas)
 
 
-#: Sequences main recovers that a first version of these readings lost (a
-#: point loop outside its chunk loop fixed before the other reductions: a
-#: chunk of a skewed loop, floor((16j + i) / 80), read as a chunk of a
-#: point loop i + 16j made by a skew).
-KEPT = [
-    ("gemm", "reverse([0, 1], 3); skew([0, 1], 2, 1, -2); tile([0], 1, 1, 16); "
-             "iss([0, 0, 1, 0], {-1, 1, -1 | | 0, 1, 0 | 4}); skew([0, 0, 0], 3, 1, -1); "
-             "tile([0, 0, 0], 3, 3, 5);"),
-]
-
-
-@pytest.mark.parametrize("stem,seq", KEPT)
-def test_chunks_recovered_before_still_are(stem, seq):
-    s = _session(stem, seq)
-    target = s.current.schedule
-    r = whitebox(s.original, target)
-    assert r.exact and _replays(stem, r.text(comments=False), target)
-
-
 #: Sequences whose chunk dimensions are still not expressed: refused with
 #: a WhiteboxError, never a sequence failing its replay.
 REFUSED = [

@@ -253,6 +253,13 @@ def test_a_sequence_failing_its_replay_is_recovered_again_with_every_choice_chec
 #: Longer sequences recovered since (no golden: the recovered script is long;
 #: it must replay exactly)
 RECOVERED = [
+    # gemm 16090, which a first version of the chunk readings lost (a point
+    # loop outside its chunk loop fixed before the other reductions: a chunk
+    # of a skewed loop, floor((16j + i) / 80), read as a chunk of a point
+    # loop i + 16j made by a skew)
+    ("gemm", "reverse([0, 1], 3); skew([0, 1], 2, 1, -2); tile([0], 1, 1, 16); "
+             "iss([0, 0, 1, 0], {-1, 1, -1 | | 0, 1, 0 | 4}); skew([0, 0, 0], 3, 1, -1); "
+             "tile([0, 0, 0], 3, 3, 5);"),
     # a point loop scaled after its tile (grain on part of the tile loop):
     # the grain is undone first, not read as a larger tile
     ("trmm", "iss([0, 0, 0], {0 | | 1, 1 | 2}); stripmine([0, 0], 2, 4); "
