@@ -34,3 +34,17 @@ def test_every_missed_target_is_named():
     assert any("mean ≤ 32" in m for m in got) and any("max ≤ 230" in m for m in got)
     assert any("≤ 11" in m for m in got) and any("1 not" in m for m in got)
     assert any("adi, deriche" in m for m in got)
+
+
+def test_every_run_times_isl_and_the_dependences_apart():
+    """A row runs isl's scheduler on every run (the remembered trees are
+    forgotten first) and times the dependence analysis apart, RAR
+    included."""
+    from clayx.auto.scheduler import cache_stats
+    bench = _bench()
+    before = cache_stats()
+    row = bench.bench("trisolv", 2)
+    after = cache_stats()
+    assert after["misses"] - before["misses"] == 2 and after["hits"] == before["hits"]
+    assert row["exact"] and row["deps_ms"] > 0 and row["isl_ms"] > 0
+    assert row["total_ms"] >= row["auto_ms"]
