@@ -180,6 +180,9 @@ def test_cli_unexpressible_target_is_an_error_naming_the_part(tmp_path):
     (["--auto", "--whitebox", "x.scop"], EXIT_USAGE, "exclude each other"),
     (["--auto", "--run", "--emit", "c"], EXIT_USAGE, "it takes no --emit"),
     (["--whitebox", str(DATA / "gemm-bad.yaml")], EXIT_ERROR, "neither an isl schedule tree"),
+    (["--whitebox", "no-such-target.c"], EXIT_ERROR,
+     "cannot read the target no-such-target.c: no such file"),
+    (["--whitebox", str(EXAMPLES / "README.md")], EXIT_ERROR, "failed: syntax error\n"),  # no isl source place
     (["--whitebox", str(DATA / "mvt-interchange.map")], EXIT_ERROR, "iterators"),
     (["--whitebox", str(EXAMPLES / "mvt.c")], EXIT_ERROR, "S1 of the target has 2 iterators"),
 ])

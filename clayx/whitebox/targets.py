@@ -122,9 +122,13 @@ def read_target(target, scop: Scop) -> ClaySchedule:
         return _from_tree(target, scop)
     if isinstance(target, isl.UnionMap):
         return from_flat(target, scop)
-    if isinstance(target, Path) or (isinstance(target, str) and "\n" not in target
-                                    and "{" not in target and Path(target).exists()):
-        return _from_file(Path(target), scop)
+    if isinstance(target, str) and "\n" not in target and "{" not in target:
+        # isl text always has braces: one line without them names a file
+        target = Path(target)
+    if isinstance(target, Path):
+        if not target.exists():
+            raise WhiteboxError(f"cannot read the target {target}: no such file")
+        return _from_file(target, scop)
     if isinstance(target, str):
         return _from_text(target, scop)
     raise ClayxError(f"cannot whitebox towards a {type(target).__name__}")
@@ -142,7 +146,12 @@ def _from_text(text: str, scop: Scop) -> ClaySchedule:
         return from_flat(isl.UnionMap(stripped, context=ctx), scop)
     except isl.Error as e:
         raise WhiteboxError(f"the target is neither an isl schedule tree nor an isl union "
-                            f"map: {e}") from None
+                            f"map: {_isl_message(e)}") from None
+
+
+def _isl_message(e: isl.Error) -> str:
+    """isl's error message without the place in isl's sources it came from."""
+    return re.sub(r"\s+in \S+\.c:\d+\s*$", "", str(e).strip())
 
 
 def _tree_names(tree: isl.Schedule) -> dict[str, int]:
