@@ -350,4 +350,4 @@ def _matrix_map(mat, n_out: int, n_in: int, n_loc: int, st, scop: Scop) -> isl.M
         return isl.Map(text, context=scop.context.get_ctx())
     except isl.Error as e:
         raise WhiteboxError(f"the SCATTERING of {st.name} is not a relation isl reads "
-                            f"({text}): {e}") from None
+                            f"({text}): {_isl_message(e)}") from None
