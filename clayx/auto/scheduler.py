@@ -58,6 +58,20 @@ on all 31 examples):
   faster; dropping RAR proximity altogether takes adi to ~0.4x but changes
   its schedule (and seven others').  islpy does not expose
   ``schedule_parametric``.
+- Why nothing is steady (instruction counts under valgrind's callgrind,
+  which the machine's load does not blur): the *form* of the same
+  constraints decides much of the time.  adi's constraints printed and read
+  back (the same relations, 155 basic maps instead of 170, the same tree)
+  take 6.6·10⁹ instructions in isl's scheduler against 4.9·10⁹ as built
+  here.  Making adi's and deriche's thirteen straight-line scalar
+  statements one node (they run once, in the order written; isl's
+  ``expand``/pullback puts them back) takes the read-back form to 0.55x
+  (adi) and 0.73x (deriche), but the form built here to 1.15x (adi), and it
+  changes adi's ``gpu`` and ``nofuse`` trees and deriche's ``gpu`` one.
+  isl's ``gbr``, ``gbr_only_first`` and ``context`` options (set through
+  ``isl_ctx_parse_options``) change nothing (±0.01 %).  With
+  ``schedule_parametric`` off adi takes about 0.45x the time but loses its
+  parametric shifts (a different schedule).
 """
 
 from __future__ import annotations
