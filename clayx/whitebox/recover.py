@@ -1743,6 +1743,10 @@ class _Core:
             if more is None:
                 break
             variants.append(more)
+        for more in (self._by_iterators(units), self._grouped(units),
+                     self._common_shift(c, units)):
+            if more is not None:
+                variants.append(more)
         for variant in variants:
             for order in islice(permutations(range(len(variant))), MAX_ORDERS):
                 ok = True
@@ -1771,9 +1775,119 @@ class _Core:
             f"dimension {d} legally (the steps {[p[0] for p in plan]} on {list(prefix)} "
             "break a dependence in every order tried)")
 
+    def _by_iterators(self, units: list[tuple]) -> list[tuple] | None:
+        """``units`` with each skew of a dimension by others (and its shift)
+        written as ``reshape`` s by the iterators the dimensions hold (and
+        a shift of what is left), on the statements (None when no unit
+        skews).  The other dimensions carry parameters and constants that a
+        skew adds and its shift takes back: the dates on the way differ
+        (the original sequence reshaped by an iterator, ``j - i`` from
+        ``j`` beside an ``i + N - M - 1``, where the skew and shift pass
+        through ``j - i - N + M + 1``, illegal for some sizes)."""
+        C = self.C
+        if not any(st[0] == "skew" for _, plan in units for st in plan):
+            return None
+        out = []
+        for prefix, plan in units:
+            if not any(st[0] == "skew" for st in plan):
+                out.append((prefix, plan))
+                continue
+            head = tuple(st for st in plan if st[0] == "reverse")
+            body = tuple(st for st in plan if st[0] in ("skew", "shift"))
+            tail = tuple(st for st in plan if st[0] not in ("reverse", "skew", "shift"))
+            j = body[0][1]
+            forms = []
+            for r in C.under(prefix):
+                x = r.copy()
+                x.alphas = _simulated(r, head)
+                new = _simulated(x, body)[j - 1]
+                forms.append((r, head + tuple(_reshaped(x, x.alphas[j - 1], new, j)) + tail))
+            if len({f for _, f in forms}) == 1:
+                out.append((prefix, forms[0][1]))
+            else:
+                out.extend((r.beta, f) for r, f in forms)
+        return out
+
+    def _common_shift(self, c: tuple, units: list[tuple]) -> list[tuple] | None:
+        """``units`` with the ``shift`` that all of them make (the same
+        dimension by the same amount, every relation of the loop ``c`` with
+        an instance in one of them) made once, on ``c``, first (None when
+        there is none).  Shifting the relations one group at a time moves
+        one before or after the others for some sizes, where the original
+        sequence shifted the loop they share."""
+        C = self.C
+        shifts = set()
+        for _, plan in units:
+            sh = [st for st in plan if st[0] == "shift"]
+            if len(sh) != 1 or any(st[0] == "reverse" for st in plan):
+                return None
+            shifts.add(sh[0])
+        if len(shifts) != 1 or not C.is_loop(c):
+            return None
+        covered = {x.tag for prefix, _ in units for x in C.under(prefix)}
+        if any(not x.empty and x.tag not in covered for x in C.under(c)):
+            return None
+        shift = shifts.pop()
+        rest = [(prefix, tuple(st for st in plan if st != shift)) for prefix, plan in units]
+        return [(c, (shift,))] + [(p, q) for p, q in rest if q]
+
+    def _grouped(self, units: list[tuple]) -> list[tuple] | None:
+        """``units`` with the statements that get the same plan and follow
+        each other in one loop (the parts of an index-set split) as one
+        unit, its prefix the list of their β-vectors (None when there are
+        none): :meth:`_apply_group` changes them together, where changing
+        one before the other runs the parts in an order neither the
+        original nor the target has."""
+        C = self.C
+        by_plan: dict[tuple, list[tuple]] = {}
+        for prefix, plan in units:
+            by_plan.setdefault(plan, []).append(prefix)
+        out: list[tuple] = []
+        merged = False
+        for plan, prefixes in by_plan.items():
+            runs: list[list[tuple]] = []
+            for p in sorted(prefixes):
+                if (runs and not C.is_loop(p) and not C.is_loop(runs[-1][-1])
+                        and p[:-1] == runs[-1][-1][:-1] and p[-1] == runs[-1][-1][-1] + 1):
+                    runs[-1].append(p)
+                else:
+                    runs.append([p])
+            for run in runs:
+                merged = merged or len(run) > 1
+                out.append((run if len(run) > 1 else run[0], plan))
+        return out if merged else None
+
+    def _apply_group(self, stmts: list[tuple], plan: tuple) -> bool:
+        """Apply ``plan`` to the consecutive sibling statements ``stmts`` at
+        once: each in a one-iteration loop (``embed``), the loops fused, the
+        plan on the fused loop, then split apart and ``unembed`` ded (the
+        β-vectors as before).  Is the schedule legal after it (in careful
+        mode: after each step)?"""
+        C = self.C
+        n = len(stmts)
+        first = stmts[0]
+        for b in stmts:
+            self.rec.do("embed", b, comment="a one-iteration loop to change with its neighbours")
+        for _ in range(n - 1):
+            self.rec.do("fuse", first, comment="one loop for the parts changed together")
+        if self.careful and not self.oracle(C):
+            return False
+        if not self._apply_checked(first, plan):
+            return False
+        depth = len(first)
+        for k in range(n - 1):
+            self.rec.do("split", first[:-1] + (first[-1] + k, 0), depth,
+                        comment="separate the parts again")
+        for b in stmts:
+            self.rec.do("unembed", b + (0,), comment="remove the one-iteration loop")
+        return self.oracle(C)
+
     def _apply_checked(self, prefix: tuple, plan: tuple) -> bool:
         """Apply ``plan`` on ``prefix``; is the schedule legal after it (in
-        careful mode: after each of its steps)?"""
+        careful mode: after each of its steps)?  A list ``prefix``: the
+        statements of :meth:`_apply_group`."""
+        if isinstance(prefix, list):
+            return self._apply_group(prefix, plan)
         is_loop = self.C.is_loop(prefix)
         if not self.careful:
             self.apply_plan(prefix, plan, is_loop=is_loop)
