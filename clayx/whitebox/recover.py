@@ -1964,6 +1964,10 @@ class _Core:
         (``embed``); its free dimensions get values that keep its place: at
         ``depth`` the value its target has at ``d``, in between one of a few
         candidates (its target's, its outer dimensions'), tried in turn.
+        The last candidate fuses nothing and leaves the one-iteration loops
+        as they are: one plan on ``c`` for relations of the same depth
+        (a one-iteration loop of an outer iterator brought out of the loop
+        that a statement and a loop share, both at once).
         Every step is checked; returns False (and changes nothing) when no
         candidate gives a legal sequence."""
         C = self.C
@@ -1971,7 +1975,7 @@ class _Core:
             depth = max(self._pivot(r, d) for r in C.under(c))
         except WhiteboxError:
             return False
-        for choice in range(4):
+        for choice in range(5):
             snap = self.snapshot()
             try:
                 if self._perfect_nest(c, d, depth, choice):
@@ -1988,6 +1992,8 @@ class _Core:
                 continue
             while r.depth < depth:
                 self.rec.do("embed", r.beta, comment=f"a one-iteration loop around {r.stmt}")
+            if choice == 4:
+                continue            # the last choice: one plan for all, no fusion
             keys = _iter_keys(r)
             rows = [a.part("i") for a in r.alphas]
             needed = _basis(rows[:d - 1] + rows[depth:], keys)
@@ -2009,7 +2015,7 @@ class _Core:
                 rows = [a.part("i") for a in r.alphas]
             del needed
         node = c
-        for _ in range(d + 1, depth + 1):
+        for _ in range(d + 1, depth + 1 if choice < 4 else d + 1):
             while True:
                 kids = C.children(node)
                 if len(kids) == 1:
