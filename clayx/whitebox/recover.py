@@ -1736,19 +1736,28 @@ class _Core:
             return
         snap = self.snapshot()
         last = units[0]
-        variants = [units] + ([[(p, _shift_first(q)) for p, q in units]]
-                              if self.careful else [])
+        # (units, how many of the last keep their place): the others are
+        # tried in every order (at most MAX_ORDERS)
+        variants = [(units, 0)] + ([([(p, _shift_first(q)) for p, q in units], 0)]
+                                   if self.careful else [])
         for k in range(1, 4):
             more = self.units(c, d, k)
             if more is None:
                 break
-            variants.append(more)
-        for more in (self._by_iterators(units), self._grouped(units),
-                     self._common_shift(c, units)):
+            variants.append((more, 0))
+        for more in (self._by_iterators(units), self._grouped(units)):
             if more is not None:
-                variants.append(more)
-        for variant in variants:
-            for order in islice(permutations(range(len(variant))), MAX_ORDERS):
+                variants.append((more, 0))
+        # a shift common to all groups: in the order given (its position
+        # is the one before the others' interchanges, after their reverses)
+        more = self._common_shift(c, units)
+        if more is not None:
+            variants.append((more, len(more)))
+        for variant, kept in variants:
+            n = len(variant) - kept
+            orders = (order + tuple(range(n, len(variant)))
+                      for order in islice(permutations(range(n)), MAX_ORDERS))
+            for order in orders:
                 ok = True
                 for i in order:
                     prefix, plan = variant[i]
@@ -1811,15 +1820,18 @@ class _Core:
     def _common_shift(self, c: tuple, units: list[tuple]) -> list[tuple] | None:
         """``units`` with the ``shift`` that all of them make (the same
         dimension by the same amount, every relation of the loop ``c`` with
-        an instance in one of them) made once, on ``c``, first (None when
-        there is none).  Shifting the relations one group at a time moves
-        one before or after the others for some sizes, where the original
-        sequence shifted the loop they share."""
+        an instance in one of them) made once, on ``c`` (None when there is
+        none), to be applied in the order returned: the groups that reverse
+        the dimension first (without their shift), then the shift, then the
+        others (without it).  Shifting the relations one group at a time
+        moves one before or after the others for some sizes, where the
+        original sequence shifted the loop they share."""
         C = self.C
         shifts = set()
         for _, plan in units:
             sh = [st for st in plan if st[0] == "shift"]
-            if len(sh) != 1 or any(st[0] == "reverse" for st in plan):
+            if len(sh) != 1 or (any(st[0] == "reverse" for st in plan)
+                                and any(st[0] == "interchange" for st in plan)):
                 return None
             shifts.add(sh[0])
         if len(shifts) != 1 or not C.is_loop(c):
@@ -1828,8 +1840,11 @@ class _Core:
         if any(not x.empty and x.tag not in covered for x in C.under(c)):
             return None
         shift = shifts.pop()
-        rest = [(prefix, tuple(st for st in plan if st != shift)) for prefix, plan in units]
-        return [(c, (shift,))] + [(p, q) for p, q in rest if q]
+        rev = [(p, tuple(st for st in q if st != shift)) for p, q in units
+               if any(st[0] == "reverse" for st in q)]
+        rest = [(p, tuple(st for st in q if st != shift)) for p, q in units
+                if not any(st[0] == "reverse" for st in q)]
+        return rev + [(c, (shift,))] + [(p, q) for p, q in rest if q]
 
     def _grouped(self, units: list[tuple]) -> list[tuple] | None:
         """``units`` with the statements that get the same plan and follow
