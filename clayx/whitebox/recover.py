@@ -2180,6 +2180,14 @@ def recover(O: Sched, T: Sched, names: dict | None = None,
     core.process()
     for st in _legal_order(rec.sched, post, oracle):
         rec.do(st.name, *st.args, comment=_post_comment(st))
+        if careful and oracle is not None and not oracle(rec.sched):
+            # a reduction that undid several steps at once checked the
+            # schedules before and after them, not the ones in between
+            raise WhiteboxError(
+                f"cannot order the target's tiling legally: its step "
+                f"{st.text(rec.sched.params)}"
+                " breaks a dependence on the way, and "
+                "the recovery knows no other order of the steps that tile the target")
     for kind, loop, arg in target.marks:
         if kind == "parallel":
             rec.do("parallelize", loop, comment="run this loop in parallel")
