@@ -1404,6 +1404,8 @@ class _Core:
         self.careful = careful
         self._next_tag = 10 ** 6
         self.unrolls = Unrolls(self)
+        #: inside the second try of :meth:`process` (no nested retries)
+        self._retrying = False
 
     # -- 2 ------------------------------------------------------------------------
     def split_parts(self) -> None:
@@ -1566,10 +1568,33 @@ class _Core:
                 while len(C.by_tag(under[0].tag).beta) > k + 1:
                     self.rec.do("unembed", C.by_tag(under[0].tag).beta,
                                 comment="remove a one-iteration loop")
+        snap = self.snapshot()
+        try:
+            self._below(rho, k, label)
+        except WhiteboxError as e:
+            # a choice of pivot legal at this depth that leaves no legal
+            # order deeper (trmm's S1 at i + j brought out from j, then
+            # reversed back): once, the other pivots first here
+            if self._retrying or not str(e).startswith("cannot order the steps"):
+                raise
+            self.restore(snap)
+            if not any(C.is_loop(c) and self.units(c, k + 1, 1) for c in C.children(rho)):
+                raise
+            self._retrying = True
+            try:
+                self._below(rho, k, label, alt=True)
+            except WhiteboxError:
+                raise e from None
+            finally:
+                self._retrying = False
+
+    def _below(self, rho: tuple, k: int, label: dict, alt: bool = False) -> None:
+        """Parts b-d of :meth:`process` (``alt``: see :meth:`set_alpha`)."""
+        C = self.C
         # b. α
         for c in C.children(rho):
             if C.is_loop(c):
-                self.set_alpha(c, k + 1)
+                self.set_alpha(c, k + 1, alt)
         # c. merge
         self.sort_children(rho, label, "put the loops and statements in the target order")
         while True:
@@ -1703,7 +1728,7 @@ class _Core:
             steps.append(("interchange", m - 1, m))
         return tuple(steps)
 
-    def set_alpha(self, c: tuple, d: int) -> None:
+    def set_alpha(self, c: tuple, d: int, alt: bool = False) -> None:
         """Part 3b for the child loop ``c`` at depth ``d``.
 
         Relations that need the same steps get them together, on the
@@ -1714,7 +1739,8 @@ class _Core:
         undone and the groups are tried in other orders (at most
         :data:`MAX_ORDERS`), then with other pivots (:meth:`pivots`), then
         with the distributed loops fused on the way (:meth:`hoist_fusing`)
-        or in one perfect nest (:meth:`perfect_nest`)."""
+        or in one perfect nest (:meth:`perfect_nest`).  ``alt``: the other
+        pivots first, every choice checked (see :meth:`process`)."""
         from itertools import islice, permutations
         C = self.C
         units = self.units(c, d)
@@ -1730,7 +1756,8 @@ class _Core:
         partial = len(units) == 1 and units[0][0] != c and any(
             not x.empty for x in C.under(c) if x.tag not in
             {y.tag for y in C.under(units[0][0])})
-        if self.oracle is None or not (len(units) > 1 or shared or partial or self.careful):
+        if self.oracle is None or not (len(units) > 1 or shared or partial or self.careful
+                                       or alt):
             for prefix, plan in units:
                 self.apply_plan(prefix, plan, is_loop=C.is_loop(prefix))
             return
@@ -1744,7 +1771,7 @@ class _Core:
             more = self.units(c, d, k)
             if more is None:
                 break
-            variants.append((more, 0))
+            variants.insert(k - 1 if alt else len(variants), (more, 0))
         for more in (self._by_iterators(units), self._grouped(units)):
             if more is not None:
                 variants.append((more, 0))
