@@ -72,6 +72,25 @@ CASES = [
      "reverse([0, 0], 1);\nshift([0], 1, {-1 | 1 | 1}, -2);\nskew([0, 1], 2, 1, 2);\n"
      "shift([0, 1], 2, {-2 | 2 | 2}, -4);\nskew([0, 1], 3, 1, 2);\nskew([0, 1], 3, 2, 1);\n"
      "shift([0, 1], 3, {-2 | 2 | 2}, -4);\n"),
+    # parts split by the parameter (N >= 4 or N <= 3) shifted by N + T + 3
+    # and by T + 6: amounts equal where the second parts have instances
+    # (N = 3), one shift of the loop (fuzz seed 32093)
+    ("jacobi-1d", 32093, "shift([0], 1, {-1 | -1}, -3); skew([0, 0], 2, 1, 2); "
+                         "iss([0], {0 | | 0, -1 | 3}); peel([0, 2], {1, -1 | -1}); "
+                         "reshape([0, 4, 0], 2, 1, -2); fuse([0]);",
+     "iss([0], {[] | [] | [0, -1] | 3});\niss([0, 2], {[] | [2, -1] | [1, 3] | 6});\n"
+     "shift([0], 1, {-1 | -1}, -3);\nreorder([0, 2], [1, 0]);\nsplit([0, 2, 0], 2);\n"
+     "skew([0, 0], 2, 1, 2);\nreshape([0, 2], 2, 1, 2);\nshift([0, 2], 2, {2 | 0}, 12);\n"
+     "reshape([0, 4], 2, 1, -2);\n"),
+    # S1 at i + j: brought out from j (the default pivot), its dimension 2
+    # is then -(i) + (i + j), reversed on the way; from i (the other pivot,
+    # tried when the deeper level finds no order) one reshape, as written
+    # (fuzz seeds 34065, 33205)
+    ("trmm", 34065, "reshape([0, 0, 1], 1, 2, -1); tile([0], 2, 1, 16);",
+     "reshape([0, 0, 1], 1, 2, -1);\ntile([0], 2, 1, 16);\n"),
+    ("trmm", 33205, "interchange([0, 0, 1], 2, 2); tile([0, 0, 0], 2, 2, 16); "
+                    "skew([0, 0], 1, 2, -1);",
+     "reshape([0, 0, 1], 1, 2, -1);\nstripmine([0, 0, 0], 2, 16);\nskew([0, 0, 0], 1, 2, -1);\n"),
     # the core of a tile of a skewed tile: a one-iteration loop of value i
     # brought out of the j loop that S0's k loop and S1 share; for one of
     # them first, S1 runs before S0's updates of B[i][j]
@@ -146,6 +165,15 @@ def test_a_shift_every_group_makes_is_made_once_on_the_loop():
     assert all(shift not in plan and plan for _, plan in rest)
     # a relation of the loop that no group changes: no common shift
     assert core._common_shift((0,), units[:1]) is None
+
+
+def test_shifts_equal_on_the_instances_are_one():
+    core = _core("jacobi-1d", CASES[5][2])
+    units = core.units((0,), 1)
+    amounts = {st[2].text() for _, plan in units for st in plan if st[0] == "shift"}
+    assert len(amounts) == 2                         # N + T + 3 and T + 6, as written
+    common = core._common_shift((0,), units)
+    assert common is not None and len(common) == 1 and common[0][0] == (0,)
 
 
 def test_a_common_shift_comes_after_the_reverses():

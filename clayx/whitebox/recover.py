@@ -1846,30 +1846,38 @@ class _Core:
 
     def _common_shift(self, c: tuple, units: list[tuple]) -> list[tuple] | None:
         """``units`` with the ``shift`` that all of them make (the same
-        dimension by the same amount, every relation of the loop ``c`` with
-        an instance in one of them) made once, on ``c`` (None when there is
+        dimension by the same amount on the instances of their relations,
+        every relation of the loop ``c`` with an instance in one of them)
+        made once, on ``c`` (None when there is
         none), to be applied in the order returned: the groups that reverse
         the dimension first (without their shift), then the shift, then the
         others (without it).  Shifting the relations one group at a time
         moves one before or after the others for some sizes, where the
         original sequence shifted the loop they share."""
         C = self.C
-        shifts = set()
+        shifts = []
         for _, plan in units:
             sh = [st for st in plan if st[0] == "shift"]
             if len(sh) != 1 or (any(st[0] == "reverse" for st in plan)
                                 and any(st[0] == "interchange" for st in plan)):
                 return None
-            shifts.add(sh[0])
-        if len(shifts) != 1 or not C.is_loop(c):
+            shifts.append(sh[0])
+        if len({st[1] for st in shifts}) != 1 or not C.is_loop(c):
             return None
         covered = {x.tag for prefix, _ in units for x in C.under(prefix)}
         if any(not x.empty and x.tag not in covered for x in C.under(c)):
             return None
-        shift = shifts.pop()
-        rev = [(p, tuple(st for st in q if st != shift)) for p, q in units
+        # amounts that differ may still be equal where the relations have
+        # instances (index-set split parts of parameter values: N = 3)
+        shift = next((cand for cand in dict.fromkeys(shifts) if all(
+            st == cand or all(x.empty or self.oracle.equal(x, st[2], cand[2], C.divs)
+                              for x in C.under(prefix))
+            for (prefix, _), st in zip(units, shifts))), None)
+        if shift is None:
+            return None
+        rev = [(p, tuple(st for st in q if st != sh)) for (p, q), sh in zip(units, shifts)
                if any(st[0] == "reverse" for st in q)]
-        rest = [(p, tuple(st for st in q if st != shift)) for p, q in units
+        rest = [(p, tuple(st for st in q if st != sh)) for (p, q), sh in zip(units, shifts)
                 if not any(st[0] == "reverse" for st in q)]
         return rev + [(c, (shift,))] + [(p, q) for p, q in rest if q]
 
