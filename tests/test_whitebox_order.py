@@ -91,6 +91,25 @@ CASES = [
     ("trmm", 33205, "interchange([0, 0, 1], 2, 2); tile([0, 0, 0], 2, 2, 16); "
                     "skew([0, 0], 1, 2, -1);",
      "reshape([0, 0, 1], 1, 2, -1);\nstripmine([0, 0, 0], 2, 16);\nskew([0, 0, 0], 1, 2, -1);\n"),
+    # S0's inner dimension shifted alone, then the interchange both need
+    # once on their loop (fuzz seed 32225; the iss and collapse pairs of the
+    # sequence cancel)
+    ("trmm", 32225, "iss([0, 0], {1, -1 | | 0, 0 | 6}); collapse([0, 0]); "
+                    "iss([0], {0, 1 | | 0, -1 | 2}); collapse([0]); "
+                    "iss([0, 0, 0], {1 | | 0, 1 | -1}); collapse([0, 0, 0]); "
+                    "skew([0, 0], 1, 2, 2); interchange([0], 1, 2); "
+                    "shift([0, 0, 0, 0], 1, {}, 2); tile([0], 2, 1, 16);",
+     "shift([0, 0, 0], 2, {}, 2);\ninterchange([0], 1, 2);\nskew([0, 0, 0], 2, 1, 2);\n"
+     "shift([0, 0, 0], 2, {}, 4);\nreshape([0, 0, 1], 2, 2, 2);\ntile([0], 2, 1, 16);\n"),
+    # a part of S0 at i = N - 1 gets a shift by 2N - 2 where the others get
+    # a skew by i: the skew, once on the loop, gives it the same dates
+    # (fuzz seed 32237)
+    ("lu", 32237, "interchange([0, 1], 1, 2); iss([0, 0], {0, -1 | | -1 | 1}); collapse([0, 0]); "
+                  "iss([0, 0, 0], {-1, 0, 0 | | 1 | -2}); peel([0, 1], {-1 | 6}); "
+                  "skew([0], 2, 1, -2);",
+     "iss([0, 0, 0], {[] | [-1] | [1] | -2});\niss([0, 1, 0], {[] | [1] | [-1] | 6});\n"
+     "interchange([0, 1], 1, 2);\nsplit([0, 1, 0, 0], 3);\nsplit([0, 1, 0], 2);\n"
+     "skew([0, 0], 2, 1, -2);\nskew([0, 1], 2, 1, -2);\nskew([0, 2], 2, 1, -2);\n"),
     # the core of a tile of a skewed tile: a one-iteration loop of value i
     # brought out of the j loop that S0's k loop and S1 share; for one of
     # them first, S1 runs before S0's updates of B[i][j]
@@ -183,6 +202,35 @@ def test_a_common_shift_comes_after_the_reverses():
     common = core._common_shift((0,), units)
     assert [(p, [st[0] for st in q]) for p, q in common] == [((0, 0), ["reverse"]),
                                                            ((0,), ["shift"])]
+
+
+def test_interchanges_every_group_ends_with_are_made_once_last():
+    core = _core("trmm", CASES[8][2])
+    units = core.units((0,), 1)
+    assert [[st[0] for st in plan] for _, plan in units] == [["shift", "interchange"],
+                                                             ["interchange"]]
+    tail = core._common_tail((0,), units)
+    assert [(p, [st[0] for st in q]) for p, q in tail] == [((0, 0, 0), ["shift"]),
+                                                         ((0,), ["interchange"])]
+    # each relation interchanged alone breaks a dependence; this order not
+    snap = core.snapshot()
+    assert not core._apply_checked(*units[1])
+    core.restore(snap)
+    assert all(core._apply_checked(p, q) for p, q in tail)
+    assert core._common_tail((0,), units[1:]) is None         # S0 left out
+
+
+def test_one_plan_on_the_loop_when_it_gives_every_relation_its_dimension():
+    core = _core("lu", CASES[9][2])
+    core.set_alpha((0,), 1)
+    units = core.units((0, 0), 2)
+    kinds = sorted(st[0] for _, plan in units for st in plan)
+    assert kinds == ["shift", "skew", "skew"]     # the part at i = N - 1: a shift
+    one = core._one_plan((0, 0), 2, units)
+    assert one == [((0, 0), (("skew", 2, 1, -2),))]
+    # the shift alone does not give the other relations their dimension
+    shift_only = [u for u in units if u[1][0][0] == "shift"]
+    assert core._one_plan((0, 0), 2, shift_only + shift_only) is None
 
 
 def test_consecutive_split_parts_with_one_plan_are_one_group():

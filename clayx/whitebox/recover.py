@@ -1780,6 +1780,13 @@ class _Core:
         more = self._common_shift(c, units)
         if more is not None:
             variants.append((more, len(more)))
+        # the interchanges that end every group's plan, once on the loop, last
+        more = self._common_tail(c, units)
+        if more is not None:
+            variants.append((more, 1))
+        more = self._one_plan(c, d, units)
+        if more is not None:
+            variants.append((more, 0))
         for variant, kept in variants:
             n = len(variant) - kept
             orders = (order + tuple(range(n, len(variant)))
@@ -1880,6 +1887,55 @@ class _Core:
         rest = [(p, tuple(st for st in q if st != sh)) for (p, q), sh in zip(units, shifts)
                 if not any(st[0] == "reverse" for st in q)]
         return rev + [(c, (shift,))] + [(p, q) for p, q in rest if q]
+
+    def _one_plan(self, c: tuple, d: int, units: list[tuple]) -> list[tuple] | None:
+        """The plan of one of ``units`` applied once to the whole loop ``c``,
+        when it gives every relation of ``c`` its target dimension ``d`` on
+        its instances (None when none does): a part whose outer dimension
+        is a constant (``N - 1``) gets a shift where the others get the
+        skew by that dimension, which gives it the same dates."""
+        C = self.C
+        if not C.is_loop(c) or len(units) < 2:
+            return None
+        rels = [x for x in C.under(c) if not x.empty]
+
+        def gives(x: Rel, plan: tuple) -> bool:
+            deepest = max(max(st[1], st[2] if st[0] in ("interchange", "skew") else 0)
+                          for st in plan)
+            if deepest > x.depth:
+                return False
+            want = self.T.by_tag(x.tag).alphas[d - 1]
+            got = x.canon(_simulated(x, plan)[d - 1])
+            return got == want or self.oracle.equal(x, got, want, C.divs)
+
+        for plan in dict.fromkeys(q for _, q in units):
+            if all(gives(x, plan) for x in rels):
+                return [(c, plan)]
+        return None
+
+    def _common_tail(self, c: tuple, units: list[tuple]) -> list[tuple] | None:
+        """``units`` without the ``interchange`` s that end all of their
+        plans (the same ones, every relation of the loop ``c`` with an
+        instance in one of them), and those interchanges once on ``c``,
+        last (None when there are none or ``c`` is the only unit).  A
+        relation interchanged before the others of its loop runs its
+        instances in another order than theirs; its other steps (a shift of
+        the inner dimension) need not."""
+        C = self.C
+        tails = set()
+        for _, plan in units:
+            k = len(plan)
+            while k and plan[k - 1][0] == "interchange":
+                k -= 1
+            tails.add(plan[k:])
+        tail = tails.pop() if len(tails) == 1 else ()
+        if not tail or not C.is_loop(c) or all(p == c for p, _ in units):
+            return None
+        covered = {x.tag for prefix, _ in units for x in C.under(prefix)}
+        if any(not x.empty and x.tag not in covered for x in C.under(c)):
+            return None
+        rest = [(p, q[:len(q) - len(tail)]) for p, q in units]
+        return [(p, q) for p, q in rest if q] + [(c, tail)]
 
     def _grouped(self, units: list[tuple]) -> list[tuple] | None:
         """``units`` with the statements that get the same plan and follow
