@@ -6,9 +6,10 @@ legal path; the recovery now also tries the skews of a group written as
 reshapes by iterators, the parts of an index-set split changed together, a
 shift common to every group made once on their loop, and a one-iteration
 loop brought out of a loop that a statement and a loop share for both at
-once.  Every recovered script, simplified or not, replays (every step
-checked) to the target's dates; one is compiled and run against the
-original."""
+once; and an index-set split by tile loops (after the tile, refused as
+parts with strides) is made last, by one ``iss`` on the α dimensions.
+Every recovered script, simplified or not, replays (every step checked) to
+the target's dates; some are compiled and run against the original."""
 
 from __future__ import annotations
 
@@ -257,13 +258,75 @@ def test_a_group_is_changed_and_put_back_in_place():
     assert not core._apply_checked(*units[0])
 
 
+#: (kernel, fuzz seed, the random sequence, the script recovered today):
+#: an index-set split by a tile loop, after the tile (the parts look like an
+#: unroll's strided parts), refused before; now split last, by the same
+#: inequality on the α dimensions.
+LATE = [
+    ("mvt", 17072, "reshape([0, 0, 0], 2, 1, 3); tile([1], 1, 1, 5); tile([0, 0], 2, 2, 5); "
+                   "skew([1], 2, 1, -2); iss([1, 0, 0], {1, 1 | | -1 | 6}); stripmine([0], 3, 4);",
+     "skew([0], 2, 1, -1);\nstripmine([0], 2, 4);\nskew([0], 3, 1, -1);\nskew([0], 2, 1, 1);\n"
+     "tile([0], 3, 2, 5);\nskew([0], 4, 1, 5);\nskew([0], 2, 1, 1);\nstripmine([1], 1, 5);\n"
+     "skew([1], 2, 1, -2);\niss([1, 0, 0], {[1, 1] | [] | [-1] | 6});\n"),
+    ("gemm", 32080, "parallelize([0]); skew([0, 1], 2, 3, -2); stripmine([0, 1, 0], 3, 3); "
+                    "grain([0, 1, 0], 3, 2); peel([0, 1, 0], {-1, 1, -1 | 1});",
+     "skew([0, 1], 2, 3, -2);\nstripmine([0, 1], 3, 3);\ngrain([0, 1], 3, 2);\n"
+     "iss([0, 1], {[0, 0, 1] | [] | [-1, 1, -1] | 1});\nparallelize([0]);\n"),
+    ("lu", 34297, "tile([0, 1, 0], 3, 3, 2); skew([0, 0, 0], 3, 2, -1); stripmine([0, 1, 0], 4, 2); "
+                  "iss([0, 1, 0, 0], {1, 0, -1, -1, 1 | | -1 | 5});",
+     "skew([0, 0, 0], 3, 2, -1);\nstripmine([0, 1], 3, 2);\nstripmine([0, 1], 4, 2);\n"
+     "iss([0, 1, 0, 0], {[1, 0, 0, -2, 1] | [] | [-1] | 5});\n"),
+]
+
+
+@pytest.mark.parametrize("stem,seed,seq,want", LATE, ids=[f"{c[0]}-{c[1]}" for c in LATE])
+def test_a_split_by_tile_loops_is_made_last_and_replays(stem, seed, seq, want):
+    test_alpha_steps_are_ordered_legally_and_replay(stem, seed, seq, want)
+
+
+def test_late_splits_merge_the_parts_and_find_the_inequality():
+    stem, _, seq, _ = LATE[0]
+    s = _session(stem, seq)
+    scop, _, deps = start_of(s.original, None)
+    divs = Divs()
+    T = symbolic(scop, s.current.schedule, divs, tags=True)
+    assert [r.tag for r in T.rels if r.stmt == "S1"] == [1, 2]
+    assert all(r.dom is not None for r in T.rels if r.stmt == "S1")     # strided
+    merged, splits = _recover._late_splits(T, Oracle(scop, deps, divs))
+    assert [(r.tag, r.beta, r.dom) for r in merged.rels if r.stmt == "S1"] == [
+        (1, (1, 0, 0, 0), None)]
+    (loop, ineq, form, tags), = splits
+    assert loop == (1, 0, 0) and tags == {"S1": 2}
+    # on S1's dimensions (floor(i / 5), i + 2 floor(i / 5), j): -α1 - α2 + N - 7
+    assert form[0] == (-1, -1) and form[1].text() == "N - 7"
+    assert ineq.keys("d")                                     # a strip-mined dimension
+    # without an oracle (no dependences, no isl sets): nothing
+    assert _recover._late_splits(T, None) is None
+
+
+def test_a_form_on_the_alpha_dimensions_is_integral_or_none():
+    T, _ = _target_of("mvt", LATE[0][2])
+    r = next(x for x in T.rels if x.stmt == "S1")
+    i0 = _recover.Aff.var(_recover.it(0))
+    assert _recover._alpha_form(r, i0) == ((-2, 1), _recover.Aff())    # i = α2 - 2 α1
+    half = T.divs.get(_recover.Aff.var(_recover.it(0)), 2)            # floor(i / 2): none
+    assert _recover._alpha_form(r, half) is None
+
+
+def _target_of(stem: str, seq: str):
+    s = _session(stem, seq)
+    scop, _, deps = start_of(s.original, None)
+    divs = Divs()
+    return symbolic(scop, s.current.schedule, divs, tags=True), Oracle(scop, deps, divs)
+
+
 #: Refused still, with the reason (not a recovery of the order of α steps).
 REFUSED = [
-    # an index-set split of S1 by its tile loop (after the tile): the split
-    # parts look like an unroll's strided parts
-    ("mvt", "reshape([0, 0, 0], 2, 1, 3); tile([1], 1, 1, 5); tile([0, 0], 2, 2, 5); "
-            "skew([1], 2, 1, -2); iss([1, 0, 0], {1, 1 | | -1 | 6}); stripmine([0], 3, 4);",
-     "the parts of S1 with strides are not the main part"),
+    # S0 split by its tile loop, its two parts with different dimensions (a
+    # skew of one of them): no late split (fuzz seed 30186)
+    ("seidel-2d", "peel([0, 0], {0, 0 | 3}); tile([0], 1, 1, 5); skew([0, 0, 1, 0], 2, 1, 1); "
+                  "fuse([0, 0, 0, 0]); iss([0, 0], {-1, 1, 1, 0 | | 0, -1 | 4});",
+     "the parts of S0 with strides are not the main part"),
     # S1's outer dimension scaled by 3 first, then both reshaped and skewed
     # as one loop: without the scaling (a grain the recovery makes last),
     # S0 and S1 need different steps, and either changed first runs S1
@@ -287,14 +350,15 @@ def test_unordered_cases_are_refused_not_replayed_wrong(stem, seq, msg):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("seed,sizes", [(21194, {"N": 19, "M": 23}), (12285, {"M": 9, "N": 7})])
+@pytest.mark.parametrize("seed,sizes", [(21194, {"N": 19, "M": 23}), (12285, {"M": 9, "N": 7}),
+                                        (17072, {"N": 23})])
 def test_recovered_ordered_script_runs_equal_to_the_original(tmp_path, seed, sizes):
     # the recovered script, applied to the original and compiled, prints
     # the original's output bit for bit
     from clayx.verify import verify
     if shutil.which("gcc") is None:
         pytest.skip("gcc not available")
-    stem, _, seq, _ = next(c for c in CASES if c[1] == seed)
+    stem, _, seq, _ = next(c for c in CASES + LATE if c[1] == seed)
     target = _session(stem, seq).current.schedule
     r = whitebox(_session(stem).original, target)
     s = _session(stem, r.text(comments=False))

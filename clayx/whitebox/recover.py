@@ -2243,7 +2243,31 @@ def recover(O: Sched, T: Sched, names: dict | None = None,
     breaks a dependence.  ``careful`` (with an oracle): every reduced
     target and the state after every α step group are checked, and other
     choices tried where one is illegal (slower; :func:`clayx.whitebox.whitebox`
-    asks for it when a sequence recovered without it fails its replay)."""
+    asks for it when a sequence recovered without it fails its replay).
+
+    When that fails and a statement of the target is split in two parts
+    with the same dimensions, side by side in a loop that holds only them,
+    by an inequality that needs its strip-mined dimensions (an ``iss``
+    after a tile: the parts look strided) or whose split before the tile
+    breaks a dependence, the target is recovered with the two parts as one
+    relation, and split last (:func:`_late_splits`)."""
+    try:
+        return _recover(O, T, names, oracle, careful)
+    except WhiteboxError as e:
+        late = _late_splits(T, oracle)
+        if late is None:
+            raise
+        try:
+            return _recover(O, late[0], names, oracle, careful, late[1])
+        except WhiteboxError:
+            raise e from None
+
+
+def _recover(O: Sched, T: Sched, names: dict | None, oracle, careful: bool,
+             splits: Sequence[tuple] = ()) -> tuple[list[Step], Sched]:
+    """:func:`recover`, with the index-set ``splits`` ``(loop, inequality,
+    its form on the α dimensions, tag of the copy of each statement)`` made
+    after the target's tiling."""
     O = O.copy()
     target = T.copy()
     core_T = T.copy()
@@ -2279,6 +2303,15 @@ def recover(O: Sched, T: Sched, names: dict | None = None,
                 f"{st.text(rec.sched.params)}"
                 " breaks a dependence on the way, and "
                 "the recovery knows no other order of the steps that tile the target")
+    for loop, ineq, form, tags in splits:
+        under = [x.tag for x in rec.sched.under(loop)]
+        rec.do("iss", loop, ineq, form, new_tag=lambda x, tags=tags: tags[x.stmt],
+               comment="split the loop by its tile loops")
+        if oracle is not None:
+            core._refresh(*under, *tags.values())
+            if not oracle(rec.sched):
+                raise WhiteboxError("an index-set split made after the tiling breaks a "
+                                    "dependence")
     for kind, loop, arg in target.marks:
         if kind == "parallel":
             rec.do("parallelize", loop, comment="run this loop in parallel")
@@ -2287,6 +2320,104 @@ def recover(O: Sched, T: Sched, names: dict | None = None,
         elif kind == "unroll":
             rec.do("unroll_mark", loop, arg, comment="ask the compiler to unroll this loop")
     return rec.steps, rec.sched
+
+
+def _late_splits(T: Sched, oracle) -> tuple[Sched, list[tuple]] | None:
+    """``T`` with the statements split in two parts that one ``iss`` of
+    their loop can make last as one relation each, and the splits
+    ``(loop, inequality, (α coefficients, rest), tag of the second part)``
+    (None when there is none, or no oracle).  Such a loop holds only the
+    two parts of each of its statements, the first parts then the second
+    ones in the same order, with the same α dimensions; the inequality is
+    one of the first part's instances (over its iterators, strip-mined
+    dimensions and parameters) that the second part's instances all
+    break, one integral form on the α dimensions for all of them."""
+    if oracle is None:
+        return None
+    import islpy as isl
+
+    from .model import _constraints, instances
+    by: dict[str, list[Rel]] = {}
+    for r in T.rels:
+        by.setdefault(r.stmt, []).append(r)
+    loops: dict[tuple, list[tuple[Rel, Rel]]] = {}
+    for rs in by.values():
+        if len(rs) != 2:
+            continue
+        a, b = sorted(rs, key=lambda r: r.beta)
+        diff = [k for k in range(min(len(a.beta), len(b.beta))) if a.beta[k] != b.beta[k]]
+        if (a.alphas == b.alphas and len(a.beta) == len(b.beta) and a.stdom is not None
+                and len(diff) == 1 and diff[0] > 0):
+            loops.setdefault(a.beta[:diff[0]], []).append((a, b))
+    T2 = T.copy()
+    splits = []
+    for loop, pairs in loops.items():
+        n, d = len(pairs), len(loop)
+        if ({x.tag for x in T.under(loop)} != {r.tag for pair in pairs for r in pair}
+                or any(b.beta[d] != a.beta[d] + n for a, b in pairs)):
+            continue
+        sets = [(a, instances(a, T.divs), instances(b, T.divs)) for a, b in pairs]
+        split = None
+        first, A0, _ = sets[0]
+        for bset in A0.get_basic_sets():
+            for c in _constraints(isl.Set.from_basic_set(bset), T.divs, T.params,
+                                  with_divs=True):
+                form = _alpha_form(first, c)
+                if form is None or any(_alpha_form(a, c) != form for a, _, _ in sets):
+                    continue
+                if all(A.is_subset(_half(a, c, T.divs))
+                       and B.is_subset(_half(a, -c - Aff.const(1), T.divs)) for a, A, B in sets):
+                    split = (c, form)
+                    break
+            if split is not None:
+                break
+        if split is None:
+            continue
+        for a, b in pairs:
+            m = T2.by_tag(a.tag)
+            m.cons = [x for x in a.cons if x in b.cons]
+            m.dom = None
+            m.empty = False
+            m.elim = oracle.elim(a.stmt, m.cons)
+            T2.rels = [x for x in T2.rels if x.tag != b.tag]
+            splits.append((loop, split[0], split[1], b.tag))
+    # one iss per loop: the copies of its relations get their own tags
+    out = []
+    for loop in dict.fromkeys(x[0] for x in splits):
+        mine = [x for x in splits if x[0] == loop]
+        out.append((loop, mine[0][1], mine[0][2], {T.by_tag(x[3]).stmt: x[3] for x in mine}))
+    return (T2, out) if out else None
+
+
+def _half(r: Rel, c: Aff, divs):
+    """The instances of ``r``'s statement where ``c ≥ 0`` (an isl set)."""
+    from .model import instances
+    x = r.copy()
+    x.cons, x.dom = [c], None
+    return instances(x, divs)
+
+
+def _alpha_form(r: Rel, c: Aff) -> tuple | None:
+    """``c`` as integral coefficients of ``r``'s α dimensions and a rest of
+    parameters and a constant (None when it is no such combination)."""
+    keys = sorted({k for a in list(r.alphas) + [c] for k in a.keys("i") + a.keys("d")},
+                  key=str)
+    rows = [a.part("i", "d") for a in r.alphas]
+    basis = _basis(rows, keys)
+    x = solve([rows[l - 1] for l in basis], c.part("i", "d"), keys)
+    if x is None or any(v.denominator != 1 for v in x):
+        return None
+    coef = [0] * len(rows)
+    for l, v in zip(basis, x):
+        coef[l - 1] = int(v)
+    rest = c
+    for l, v in enumerate(coef):
+        rest = rest - r.alphas[l].scale(v)
+    if rest.keys("i") or rest.keys("d"):
+        return None
+    while coef and not coef[-1]:
+        coef.pop()                  # the same form for relations of other depths
+    return tuple(coef), rest
 
 
 def _legal_order(sched: Sched, steps: list[Step], oracle) -> list[Step]:
