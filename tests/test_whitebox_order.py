@@ -276,6 +276,14 @@ LATE = [
                   "iss([0, 1, 0, 0], {1, 0, -1, -1, 1 | | -1 | 5});",
      "skew([0, 0, 0], 3, 2, -1);\nstripmine([0, 1], 3, 2);\nstripmine([0, 1], 4, 2);\n"
      "iss([0, 1, 0, 0], {[1, 0, 0, -2, 1] | [] | [-1] | 5});\n"),
+    # two pairs of parts of S0 (a peel, one half skewed after the tile),
+    # split by one inequality on the α dimensions: on the iterators it
+    # differs between the pairs (d0 - i0 - i1 and 2 d0 - i0 - i1)
+    ("seidel-2d", 30186, "peel([0, 0], {0, 0 | 3}); tile([0], 1, 1, 5); "
+                         "skew([0, 0, 1, 0], 2, 1, 1); fuse([0, 0, 0, 0]); "
+                         "iss([0, 0], {-1, 1, 1, 0 | | 0, -1 | 4});",
+     "iss([0, 0, 0], {[] | [0, 1] | [0, 0] | 3});\nsplit([0, 0, 0, 0], 3);\nsplit([0, 0, 0], 2);\n"
+     "stripmine([0], 1, 5);\nskew([0, 0, 1], 2, 1, 1);\niss([0, 0], {[-1, 1, 1] | [] | [0, -1] | 4});\n"),
 ]
 
 
@@ -295,11 +303,11 @@ def test_late_splits_merge_the_parts_and_find_the_inequality():
     merged, splits = _recover._late_splits(T, Oracle(scop, deps, divs))
     assert [(r.tag, r.beta, r.dom) for r in merged.rels if r.stmt == "S1"] == [
         (1, (1, 0, 0, 0), None)]
-    (loop, ineq, form, tags), = splits
-    assert loop == (1, 0, 0) and tags == {"S1": 2}
+    (loop, form, parts), = splits
+    assert loop == (1, 0, 0) and list(parts) == [1] and parts[1][1] == 2
     # on S1's dimensions (floor(i / 5), i + 2 floor(i / 5), j): -α1 - α2 + N - 7
     assert form[0] == (-1, -1) and form[1].text() == "N - 7"
-    assert ineq.keys("d")                                     # a strip-mined dimension
+    assert parts[1][0].keys("d")                              # a strip-mined dimension
     # without an oracle (no dependences, no isl sets): nothing
     assert _recover._late_splits(T, None) is None
 
@@ -313,6 +321,17 @@ def test_a_form_on_the_alpha_dimensions_is_integral_or_none():
     assert _recover._alpha_form(r, half) is None
 
 
+def test_late_splits_of_pairs_with_other_dimensions_share_the_form_not_the_inequality():
+    stem, _, seq, _ = LATE[3]
+    T, oracle = _target_of(stem, seq)
+    _, splits = _recover._late_splits(T, oracle)
+    (loop, form, parts), = splits
+    assert loop == (0, 0) and sorted(parts) == [0, 1]
+    assert form[0] == (1, -1, -1)
+    assert parts[0][0] != parts[1][0]                   # d0 - i0 - i1 …, 2 d0 - i0 - i1 …
+    assert all(_recover._alpha_form(T.by_tag(tag), c) == form for tag, (c, _) in parts.items())
+
+
 def _target_of(stem: str, seq: str):
     s = _session(stem, seq)
     scop, _, deps = start_of(s.original, None)
@@ -322,11 +341,6 @@ def _target_of(stem: str, seq: str):
 
 #: Refused still, with the reason (not a recovery of the order of α steps).
 REFUSED = [
-    # S0 split by its tile loop, its two parts with different dimensions (a
-    # skew of one of them): no late split (fuzz seed 30186)
-    ("seidel-2d", "peel([0, 0], {0, 0 | 3}); tile([0], 1, 1, 5); skew([0, 0, 1, 0], 2, 1, 1); "
-                  "fuse([0, 0, 0, 0]); iss([0, 0], {-1, 1, 1, 0 | | 0, -1 | 4});",
-     "the parts of S0 with strides are not the main part"),
     # S1's outer dimension scaled by 3 first, then both reshaped and skewed
     # as one loop: without the scaling (a grain the recovery makes last),
     # S0 and S1 need different steps, and either changed first runs S1

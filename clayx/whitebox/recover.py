@@ -2265,9 +2265,8 @@ def recover(O: Sched, T: Sched, names: dict | None = None,
 
 def _recover(O: Sched, T: Sched, names: dict | None, oracle, careful: bool,
              splits: Sequence[tuple] = ()) -> tuple[list[Step], Sched]:
-    """:func:`recover`, with the index-set ``splits`` ``(loop, inequality,
-    its form on the α dimensions, tag of the copy of each statement)`` made
-    after the target's tiling."""
+    """:func:`recover`, with the index-set ``splits`` of
+    :func:`_late_splits` made after the target's tiling."""
     O = O.copy()
     target = T.copy()
     core_T = T.copy()
@@ -2303,12 +2302,16 @@ def _recover(O: Sched, T: Sched, names: dict | None, oracle, careful: bool,
                 f"{st.text(rec.sched.params)}"
                 " breaks a dependence on the way, and "
                 "the recovery knows no other order of the steps that tile the target")
-    for loop, ineq, form, tags in splits:
-        under = [x.tag for x in rec.sched.under(loop)]
-        rec.do("iss", loop, ineq, form, new_tag=lambda x, tags=tags: tags[x.stmt],
+    for loop, form, parts in splits:
+        ineq = next(iter(parts.values()))[0]
+        rec.do("iss", loop, ineq, form, new_tag=lambda x, parts=parts: parts[x.tag][1],
                comment="split the loop by its tile loops")
+        for tag, (c, copy) in parts.items():
+            # each relation's inequality on its own α dimensions
+            rec.sched.by_tag(tag).cons[-1] = c
+            rec.sched.by_tag(copy).cons[-1] = -c - Aff.const(1)
         if oracle is not None:
-            core._refresh(*under, *tags.values())
+            core._refresh(*parts, *(copy for _, copy in parts.values()))
             if not oracle(rec.sched):
                 raise WhiteboxError("an index-set split made after the tiling breaks a "
                                     "dependence")
@@ -2325,13 +2328,15 @@ def _recover(O: Sched, T: Sched, names: dict | None, oracle, careful: bool,
 def _late_splits(T: Sched, oracle) -> tuple[Sched, list[tuple]] | None:
     """``T`` with the statements split in two parts that one ``iss`` of
     their loop can make last as one relation each, and the splits
-    ``(loop, inequality, (α coefficients, rest), tag of the second part)``
-    (None when there is none, or no oracle).  Such a loop holds only the
-    two parts of each of its statements, the first parts then the second
-    ones in the same order, with the same α dimensions; the inequality is
-    one of the first part's instances (over its iterators, strip-mined
-    dimensions and parameters) that the second part's instances all
-    break, one integral form on the α dimensions for all of them."""
+    ``(loop, (α coefficients, rest), {tag: (inequality, tag of its copy)})``
+    (None when there is none, or no oracle).  Such a loop holds only pairs
+    of parts of its statements, the first parts then the second ones in
+    the same order, the two of a pair with the same α dimensions; the
+    inequality is one of the first part's instances (over its iterators,
+    strip-mined dimensions and parameters) that the second part's
+    instances all break, of one integral form on the α dimensions for all
+    pairs (Clay's ``iss`` on the α dimensions: its form on the iterators
+    differs where the pairs' dimensions do)."""
     if oracle is None:
         return None
     import islpy as isl
@@ -2342,13 +2347,17 @@ def _late_splits(T: Sched, oracle) -> tuple[Sched, list[tuple]] | None:
         by.setdefault(r.stmt, []).append(r)
     loops: dict[tuple, list[tuple[Rel, Rel]]] = {}
     for rs in by.values():
-        if len(rs) != 2:
-            continue
-        a, b = sorted(rs, key=lambda r: r.beta)
-        diff = [k for k in range(min(len(a.beta), len(b.beta))) if a.beta[k] != b.beta[k]]
-        if (a.alphas == b.alphas and len(a.beta) == len(b.beta) and a.stdom is not None
-                and len(diff) == 1 and diff[0] > 0):
-            loops.setdefault(a.beta[:diff[0]], []).append((a, b))
+        rs = sorted(rs, key=lambda r: r.beta)
+        used: set[int] = set()
+        for a in rs:
+            for b in rs:
+                diff = [k for k in range(min(len(a.beta), len(b.beta)))
+                        if a.beta[k] != b.beta[k]]
+                if (a.tag not in used and b.tag not in used and a.alphas == b.alphas
+                        and len(a.beta) == len(b.beta) and a.stdom is not None
+                        and len(diff) == 1 and diff[0] > 0 and b.beta[diff[0]] > a.beta[diff[0]]):
+                    used |= {a.tag, b.tag}
+                    loops.setdefault(a.beta[:diff[0]], []).append((a, b))
     T2 = T.copy()
     splits = []
     for loop, pairs in loops.items():
@@ -2357,21 +2366,23 @@ def _late_splits(T: Sched, oracle) -> tuple[Sched, list[tuple]] | None:
                 or any(b.beta[d] != a.beta[d] + n for a, b in pairs)):
             continue
         sets = [(a, instances(a, T.divs), instances(b, T.divs)) for a, b in pairs]
-        split = None
-        first, A0, _ = sets[0]
+        found = None
+        first, A0, _ = next((x for x in sets if not x[1].is_empty()), sets[0])
         for bset in A0.get_basic_sets():
             for c in _constraints(isl.Set.from_basic_set(bset), T.divs, T.params,
                                   with_divs=True):
                 form = _alpha_form(first, c)
-                if form is None or any(_alpha_form(a, c) != form for a, _, _ in sets):
+                if form is None:
                     continue
-                if all(A.is_subset(_half(a, c, T.divs))
-                       and B.is_subset(_half(a, -c - Aff.const(1), T.divs)) for a, A, B in sets):
-                    split = (c, form)
+                ineqs = {a.tag: _on_alphas(a, form) for a, _, _ in sets}
+                if all(A.is_subset(_half(a, ineqs[a.tag], T.divs))
+                       and B.is_subset(_half(a, -ineqs[a.tag] - Aff.const(1), T.divs))
+                       for a, A, B in sets):
+                    found = (form, ineqs)
                     break
-            if split is not None:
+            if found is not None:
                 break
-        if split is None:
+        if found is None:
             continue
         for a, b in pairs:
             m = T2.by_tag(a.tag)
@@ -2380,13 +2391,17 @@ def _late_splits(T: Sched, oracle) -> tuple[Sched, list[tuple]] | None:
             m.empty = False
             m.elim = oracle.elim(a.stmt, m.cons)
             T2.rels = [x for x in T2.rels if x.tag != b.tag]
-            splits.append((loop, split[0], split[1], b.tag))
-    # one iss per loop: the copies of its relations get their own tags
-    out = []
-    for loop in dict.fromkeys(x[0] for x in splits):
-        mine = [x for x in splits if x[0] == loop]
-        out.append((loop, mine[0][1], mine[0][2], {T.by_tag(x[3]).stmt: x[3] for x in mine}))
-    return (T2, out) if out else None
+        splits.append((loop, found[0], {a.tag: (found[1][a.tag], b.tag) for a, b in pairs}))
+    return (T2, splits) if splits else None
+
+
+def _on_alphas(r: Rel, form: tuple) -> Aff:
+    """The form ``(α coefficients, rest)`` on ``r``'s α dimensions."""
+    coef, rest = form
+    out = rest
+    for l, v in enumerate(coef):
+        out = out + r.alphas[l].scale(v)
+    return out
 
 
 def _half(r: Rel, c: Aff, divs):
