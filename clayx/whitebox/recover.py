@@ -2341,7 +2341,7 @@ def _late_splits(T: Sched, oracle) -> tuple[Sched, list[tuple]] | None:
         return None
     import islpy as isl
 
-    from .model import _constraints, instances
+    from .model import constraints, instances
     by: dict[str, list[Rel]] = {}
     for r in T.rels:
         by.setdefault(r.stmt, []).append(r)
@@ -2369,8 +2369,8 @@ def _late_splits(T: Sched, oracle) -> tuple[Sched, list[tuple]] | None:
         found = None
         first, A0, _ = next((x for x in sets if not x[1].is_empty()), sets[0])
         for bset in A0.get_basic_sets():
-            for c in _constraints(isl.Set.from_basic_set(bset), T.divs, T.params,
-                                  with_divs=True):
+            for c in constraints(isl.Set.from_basic_set(bset), T.divs, T.params,
+                                 with_divs=True):
                 form = _alpha_form(first, c)
                 if form is None:
                     continue
