@@ -719,10 +719,12 @@ def equalities(domain: isl.Set, params: Sequence[str]) -> dict:
     return elim
 
 
-def constraints(s: isl.Set, divs: Divs, params: Sequence[str]) -> list[Aff]:
+def constraints(s: isl.Set, divs: Divs, params: Sequence[str],
+                with_divs: bool = False) -> list[Aff]:
     """The constraints ``c ≥ 0`` of a convex part of a statement's domain
-    (a :class:`WhiteboxError` for a union or strides)."""
-    return _constraints(s, divs, params)
+    (a :class:`WhiteboxError` for a union, or for strides unless
+    ``with_divs``: then they are read as chunks)."""
+    return _constraints(s, divs, params, with_divs=with_divs)
 
 
 def read_form(aff: isl.Aff, params: Sequence[str]) -> Aff:

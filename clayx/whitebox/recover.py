@@ -1404,6 +1404,8 @@ class _Core:
         self.careful = careful
         self._next_tag = 10 ** 6
         self.unrolls = Unrolls(self)
+        #: inside the second try of :meth:`process` (no nested retries)
+        self._retrying = False
 
     # -- 2 ------------------------------------------------------------------------
     def split_parts(self) -> None:
@@ -1566,10 +1568,33 @@ class _Core:
                 while len(C.by_tag(under[0].tag).beta) > k + 1:
                     self.rec.do("unembed", C.by_tag(under[0].tag).beta,
                                 comment="remove a one-iteration loop")
+        snap = self.snapshot()
+        try:
+            self._below(rho, k, label)
+        except WhiteboxError as e:
+            # a choice of pivot legal at this depth that leaves no legal
+            # order deeper (trmm's S1 at i + j brought out from j, then
+            # reversed back): once, the other pivots first here
+            if self._retrying or not str(e).startswith("cannot order the steps"):
+                raise
+            self.restore(snap)
+            if not any(C.is_loop(c) and self.units(c, k + 1, 1) for c in C.children(rho)):
+                raise
+            self._retrying = True
+            try:
+                self._below(rho, k, label, alt=True)
+            except WhiteboxError:
+                raise e from None
+            finally:
+                self._retrying = False
+
+    def _below(self, rho: tuple, k: int, label: dict, alt: bool = False) -> None:
+        """Parts b-d of :meth:`process` (``alt``: see :meth:`set_alpha`)."""
+        C = self.C
         # b. α
         for c in C.children(rho):
             if C.is_loop(c):
-                self.set_alpha(c, k + 1)
+                self.set_alpha(c, k + 1, alt)
         # c. merge
         self.sort_children(rho, label, "put the loops and statements in the target order")
         while True:
@@ -1703,7 +1728,7 @@ class _Core:
             steps.append(("interchange", m - 1, m))
         return tuple(steps)
 
-    def set_alpha(self, c: tuple, d: int) -> None:
+    def set_alpha(self, c: tuple, d: int, alt: bool = False) -> None:
         """Part 3b for the child loop ``c`` at depth ``d``.
 
         Relations that need the same steps get them together, on the
@@ -1714,7 +1739,8 @@ class _Core:
         undone and the groups are tried in other orders (at most
         :data:`MAX_ORDERS`), then with other pivots (:meth:`pivots`), then
         with the distributed loops fused on the way (:meth:`hoist_fusing`)
-        or in one perfect nest (:meth:`perfect_nest`)."""
+        or in one perfect nest (:meth:`perfect_nest`).  ``alt``: the other
+        pivots first, every choice checked (see :meth:`process`)."""
         from itertools import islice, permutations
         C = self.C
         units = self.units(c, d)
@@ -1730,21 +1756,42 @@ class _Core:
         partial = len(units) == 1 and units[0][0] != c and any(
             not x.empty for x in C.under(c) if x.tag not in
             {y.tag for y in C.under(units[0][0])})
-        if self.oracle is None or not (len(units) > 1 or shared or partial or self.careful):
+        if self.oracle is None or not (len(units) > 1 or shared or partial or self.careful
+                                       or alt):
             for prefix, plan in units:
                 self.apply_plan(prefix, plan, is_loop=C.is_loop(prefix))
             return
         snap = self.snapshot()
         last = units[0]
-        variants = [units] + ([[(p, _shift_first(q)) for p, q in units]]
-                              if self.careful else [])
+        # (units, how many of the last keep their place): the others are
+        # tried in every order (at most MAX_ORDERS)
+        variants = [(units, 0)] + ([([(p, _shift_first(q)) for p, q in units], 0)]
+                                   if self.careful else [])
         for k in range(1, 4):
             more = self.units(c, d, k)
             if more is None:
                 break
-            variants.append(more)
-        for variant in variants:
-            for order in islice(permutations(range(len(variant))), MAX_ORDERS):
+            variants.insert(k - 1 if alt else len(variants), (more, 0))
+        for more in (self._by_iterators(units), self._grouped(units)):
+            if more is not None:
+                variants.append((more, 0))
+        # a shift common to all groups: in the order given (its position
+        # is the one before the others' interchanges, after their reverses)
+        more = self._common_shift(c, units)
+        if more is not None:
+            variants.append((more, len(more)))
+        # the interchanges that end every group's plan, once on the loop, last
+        more = self._common_tail(c, units)
+        if more is not None:
+            variants.append((more, 1))
+        more = self._one_plan(c, d, units)
+        if more is not None:
+            variants.append((more, 0))
+        for variant, kept in variants:
+            n = len(variant) - kept
+            orders = (order + tuple(range(n, len(variant)))
+                      for order in islice(permutations(range(n)), MAX_ORDERS))
+            for order in orders:
                 ok = True
                 for i in order:
                     prefix, plan = variant[i]
@@ -1771,9 +1818,182 @@ class _Core:
             f"dimension {d} legally (the steps {[p[0] for p in plan]} on {list(prefix)} "
             "break a dependence in every order tried)")
 
+    def _by_iterators(self, units: list[tuple]) -> list[tuple] | None:
+        """``units`` with each skew of a dimension by others (and its shift)
+        written as ``reshape`` s by the iterators the dimensions hold (and
+        a shift of what is left), on the statements (None when no unit
+        skews).  The other dimensions carry parameters and constants that a
+        skew adds and its shift takes back: the dates on the way differ
+        (the original sequence reshaped by an iterator, ``j - i`` from
+        ``j`` beside an ``i + N - M - 1``, where the skew and shift pass
+        through ``j - i - N + M + 1``, illegal for some sizes)."""
+        C = self.C
+        if not any(st[0] == "skew" for _, plan in units for st in plan):
+            return None
+        out = []
+        for prefix, plan in units:
+            if not any(st[0] == "skew" for st in plan):
+                out.append((prefix, plan))
+                continue
+            head = tuple(st for st in plan if st[0] == "reverse")
+            body = tuple(st for st in plan if st[0] in ("skew", "shift"))
+            tail = tuple(st for st in plan if st[0] not in ("reverse", "skew", "shift"))
+            j = body[0][1]
+            forms = []
+            for r in C.under(prefix):
+                x = r.copy()
+                x.alphas = _simulated(r, head)
+                new = _simulated(x, body)[j - 1]
+                forms.append((r, head + tuple(_reshaped(x, x.alphas[j - 1], new, j)) + tail))
+            if len({f for _, f in forms}) == 1:
+                out.append((prefix, forms[0][1]))
+            else:
+                out.extend((r.beta, f) for r, f in forms)
+        return out
+
+    def _common_shift(self, c: tuple, units: list[tuple]) -> list[tuple] | None:
+        """``units`` with the ``shift`` that all of them make (the same
+        dimension by the same amount on the instances of their relations,
+        every relation of the loop ``c`` with an instance in one of them)
+        made once, on ``c`` (None when there is
+        none), to be applied in the order returned: the groups that reverse
+        the dimension first (without their shift), then the shift, then the
+        others (without it).  Shifting the relations one group at a time
+        moves one before or after the others for some sizes, where the
+        original sequence shifted the loop they share."""
+        C = self.C
+        shifts = []
+        for _, plan in units:
+            sh = [st for st in plan if st[0] == "shift"]
+            if len(sh) != 1 or (any(st[0] == "reverse" for st in plan)
+                                and any(st[0] == "interchange" for st in plan)):
+                return None
+            shifts.append(sh[0])
+        if len({st[1] for st in shifts}) != 1 or not C.is_loop(c):
+            return None
+        covered = {x.tag for prefix, _ in units for x in C.under(prefix)}
+        if any(not x.empty and x.tag not in covered for x in C.under(c)):
+            return None
+        # amounts that differ may still be equal where the relations have
+        # instances (index-set split parts of parameter values: N = 3)
+        shift = next((cand for cand in dict.fromkeys(shifts) if all(
+            st == cand or all(x.empty or self.oracle.equal(x, st[2], cand[2], C.divs)
+                              for x in C.under(prefix))
+            for (prefix, _), st in zip(units, shifts))), None)
+        if shift is None:
+            return None
+        rev = [(p, tuple(st for st in q if st != sh)) for (p, q), sh in zip(units, shifts)
+               if any(st[0] == "reverse" for st in q)]
+        rest = [(p, tuple(st for st in q if st != sh)) for (p, q), sh in zip(units, shifts)
+                if not any(st[0] == "reverse" for st in q)]
+        return rev + [(c, (shift,))] + [(p, q) for p, q in rest if q]
+
+    def _one_plan(self, c: tuple, d: int, units: list[tuple]) -> list[tuple] | None:
+        """The plan of one of ``units`` applied once to the whole loop ``c``,
+        when it gives every relation of ``c`` its target dimension ``d`` on
+        its instances (None when none does): a part whose outer dimension
+        is a constant (``N - 1``) gets a shift where the others get the
+        skew by that dimension, which gives it the same dates."""
+        C = self.C
+        if not C.is_loop(c) or len(units) < 2:
+            return None
+        rels = [x for x in C.under(c) if not x.empty]
+
+        def gives(x: Rel, plan: tuple) -> bool:
+            deepest = max(max(st[1], st[2] if st[0] in ("interchange", "skew") else 0)
+                          for st in plan)
+            if deepest > x.depth:
+                return False
+            want = self.T.by_tag(x.tag).alphas[d - 1]
+            got = x.canon(_simulated(x, plan)[d - 1])
+            return got == want or self.oracle.equal(x, got, want, C.divs)
+
+        for plan in dict.fromkeys(q for _, q in units):
+            if all(gives(x, plan) for x in rels):
+                return [(c, plan)]
+        return None
+
+    def _common_tail(self, c: tuple, units: list[tuple]) -> list[tuple] | None:
+        """``units`` without the ``interchange`` s that end all of their
+        plans (the same ones, every relation of the loop ``c`` with an
+        instance in one of them), and those interchanges once on ``c``,
+        last (None when there are none or ``c`` is the only unit).  A
+        relation interchanged before the others of its loop runs its
+        instances in another order than theirs; its other steps (a shift of
+        the inner dimension) need not."""
+        C = self.C
+        tails = set()
+        for _, plan in units:
+            k = len(plan)
+            while k and plan[k - 1][0] == "interchange":
+                k -= 1
+            tails.add(plan[k:])
+        tail = tails.pop() if len(tails) == 1 else ()
+        if not tail or not C.is_loop(c) or all(p == c for p, _ in units):
+            return None
+        covered = {x.tag for prefix, _ in units for x in C.under(prefix)}
+        if any(not x.empty and x.tag not in covered for x in C.under(c)):
+            return None
+        rest = [(p, q[:len(q) - len(tail)]) for p, q in units]
+        return [(p, q) for p, q in rest if q] + [(c, tail)]
+
+    def _grouped(self, units: list[tuple]) -> list[tuple] | None:
+        """``units`` with the statements that get the same plan and follow
+        each other in one loop (the parts of an index-set split) as one
+        unit, its prefix the list of their β-vectors (None when there are
+        none): :meth:`_apply_group` changes them together, where changing
+        one before the other runs the parts in an order neither the
+        original nor the target has."""
+        C = self.C
+        by_plan: dict[tuple, list[tuple]] = {}
+        for prefix, plan in units:
+            by_plan.setdefault(plan, []).append(prefix)
+        out: list[tuple] = []
+        merged = False
+        for plan, prefixes in by_plan.items():
+            runs: list[list[tuple]] = []
+            for p in sorted(prefixes):
+                if (runs and not C.is_loop(p) and not C.is_loop(runs[-1][-1])
+                        and p[:-1] == runs[-1][-1][:-1] and p[-1] == runs[-1][-1][-1] + 1):
+                    runs[-1].append(p)
+                else:
+                    runs.append([p])
+            for run in runs:
+                merged = merged or len(run) > 1
+                out.append((run if len(run) > 1 else run[0], plan))
+        return out if merged else None
+
+    def _apply_group(self, stmts: list[tuple], plan: tuple) -> bool:
+        """Apply ``plan`` to the consecutive sibling statements ``stmts`` at
+        once: each in a one-iteration loop (``embed``), the loops fused, the
+        plan on the fused loop, then split apart and ``unembed`` ded (the
+        β-vectors as before).  Is the schedule legal after it (in careful
+        mode: after each step)?"""
+        C = self.C
+        n = len(stmts)
+        first = stmts[0]
+        for b in stmts:
+            self.rec.do("embed", b, comment="a one-iteration loop to change with its neighbours")
+        for _ in range(n - 1):
+            self.rec.do("fuse", first, comment="one loop for the parts changed together")
+        if self.careful and not self.oracle(C):
+            return False
+        if not self._apply_checked(first, plan):
+            return False
+        depth = len(first)
+        for k in range(n - 1):
+            self.rec.do("split", first[:-1] + (first[-1] + k, 0), depth,
+                        comment="separate the parts again")
+        for b in stmts:
+            self.rec.do("unembed", b + (0,), comment="remove the one-iteration loop")
+        return self.oracle(C)
+
     def _apply_checked(self, prefix: tuple, plan: tuple) -> bool:
         """Apply ``plan`` on ``prefix``; is the schedule legal after it (in
-        careful mode: after each of its steps)?"""
+        careful mode: after each of its steps)?  A list ``prefix``: the
+        statements of :meth:`_apply_group`."""
+        if isinstance(prefix, list):
+            return self._apply_group(prefix, plan)
         is_loop = self.C.is_loop(prefix)
         if not self.careful:
             self.apply_plan(prefix, plan, is_loop=is_loop)
@@ -1850,6 +2070,10 @@ class _Core:
         (``embed``); its free dimensions get values that keep its place: at
         ``depth`` the value its target has at ``d``, in between one of a few
         candidates (its target's, its outer dimensions'), tried in turn.
+        The last candidate fuses nothing and leaves the one-iteration loops
+        as they are: one plan on ``c`` for relations of the same depth
+        (a one-iteration loop of an outer iterator brought out of the loop
+        that a statement and a loop share, both at once).
         Every step is checked; returns False (and changes nothing) when no
         candidate gives a legal sequence."""
         C = self.C
@@ -1857,7 +2081,7 @@ class _Core:
             depth = max(self._pivot(r, d) for r in C.under(c))
         except WhiteboxError:
             return False
-        for choice in range(4):
+        for choice in range(5):
             snap = self.snapshot()
             try:
                 if self._perfect_nest(c, d, depth, choice):
@@ -1874,6 +2098,8 @@ class _Core:
                 continue
             while r.depth < depth:
                 self.rec.do("embed", r.beta, comment=f"a one-iteration loop around {r.stmt}")
+            if choice == 4:
+                continue            # the last choice: one plan for all, no fusion
             keys = _iter_keys(r)
             rows = [a.part("i") for a in r.alphas]
             needed = _basis(rows[:d - 1] + rows[depth:], keys)
@@ -1895,7 +2121,7 @@ class _Core:
                 rows = [a.part("i") for a in r.alphas]
             del needed
         node = c
-        for _ in range(d + 1, depth + 1):
+        for _ in range(d + 1, depth + 1 if choice < 4 else d + 1):
             while True:
                 kids = C.children(node)
                 if len(kids) == 1:
@@ -2017,7 +2243,30 @@ def recover(O: Sched, T: Sched, names: dict | None = None,
     breaks a dependence.  ``careful`` (with an oracle): every reduced
     target and the state after every α step group are checked, and other
     choices tried where one is illegal (slower; :func:`clayx.whitebox.whitebox`
-    asks for it when a sequence recovered without it fails its replay)."""
+    asks for it when a sequence recovered without it fails its replay).
+
+    When that fails and a statement of the target is split in two parts
+    with the same dimensions, side by side in a loop that holds only them,
+    by an inequality that needs its strip-mined dimensions (an ``iss``
+    after a tile: the parts look strided) or whose split before the tile
+    breaks a dependence, the target is recovered with the two parts as one
+    relation, and split last (:func:`_late_splits`)."""
+    try:
+        return _recover(O, T, names, oracle, careful)
+    except WhiteboxError as e:
+        late = _late_splits(T, oracle)
+        if late is None:
+            raise
+        try:
+            return _recover(O, late[0], names, oracle, careful, late[1])
+        except WhiteboxError:
+            raise e from None
+
+
+def _recover(O: Sched, T: Sched, names: dict | None, oracle, careful: bool,
+             splits: Sequence[tuple] = ()) -> tuple[list[Step], Sched]:
+    """:func:`recover`, with the index-set ``splits`` of
+    :func:`_late_splits` made after the target's tiling."""
     O = O.copy()
     target = T.copy()
     core_T = T.copy()
@@ -2045,6 +2294,27 @@ def recover(O: Sched, T: Sched, names: dict | None = None,
     core.process()
     for st in _legal_order(rec.sched, post, oracle):
         rec.do(st.name, *st.args, comment=_post_comment(st))
+        if careful and oracle is not None and not oracle(rec.sched):
+            # a reduction that undid several steps at once checked the
+            # schedules before and after them, not the ones in between
+            raise WhiteboxError(
+                f"cannot order the target's tiling legally: its step "
+                f"{st.text(rec.sched.params)}"
+                " breaks a dependence on the way, and "
+                "the recovery knows no other order of the steps that tile the target")
+    for loop, form, parts in splits:
+        ineq = next(iter(parts.values()))[0]
+        rec.do("iss", loop, ineq, form, new_tag=lambda x, parts=parts: parts[x.tag][1],
+               comment="split the loop by its tile loops")
+        for tag, (c, copy) in parts.items():
+            # each relation's inequality on its own α dimensions
+            rec.sched.by_tag(tag).cons[-1] = c
+            rec.sched.by_tag(copy).cons[-1] = -c - Aff.const(1)
+        if oracle is not None:
+            core._refresh(*parts, *(copy for _, copy in parts.values()))
+            if not oracle(rec.sched):
+                raise WhiteboxError("an index-set split made after the tiling breaks a "
+                                    "dependence")
     for kind, loop, arg in target.marks:
         if kind == "parallel":
             rec.do("parallelize", loop, comment="run this loop in parallel")
@@ -2053,6 +2323,116 @@ def recover(O: Sched, T: Sched, names: dict | None = None,
         elif kind == "unroll":
             rec.do("unroll_mark", loop, arg, comment="ask the compiler to unroll this loop")
     return rec.steps, rec.sched
+
+
+def _late_splits(T: Sched, oracle) -> tuple[Sched, list[tuple]] | None:
+    """``T`` with the statements split in two parts that one ``iss`` of
+    their loop can make last as one relation each, and the splits
+    ``(loop, (α coefficients, rest), {tag: (inequality, tag of its copy)})``
+    (None when there is none, or no oracle).  Such a loop holds only pairs
+    of parts of its statements, the first parts then the second ones in
+    the same order, the two of a pair with the same α dimensions; the
+    inequality is one of the first part's instances (over its iterators,
+    strip-mined dimensions and parameters) that the second part's
+    instances all break, of one integral form on the α dimensions for all
+    pairs (Clay's ``iss`` on the α dimensions: its form on the iterators
+    differs where the pairs' dimensions do)."""
+    if oracle is None:
+        return None
+    import islpy as isl
+
+    from .model import constraints, instances
+    by: dict[str, list[Rel]] = {}
+    for r in T.rels:
+        by.setdefault(r.stmt, []).append(r)
+    loops: dict[tuple, list[tuple[Rel, Rel]]] = {}
+    for rs in by.values():
+        rs = sorted(rs, key=lambda r: r.beta)
+        used: set[int] = set()
+        for a in rs:
+            for b in rs:
+                diff = [k for k in range(min(len(a.beta), len(b.beta)))
+                        if a.beta[k] != b.beta[k]]
+                if (a.tag not in used and b.tag not in used and a.alphas == b.alphas
+                        and len(a.beta) == len(b.beta) and a.stdom is not None
+                        and len(diff) == 1 and diff[0] > 0 and b.beta[diff[0]] > a.beta[diff[0]]):
+                    used |= {a.tag, b.tag}
+                    loops.setdefault(a.beta[:diff[0]], []).append((a, b))
+    T2 = T.copy()
+    splits = []
+    for loop, pairs in loops.items():
+        n, d = len(pairs), len(loop)
+        if ({x.tag for x in T.under(loop)} != {r.tag for pair in pairs for r in pair}
+                or any(b.beta[d] != a.beta[d] + n for a, b in pairs)):
+            continue
+        sets = [(a, instances(a, T.divs), instances(b, T.divs)) for a, b in pairs]
+        found = None
+        first, A0, _ = next((x for x in sets if not x[1].is_empty()), sets[0])
+        for bset in A0.get_basic_sets():
+            for c in constraints(isl.Set.from_basic_set(bset), T.divs, T.params,
+                                 with_divs=True):
+                form = _alpha_form(first, c)
+                if form is None:
+                    continue
+                ineqs = {a.tag: _on_alphas(a, form) for a, _, _ in sets}
+                if all(A.is_subset(_half(a, ineqs[a.tag], T.divs))
+                       and B.is_subset(_half(a, -ineqs[a.tag] - Aff.const(1), T.divs))
+                       for a, A, B in sets):
+                    found = (form, ineqs)
+                    break
+            if found is not None:
+                break
+        if found is None:
+            continue
+        for a, b in pairs:
+            m = T2.by_tag(a.tag)
+            m.cons = [x for x in a.cons if x in b.cons]
+            m.dom = None
+            m.empty = False
+            m.elim = oracle.elim(a.stmt, m.cons)
+            T2.rels = [x for x in T2.rels if x.tag != b.tag]
+        splits.append((loop, found[0], {a.tag: (found[1][a.tag], b.tag) for a, b in pairs}))
+    return (T2, splits) if splits else None
+
+
+def _on_alphas(r: Rel, form: tuple) -> Aff:
+    """The form ``(α coefficients, rest)`` on ``r``'s α dimensions."""
+    coef, rest = form
+    out = rest
+    for l, v in enumerate(coef):
+        out = out + r.alphas[l].scale(v)
+    return out
+
+
+def _half(r: Rel, c: Aff, divs):
+    """The instances of ``r``'s statement where ``c ≥ 0`` (an isl set)."""
+    from .model import instances
+    x = r.copy()
+    x.cons, x.dom = [c], None
+    return instances(x, divs)
+
+
+def _alpha_form(r: Rel, c: Aff) -> tuple | None:
+    """``c`` as integral coefficients of ``r``'s α dimensions and a rest of
+    parameters and a constant (None when it is no such combination)."""
+    keys = sorted({k for a in list(r.alphas) + [c] for k in a.keys("i") + a.keys("d")},
+                  key=str)
+    rows = [a.part("i", "d") for a in r.alphas]
+    basis = _basis(rows, keys)
+    x = solve([rows[l - 1] for l in basis], c.part("i", "d"), keys)
+    if x is None or any(v.denominator != 1 for v in x):
+        return None
+    coef = [0] * len(rows)
+    for l, v in zip(basis, x):
+        coef[l - 1] = int(v)
+    rest = c
+    for l, v in enumerate(coef):
+        rest = rest - r.alphas[l].scale(v)
+    if rest.keys("i") or rest.keys("d"):
+        return None
+    while coef and not coef[-1]:
+        coef.pop()                  # the same form for relations of other depths
+    return tuple(coef), rest
 
 
 def _legal_order(sched: Sched, steps: list[Step], oracle) -> list[Step]:

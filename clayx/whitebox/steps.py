@@ -33,6 +33,15 @@ class Step:
     def text(self, params: Sequence[str]) -> str:
         """The directive in Clay's syntax (without comment); ``params`` the
         SCoP's parameters."""
+        if self.name == "iss" and len(self.args) == 3:
+            # an inequality with strip-mined dimensions: its form on the α
+            # dimensions ``(coefficients, rest)``, printed as Clay's
+            # (the complement, as below)
+            coef, rest = self.args[2]
+            rest = -rest - Aff.const(1)
+            ps = [int(rest[par(p)]) for p in params]
+            return (f"iss({_beta(self.args[0])}, {{{_beta([-x for x in coef])} | [] | "
+                    f"{_beta(ps)} | {int(rest[ONE])}}});")
         return f"{self.name}({', '.join(_arg(a, self.name, params) for a in self.args)});"
 
 
