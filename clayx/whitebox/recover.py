@@ -441,11 +441,29 @@ def _covers(S: Sched, p: tuple, tags: set) -> list[tuple]:
 def _plain_div_once(T: Sched, found: list[Step]) -> bool:
     """Undo a shift (by parameters and a constant) and a reverse of a tile
     loop: a dimension ``±d + rest`` of one div ``d`` becomes ``d`` for the
-    whole group under a prefix whose members all have the same form."""
+    whole group under a prefix whose members all have the same form.  A
+    scaled tile loop ``c·d + rest`` (``|c| > 1``, ``rest`` not a multiple
+    of ``c``: a ``grain`` then a ``shift``, atax fuzz seed 19181) loses
+    ``rest`` only (``c·d`` is then :func:`_densify_once`'s)."""
     for r in T.rels:
         for d, a in enumerate(r.alphas, 1):
             ds = a.keys("d")
-            if a.keys("i") or len(ds) != 1 or abs(a[ds[0]]) != 1 or _is_div(a):
+            if a.keys("i") or len(ds) != 1 or _is_div(a) or not a.is_integral:
+                continue
+            if abs(a[ds[0]]) != 1:
+                rest = a.part("p", "1")
+                if rest.is_zero:
+                    continue
+                for p in [*_loop_prefixes(r, d), r.beta]:
+                    group = T.under(p)
+                    if not all(x.depth >= d and x.alphas[d - 1].part("p", "1") == rest
+                               and x.alphas[d - 1].keys("d") and not x.alphas[d - 1].keys("i")
+                               for x in group):
+                        continue
+                    for x in group:
+                        x.alphas[d - 1] = x.alphas[d - 1] - rest
+                    found.append(Step("shift", (p, d, -rest)))
+                    return True
                 continue
             if _offset_chunk(T, r, a):
                 continue
@@ -842,6 +860,13 @@ def _unchunk(T: Sched, r: Rel, group: list[Rel], t: int, p: int, size: int,
         return True
     if steps and doubts is not None:
         doubts.append(r.stmt)
+    if not steps and not several:
+        for X in _without_partial_chunk(T, group, t, p):
+            steps = _retile(X, T, r, group, t, p, size, [], oracle)
+            if steps and (oracle is None or _legal_path(X, steps, oracle)):
+                T.rels = X.rels
+                found.extend(reversed(steps))
+                return True
     if not several or {x.tag for x in group} != {x.tag for x in T.under(node)}:
         return False
     if _unchunk_fused(T, r, node, t, p, size, found, oracle):
@@ -931,6 +956,37 @@ def _without_chunk(T: Sched, group: list[Rel], t: int, p: int) -> Sched:
             x.beta = x.beta[:p - 1] + x.beta[p:]
     X.normalize()
     return X
+
+
+def _without_partial_chunk(T: Sched, group: list[Rel], t: int, p: int):
+    """The schedules ``X`` that a strip-mine of ``group`` alone (a β below
+    the loop it strip-mines) may have turned into ``T``: Clay's β rule (a 0
+    inserted after the loop's position) moved the group from its own child
+    ``q`` of the loop ``L`` (the point loop's parent) into ``L``'s *first*
+    child, whose other relations keep no chunk; the β normalization lost
+    ``q``.  Each candidate puts the group back as a new child ``q`` of
+    ``L`` (the others from ``q`` on move one down), or into the existing
+    child ``q`` (a tile of part of that child); the caller checks which one
+    replays (jacobi-1d fuzz seed 17093: a peeled part's time loop tiled
+    alone, inside the time loop the other statements share)."""
+    L = group[0].beta[:p - 1]
+    ids = {x.tag for x in group}
+    if len(L) != p - 1 or any(x.beta[:p] != L + (0,) or len(x.beta) <= p for x in group) \
+            or ids == {x.tag for x in T.under(L + (0,))}:
+        return
+    n = len(T.children(L))
+    for q, new in [(q, True) for q in range(1, n + 1)] + [(q, False) for q in range(1, n)]:
+        X = T.copy()
+        for x in X.rels:
+            if x.tag in ids:
+                del x.alphas[t - 1]
+                x.beta = L + (q,) + x.beta[p + 1:]
+            elif new and x.beta[:p - 1] == L and len(x.beta) >= p and x.beta[p - 1] >= q:
+                x.beta = L + (x.beta[p - 1] + 1,) + x.beta[p:]
+        if not _is_tree(X):
+            continue
+        X.normalize()
+        yield X
 
 
 def _retile(X: Sched, T: Sched, r: Rel, group: list[Rel], t: int, p: int, size: int,
