@@ -291,6 +291,7 @@ def _reduce(T: Sched, oracle, careful: bool, scaled_points: bool,
         lambda: _unreshape_chunk_once(T, found, oracle),
         lambda: _fix_point_once(T, found, oracle, outer=True),
         lambda: split_loops and _split_chunk_loop_once(T, found, oracle),
+        lambda: _unshift_point_part_once(T, found, oracle),
     ]
     if chunks_first:
         kinds.insert(1, kinds.pop(4))
@@ -688,6 +689,37 @@ def _split_chunk_loop_once(T: Sched, found: list[Step], oracle=None) -> bool:
             if len(chunked) == len(T.under(node)):
                 continue
             if _split_apart(T, node, chunked, found, oracle):
+                return True
+    return False
+
+
+def _unshift_point_part_once(T: Sched, found: list[Step], oracle=None) -> bool:
+    """Undo a ``shift`` of the chunk dimension of one relation of a chunk
+    loop whose point dimension is a constant there (an index-set split
+    part where the point loop has one value: isl writes its chunk as the
+    constant it is): ``α_t = c`` where ``floor(α_p / size) = v``, with
+    ``c ≠ v``, becomes ``v`` (the direct step: a ``shift`` of that
+    relation; checked by replaying it).  Then the chunk loop is one chunk
+    again (mvt fuzz seed 11192)."""
+    for r in T.rels:
+        for t, p, size in _tiles(T, r):
+            for x in T.under(r.beta[:t]):
+                if x is r or x.depth < p or x.empty:
+                    continue
+                a, point = x.alphas[t - 1], x.alphas[p - 1]
+                if a.part("i", "d", "p").c or point.part("i", "d", "p").c \
+                        or not a.is_integral or not point.is_integral:
+                    continue
+                value = Aff.const(int(point[ONE]) // size)
+                if a == value:
+                    continue
+                X = T.copy()
+                X.by_tag(x.tag).alphas[t - 1] = value
+                direct = [Step("shift", (x.beta, t, (value - a).integral()))]
+                if not _replays(X, direct, T, oracle) or oracle is not None and not oracle(X):
+                    continue
+                T.rels = X.rels
+                found.extend(direct)
                 return True
     return False
 
