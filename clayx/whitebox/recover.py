@@ -366,11 +366,11 @@ def _densify_once(T: Sched, found: list[Step], oracle=None, scaled_points: bool 
                 if k[0] in "id":
                     gi = gcd(gi, v)
             if gi <= 1 or not scaled_points and any(
-                    _chunk(T, c) is not None and _multiple(a, _chunk(T, c)[0])
-                    or _same_floor(T, c, a) or _self_skew(T, c, a) is not None
-                    or any(_is_chunk_of(T, c, a, f) for f in range(2, gi + 1) if gi % f == 0)
-                    for c in r.alphas[:d - 1]):
-                continue        # the point loop of a tile (of the scaled loop)
+                    _chunk(T, c) is not None and _multiple(b, _chunk(T, c)[0])
+                    or _same_floor(T, c, b) or _self_skew(T, c, b) is not None
+                    or any(_is_chunk_of(T, c, b, f) for f in range(2, gi + 1) if gi % f == 0)
+                    for c in r.alphas[:d - 1] for b in dict.fromkeys((a, a.part("i", "d")))):
+                continue        # the point loop of a tile (of the scaled loop, shifted)
             for p in [*_loop_prefixes(r, d), r.beta]:
                 group = T.under(p)
                 # an empty part (no instance) takes any scaling
@@ -1370,7 +1370,11 @@ def _fix_point_pass(T: Sched, found: list[Step], reshapes: bool, oracle,
             # outer: the nearest dimension first
             for p in range(t - 1, 0, -1) if outer else range(t + 1, r.depth + 1):
                 for sign in (1, -1):
-                    rest = num - r.alphas[p - 1].scale(sign)
+                    # a scaled point loop (a tile of a grained loop, shifted
+                    # after: bicg fuzz seed 19094) is made that multiple
+                    g = (_multiple(r.alphas[p - 1].part("i", "d").scale(sign), num.part("i", "d"))
+                         if num.part("i", "d").c else None) or 1
+                    rest = num.scale(g) - r.alphas[p - 1].scale(sign)
                     others = [q for q in range(1, r.depth + 1) if q not in (t, p)]
                     keys = sorted({kk for q in others for kk in r.alphas[q - 1].c
                                    if kk[0] in "id"} | {kk for kk in rest.c if kk[0] in "id"})
@@ -1424,8 +1428,9 @@ def _fix_point(T, r, t, p, sign, others, coef, const, found, oracle=None) -> boo
                     if c:
                         v = v + x.alphas[q - 1].scale(c)
                 x.alphas[p - 1] = x.canon(v + const)
-        if any(_chunk(X, x.alphas[t - 1]) is None or _chunk(X, x.alphas[t - 1])[0]
-               != x.alphas[p - 1] for x in X.rels if x.tag in ids and not x.empty):
+        if any(_chunk(X, x.alphas[t - 1]) is None
+               or _multiple(x.alphas[p - 1], _chunk(X, x.alphas[t - 1])[0]) is None
+               for x in X.rels if x.tag in ids and not x.empty):
             continue    # a relation of the group whose point loop this breaks
         # direct steps, from X back to T: undo the skews and the shift, then reverse
         for q, c in zip(others, coef):
