@@ -369,8 +369,9 @@ def _densify_once(T: Sched, found: list[Step], oracle=None, scaled_points: bool 
                     _chunk(T, c) is not None and _multiple(b, _chunk(T, c)[0])
                     or _same_floor(T, c, b) or _self_skew(T, c, b) is not None
                     or any(_is_chunk_of(T, c, b, f) for f in range(2, gi + 1) if gi % f == 0)
-                    for c in r.alphas[:d - 1] for b in dict.fromkeys((a, a.part("i", "d")))):
-                continue        # the point loop of a tile (of the scaled loop, shifted)
+                    for c0 in r.alphas[:d - 1] for c in dict.fromkeys((c0, c0.part("i", "d")))
+                    for b in dict.fromkeys((a, a.part("i", "d")))):
+                continue        # the point loop of a tile (of the scaled loop; either shifted)
             for p in [*_loop_prefixes(r, d), r.beta]:
                 group = T.under(p)
                 # an empty part (no instance) takes any scaling
@@ -1149,14 +1150,17 @@ def _reread_chunks(T: Sched, nested: bool = True) -> bool:
         for t, a in enumerate(r.alphas, 1):
             if not a.keys("i") or not a.keys("d") or _chunk_in(T, r, a) is not None:
                 continue            # no iterator to fold, or read as a chunk already
-            for sign, num, size in _signed_chunks(T, a):
-                if not num.keys("i") or not any(
-                        _multiple(x, num) for q, x in enumerate(r.alphas, 1) if q != t):
-                    continue
-                new = T.divs.get(num, size).scale(sign)
-                if new != a and not new.keys("i"):
-                    r.alphas[t - 1] = new
-                    return True
+            # as written, or a shifted chunk (its parametric constant apart:
+            # floor(3i / 5) - 1 as floor(-2i / 5) + i - 1, trmm fuzz seed 17025)
+            for shift in dict.fromkeys((Aff(), a.part("p", "1"))):
+                for sign, num, size in _signed_chunks(T, a - shift):
+                    if not num.keys("i") or not any(
+                            _multiple(x, num) for q, x in enumerate(r.alphas, 1) if q != t):
+                        continue
+                    new = T.divs.get(num, size).scale(sign) + shift
+                    if new != a and not new.keys("i"):
+                        r.alphas[t - 1] = new
+                        return True
     return False
 
 
