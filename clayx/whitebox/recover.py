@@ -1144,7 +1144,7 @@ def _reread_chunks(T: Sched, nested: bool = True) -> bool:
     where another dimension is the chunk ``floor(e / s')`` as the chunk of
     that dimension by ``s`` (:func:`_chunk_of_chunk`: a tile of a tile
     loop; not when ``nested`` is false)."""
-    if _small_divs(T) or nested and _chunk_of_chunk(T):
+    if _small_divs(T) or nested and _chunk_of_chunk(T) or _owned_divs(T):
         return True
     for r in T.rels:
         for t, a in enumerate(r.alphas, 1):
@@ -1162,6 +1162,47 @@ def _reread_chunks(T: Sched, nested: bool = True) -> bool:
                         r.alphas[t - 1] = new
                         return True
     return False
+
+
+def _div_as(T: Sched, key, owner) -> Aff | None:
+    """The div ``key`` as ``±owner + L`` (``L`` an integral form), when
+    both have the same size ``s`` and numerators ``n'`` and ``n`` with
+    ``n' - n`` or ``n' + n - (s - 1)`` a multiple of ``s`` (``floor((s - 1
+    - n) / s) = -floor(n / s)``: ``floor((i + 1) / 2)`` is ``i - floor(i /
+    2)``); else None."""
+    n2, s2 = T.divs.of(key)
+    n, s = T.divs.of(owner)
+    if s != s2 or n2.keys("d") or n.keys("d") or not n.is_integral or not n2.is_integral:
+        return None
+    for sign, rest in ((1, n2 - n), (-1, n2 + n - Aff.const(s - 1))):
+        if all(int(v) % s == 0 for v in rest.c.values()):
+            return Aff.var(owner).scale(sign) + rest.scale(Fraction(1, s)).integral()
+    return None
+
+
+def _owned_divs(T: Sched) -> bool:
+    """Write a div of a dimension in terms of the div another dimension of
+    the same relation is (its chunk loop: :func:`_div_as`), where that
+    leaves no more iterators (the same function, no step): ``floor((i + 1)
+    / 2) + j - i`` beside the chunk ``floor(i / 2)`` is ``j - floor(i /
+    2)``, a skew by the chunk loop (trmm fuzz seed 21165)."""
+    changed = False
+    for r in T.rels:
+        owners = [k for k in (_is_div(a) or _is_div(-a) for a in r.alphas) if k is not None]
+        for t, a in enumerate(r.alphas):
+            for k in a.keys("d"):
+                if k in owners:
+                    continue
+                for o in owners:
+                    expr = _div_as(T, k, o)
+                    if expr is None:
+                        continue
+                    new = a.substitute(k, expr)
+                    if len(new.keys("i")) <= len(a.keys("i")) and new.is_integral:
+                        r.alphas[t] = a = new
+                        changed = True
+                        break
+    return changed
 
 
 def _small_div(T: Sched, key) -> Aff | None:
