@@ -869,6 +869,8 @@ def _linearize_once(T: Sched, found: list[Step], oracle=None, doubts=None,
             # the innermost chunk dimension first: its tile is the last one
             # applied, so the sequence tiles outer loops first
             for t, p, size in reversed(list(_tiles(T, r, general))):
+                if _is_point_of_chunk(T, r, t):
+                    continue        # a tile of this tile loop is undone first
                 loop = len(T.under(r.beta[:t]))
                 for _, group in _groups(T, r, t, len(r.beta) - 1):
                     if whole and len(group) != loop:
@@ -878,6 +880,15 @@ def _linearize_once(T: Sched, found: list[Step], oracle=None, doubts=None,
                     if _unchunk(T, r, group, t, p, size, found, oracle, doubts):
                         return True
     return False
+
+
+def _is_point_of_chunk(T: Sched, r: Rel, t: int) -> bool:
+    """Is the chunk dimension ``t`` of ``r`` (one div) the numerator of a
+    div of another dimension of ``r`` (a tile of that tile loop, applied
+    after: lu fuzz seed 17087)?"""
+    k = _is_div(r.alphas[t - 1])
+    return k is not None and any(
+        T.divs.of(d)[0][k] for q, a in enumerate(r.alphas, 1) if q != t for d in a.keys("d"))
 
 
 def _unchunk(T: Sched, r: Rel, group: list[Rel], t: int, p: int, size: int,
@@ -1007,32 +1018,47 @@ def _without_chunk(T: Sched, group: list[Rel], t: int, p: int) -> Sched:
 def _without_partial_chunk(T: Sched, group: list[Rel], t: int, p: int):
     """The schedules ``X`` that a strip-mine of ``group`` alone (a β below
     the loop it strip-mines) may have turned into ``T``: Clay's β rule (a 0
-    inserted after the loop's position) moved the group from its own child
-    ``q`` of the loop ``L`` (the point loop's parent) into ``L``'s *first*
-    child, whose other relations keep no chunk; the β normalization lost
-    ``q``.  Each candidate puts the group back as a new child ``q`` of
-    ``L`` (the others from ``q`` on move one down), or into the existing
-    child ``q`` (a tile of part of that child); the caller checks which one
-    replays (jacobi-1d fuzz seed 17093: a peeled part's time loop tiled
-    alone, inside the time loop the other statements share)."""
+    inserted after the loop's position) moved the group into the *first*
+    child of the loop ``L`` (the point loop's parent), whose other relations
+    keep no chunk, and the β normalization lost the group's position at
+    one level ``m`` (where it had been a child of its own, or a part of a
+    child).  Each candidate puts the group back at position ``k`` of level
+    ``m`` (the other relations from ``k`` on one further, or none moved);
+    the caller checks which one replays (jacobi-1d and lu fuzz seeds 17093,
+    17087: a peeled or split part tiled alone, inside loops the other
+    statements share)."""
     L = group[0].beta[:p - 1]
     ids = {x.tag for x in group}
     if len(L) != p - 1 or any(x.beta[:p] != L + (0,) or len(x.beta) <= p for x in group) \
             or ids == {x.tag for x in T.under(L + (0,))}:
         return
-    n = len(T.children(L))
-    for q, new in [(q, True) for q in range(1, n + 1)] + [(q, False) for q in range(1, n)]:
-        X = T.copy()
-        for x in X.rels:
-            if x.tag in ids:
-                del x.alphas[t - 1]
-                x.beta = L + (q,) + x.beta[p + 1:]
-            elif new and x.beta[:p - 1] == L and len(x.beta) >= p and x.beta[p - 1] >= q:
-                x.beta = L + (x.beta[p - 1] + 1,) + x.beta[p:]
-        if not _is_tree(X):
-            continue
-        X.normalize()
-        yield X
+    base = {x.tag: x.beta[:p - 1] + x.beta[p:] for x in group}
+    betas = list(base.values())
+    common = next((m for m in range(min(map(len, betas))) if len({b[m] for b in betas}) > 1),
+                  min(map(len, betas)) - 1)
+    others = [x for x in T.rels if x.tag not in ids]
+    seen = set()
+    for m in range(p - 1, common):
+        head = betas[0][:m]
+        n = 1 + max([x.beta[m] for x in others if x.beta[:m] == head and len(x.beta) > m],
+                    default=-1)
+        for k in range(n + 1):
+            for move in (True, False):
+                X = T.copy()
+                for x in X.rels:
+                    if x.tag in ids:
+                        del x.alphas[t - 1]
+                        b = base[x.tag]
+                        x.beta = b[:m] + (k,) + b[m + 1:]
+                    elif move and x.beta[:m] == head and len(x.beta) > m and x.beta[m] >= k:
+                        x.beta = x.beta[:m] + (x.beta[m] + 1,) + x.beta[m + 1:]
+                if not _is_tree(X):
+                    continue
+                X.normalize()
+                key = tuple((x.tag, x.beta) for x in X.rels)
+                if key not in seen:
+                    seen.add(key)
+                    yield X
 
 
 def _retile(X: Sched, T: Sched, r: Rel, group: list[Rel], t: int, p: int, size: int,
