@@ -636,12 +636,43 @@ def _unskew_chunk_by(T: Sched, r: Rel, t: int, coef, const: Aff, others, loose: 
         if not direct or not (T.is_loop(prefix) or len(direct) == 1 and
                               direct[0].name == "shift"):
             continue
-        if not _replays(X, direct, T, oracle) or not _legal_path(X, direct, oracle):
+        if not _replays(X, direct, T, oracle):
             continue
+        if not _legal_path(X, direct, oracle):
+            X, direct = _reversed_point_first(X, ids, prefix, t, others, coef, direct)
+            if X is None or not _replays(X, direct, T, oracle) \
+                    or not _legal_path(X, direct, oracle):
+                continue
         T.rels = X.rels
         found.extend(reversed(direct))
         return True
     return False
+
+
+def _reversed_point_first(X: Sched, ids: set, prefix: tuple, t: int, others, coef,
+                          direct: list[Step]):
+    """``(X', direct')`` where a dimension ``q`` the chunk loop ``t`` was
+    skewed by is its reversed point loop (``α_q = -num`` of the chunk
+    ``floor(num / s)``, for every relation of ``ids``): ``X`` with that
+    reverse undone too, the direct steps the skew then the ``reverse``
+    (the order it was applied in: a reversed point loop under a chunk loop
+    not skewed yet can break a dependence, gemm fuzz seed 29280); else
+    ``(None, None)``."""
+    for q, c in zip(others, coef):
+        if not c or not all(
+                _chunk(X, x.alphas[t - 1]) is not None
+                and _chunk(X, x.alphas[t - 1])[0] == -x.alphas[q - 1]
+                for x in X.rels if x.tag in ids):
+            continue
+        Y = X.copy()
+        for x in Y.rels:
+            if x.tag in ids:
+                x.alphas[q - 1] = -x.alphas[q - 1]
+        out = [Step("skew", (prefix, t, q2, int(c2) if q2 == q else -int(c2)))
+               for q2, c2 in zip(others, coef) if c2]
+        out += [st for st in direct if st.name == "shift"] + [Step("reverse", (prefix, q))]
+        return Y, out
+    return None, None
 
 
 def _legal_path(X: Sched, direct: Sequence[Step], oracle) -> bool:
