@@ -529,14 +529,15 @@ def _unskew_once(T: Sched, found: list[Step]) -> bool:
 
 
 def _skew_free(x: Rel, t: int) -> bool:
-    """May a relation whose α ``t`` is no chunk share the undoing of a
+    """May a relation whose α ``t`` is no div share the undoing of a
     skew by the chunk loop ``t`` (:func:`_unskew_once`)?  When it has no
     instance (an empty index-set split part, which Clay keeps and skews
     with the others), or when its α ``t`` is a constant (a chunk isl wrote
     as the constant it is on the part: ``floor(i / 3)`` where ``i ≤ 2``):
     the inverse skew is exact on it too (jacobi-1d, mvt fuzz seeds 25093,
     25192)."""
-    return x.empty or not (x.alphas[t - 1].keys("i") or x.alphas[t - 1].keys("d"))
+    a = x.alphas[t - 1]
+    return _is_div(a) is None and (x.empty or not (a.keys("i") or a.keys("d")))
 
 
 def _unskew_chunk_once(T: Sched, found: list[Step], oracle=None) -> bool:
