@@ -1472,12 +1472,16 @@ def _fix_point_pass(T: Sched, found: list[Step], reshapes: bool, oracle,
                 continue        # the point loop moved out: _sink_chunk_once's
             # outer: the nearest dimension first
             for p in range(t - 1, 0, -1) if outer else range(t + 1, r.depth + 1):
-                for sign in (1, -1):
-                    # a scaled point loop (a tile of a grained loop, shifted
-                    # after: bicg fuzz seed 19094) is made that multiple
-                    g = (_multiple(r.alphas[p - 1].part("i", "d").scale(sign), num.part("i", "d"))
-                         if num.part("i", "d").c else None) or 1
+                # a scaled point loop (a tile of a grained loop, shifted
+                # after: bicg fuzz seed 19094) is made that multiple first
+                # (not when it is that multiple already)
+                for sign, g in [(sign, g) for sign in (1, -1) for g in dict.fromkeys((
+                        _multiple(r.alphas[p - 1].part("i", "d").scale(sign),
+                                  num.part("i", "d")) if num.part("i", "d").c else None, 1))
+                        if g]:
                     rest = num.scale(g) - r.alphas[p - 1].scale(sign)
+                    if g > 1 and rest.is_zero:
+                        continue
                     others = [q for q in range(1, r.depth + 1) if q not in (t, p)]
                     keys = sorted({kk for q in others for kk in r.alphas[q - 1].c
                                    if kk[0] in "id"} | {kk for kk in rest.c if kk[0] in "id"})
