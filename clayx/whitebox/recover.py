@@ -1436,8 +1436,8 @@ def _chunk_of(T: Sched, x: Rel, t: int, p: int, size: int, oracle,
     ``x``'s instances)?"""
     if x.depth < p:
         return False
-    if _is_chunk_of(T, x.alphas[t - 1], x.alphas[p - 1], size, general):
-        return True
+    if x.empty or _is_chunk_of(T, x.alphas[t - 1], x.alphas[p - 1], size, general):
+        return True         # (an empty part: any value gives the same dates)
     ch = _chunk(T, x.alphas[t - 1])
     if ch is not None:
         num, s = ch
