@@ -795,7 +795,10 @@ def _sink_chunk_once(T: Sched, found: list[Step], oracle=None) -> bool:
     oracle, the schedule before them is legal)."""
     for r in T.rels:
         for t, num, _ in _loose_chunks(T, r):
-            p = next((q for q in range(1, t) if r.alphas[q - 1] == num), None)
+            # the point loop outside, or outside and reversed (syrk fuzz seed
+            # 28259: reversing it there first breaks a dependence)
+            p = next((q for q in range(1, t) if r.alphas[q - 1] == num), None) or \
+                next((q for q in range(1, t) if r.alphas[q - 1] == -num), None)
             if p is None:
                 continue
             for prefix, group in _groups(T, r, 1, len(r.beta)):
