@@ -282,7 +282,7 @@ def _reduce(T: Sched, oracle, careful: bool, scaled_points: bool,
         lambda: _reread_chunks(T, nested_chunks),
         lambda: _densify_once(T, found, oracle, scaled_points),
         lambda: _plain_div_once(T, found),
-        lambda: _unskew_once(T, found),
+        lambda: _unskew_once(T, found, oracle),
         lambda: _linearize_once(T, found, oracle, doubts),
         lambda: _fix_point_once(T, found, oracle),
         lambda: _unskew_chunk_once(T, found, oracle),
@@ -497,7 +497,7 @@ def _divisible(a: Aff, g: int) -> bool:
         and bool(a.keys("i") or a.keys("d"))
 
 
-def _unskew_once(T: Sched, found: list[Step]) -> bool:
+def _unskew_once(T: Sched, found: list[Step], oracle=None) -> bool:
     for r in T.rels:
         owners = {}
         for t, a in enumerate(r.alphas, 1):
@@ -525,7 +525,43 @@ def _unskew_once(T: Sched, found: list[Step]) -> bool:
                             x.alphas[q - 1] = x.alphas[q - 1] - x.alphas[t - 1].scale(c)
                         found.append(Step("skew", (p, q, t, -c)))
                         return True
+                if oracle is not None and _unskew_alone(T, r, q, t, c, found, oracle):
+                    return True
     return False
+
+
+def _unskew_alone(T: Sched, r: Rel, q: int, t: int, c, found: list[Step], oracle) -> bool:
+    """Undo a ``skew`` by the chunk loop ``t`` of ``r`` alone when ``r``
+    shares its innermost loop with other statements (skewed in a loop of
+    its own, fused after: jacobi-1d fuzz seed 29243): that loop is split
+    around ``r`` (the direct steps: the ``skew`` of ``r``'s loop, then the
+    ``fuse`` s), checked by replaying them and, on the way, legality."""
+    loop = r.beta[:-1]
+    kids = T.children(loop)
+    if len(loop) < 1 or len(kids) < 2 or r.depth < max(q, t):
+        return False
+    Y = T.copy()
+    idx = kids.index(r.beta)
+    cuts = 0
+    if idx > 0:
+        Y.split(Y.under(kids[idx - 1])[-1].beta, len(loop))
+        cuts += 1
+    yr = Y.by_tag(r.tag)
+    if idx < len(kids) - 1:
+        Y.split(yr.beta, len(loop))
+        cuts += 1
+    yr = Y.by_tag(r.tag)
+    own = yr.beta[:len(loop)]
+    if [x.tag for x in Y.under(own)] != [r.tag]:
+        return False
+    yr.alphas[q - 1] = yr.alphas[q - 1] - yr.alphas[t - 1].scale(c)
+    direct = [Step("skew", (own, q, t, -c))] + [Step("fuse", (loop,))] * cuts
+    if not _replays(Y, direct, T, oracle) or not oracle(Y) \
+            or not _legal_path(Y, direct, oracle):
+        return False
+    T.rels = Y.rels
+    found.extend(reversed(direct))
+    return True
 
 
 def _skew_free(x: Rel, t: int) -> bool:
