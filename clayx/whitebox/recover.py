@@ -467,8 +467,8 @@ def _plain_div_once(T: Sched, found: list[Step]) -> bool:
                     found.append(Step("shift", (p, d, -rest)))
                     return True
                 continue
-            if _offset_chunk(T, r, a):
-                continue
+            if _offset_chunk(T, r, a) or _is_point_of_chunk(T, r, d):
+                continue    # (the point loop of a later strip-mine, shifted before it)
             sign = int(a[ds[0]])
             rest = a.part("p", "1")
             for p in [*_loop_prefixes(r, d), r.beta]:
@@ -954,12 +954,14 @@ def _linearize_once(T: Sched, found: list[Step], oracle=None, doubts=None,
 
 
 def _is_point_of_chunk(T: Sched, r: Rel, t: int) -> bool:
-    """Is the chunk dimension ``t`` of ``r`` (one div) the numerator of a
-    div of another dimension of ``r`` (a tile of that tile loop, applied
-    after: lu fuzz seed 17087)?"""
-    k = _is_div(r.alphas[t - 1])
-    return k is not None and any(
-        T.divs.of(d)[0][k] for q, a in enumerate(r.alphas, 1) if q != t for d in a.keys("d"))
+    """Is the chunk dimension ``t`` of ``r`` (one div, perhaps shifted) the
+    numerator of a div of another dimension of ``r`` (a tile of that tile
+    loop, applied after: lu fuzz seed 17087; the shift before it: trmm
+    15055)?"""
+    a = r.alphas[t - 1]
+    k = _is_div(a.part("d"))
+    return k is not None and not a.keys("i") and any(
+        T.divs.of(d)[0][k] for q, x in enumerate(r.alphas, 1) if q != t for d in x.keys("d"))
 
 
 def _unchunk(T: Sched, r: Rel, group: list[Rel], t: int, p: int, size: int,
@@ -1370,12 +1372,16 @@ def _chunk_of_chunk(T: Sched) -> bool:
             if num.keys("d") or any(_multiple(x, num) for x in r.alphas):
                 continue
             for q, x in enumerate(r.alphas, 1):
-                inner = _is_div(x)
-                if q == t or inner is None:
+                # the inner chunk, or the inner chunk shifted by a constant
+                # (floor((i + 6) / 6) beside floor(i / 2) + 3: trmm fuzz
+                # seed 15055)
+                inner = _is_div(x - Aff.const(x[ONE]))
+                if q == t or inner is None or x.keys("p"):
                     continue
                 n2, s2 = T.divs.of(inner)
-                if n2 == num and 1 < s2 < size and size % s2 == 0:
-                    r.alphas[t - 1] = T.divs.get(Aff.var(inner), size // s2)
+                if n2 + Aff.const(int(x[ONE]) * s2) == num and 1 < s2 < size \
+                        and size % s2 == 0:
+                    r.alphas[t - 1] = T.divs.get(x, size // s2)
                     changed = True
                     break
     return changed
