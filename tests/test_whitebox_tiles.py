@@ -249,6 +249,34 @@ def test_a_tile_loop_is_not_removed_before_the_tile_of_it():
         T.rels[0].alphas == [Aff.var(it(0)), d, Aff.var(it(1))]
 
 
+def test_a_shifted_chunk_written_with_iterators_is_read_as_one():
+    # floor(-2i / 5) + i - 1 beside the point loop 3i: floor(3i / 5) - 1
+    T, _ = _target("mvt", "")
+    r = T.rels[0]
+    i = Aff.var(it(0))
+    r.alphas = [T.divs.get(i.scale(-2), 5) + i - Aff.const(1), i.scale(3)]
+    assert _recover._reread_chunks(T)
+    assert r.alphas[0] == T.divs.get(i.scale(3), 5) - Aff.const(1)
+    assert not _recover._reread_chunks(T)
+    # no dimension 3i: left as written
+    r.alphas = [T.divs.get(i.scale(-2), 5) + i - Aff.const(1), i]
+    assert not _recover._reread_chunks(T)
+
+
+def test_empty_parts_and_constant_chunks_share_an_unskew():
+    T, _ = _target("mvt", "")
+    r = T.rels[0]
+    i, j = Aff.var(it(0)), Aff.var(it(1))
+    r.alphas = [Aff.const(0), i]
+    assert _recover._skew_free(r, 1)                 # a constant (a chunk on a part)
+    r.alphas = [T.divs.get(j, 2), i]
+    assert not _recover._skew_free(r, 1)             # a div: its coefficient must match
+    r.alphas = [j, i]
+    assert not _recover._skew_free(r, 1)             # an iterator: a loop of its own
+    r.empty = True
+    assert _recover._skew_free(r, 1)                 # no instance: any value
+
+
 #: Sequences whose tiling is still not expressed: refused with a
 #: WhiteboxError, never a sequence failing its replay.
 REFUSED = [
