@@ -103,7 +103,8 @@ CASES = [
      "iss([1, 0], {[] | [] | [0] | 0});\nreverse([0], 1);\nfuse([0]);\n"
      "stripmine([0, 1], 2, 2);\nstripmine([0, 0], 2, 2);\n"
      "skew([0, 1], 3, 2, 1);\n"),
-    # a skew by the chunk loop on loops split apart (recovered by the readings above)
+    # isl writes the chunk floor(j / 2) of a statement as floor((j + 1) / 2)
+    # - j + ...: a skew by the chunk loop once written with that div
     ("gemm", 26070, "stripmine([0], 2, 2); reorder_loops([0, 0, 0], 2); "
         "skew([0, 1, 0], 1, 2, -2); skew([0, 0, 0], 2, 1, -2); "
         "shift([0, 0], 3, {1 | 1 | 1}, 3); stripmine([0, 0, 0], 2, 4); "
@@ -121,7 +122,8 @@ CASES = [
      "unembed([1, 0, 0]);\nunembed([1, 1, 0]);\nreorder([1, 2], [2, 3, 0, 1]);\n"
      "split([1, 2, 1], 2);\nreorder([1], [0, 2, 1, 3]);\nstripmine([1], 1, 4);\n"
      "split([1, 0, 1, 1], 2);\ngrain([1, 1], 2, 2);\ngrain([0], 1, 2);\n"),
-    # a part tiled alone after an index-set split and a shift
+    # a part tiled alone after an index-set split and a shift (in the
+    # loop's first child)
     ("jacobi-1d", 28293, "reshape([0, 0], 2, 1, -2); iss([0], {0, -1 | | 0, 0 | -2}); "
         "shift([0, 3], 2, {}, -1); reorder([0, 0], [0]); tile([0, 3], 1, 1, 4);",
      "iss([0, 0], {[] | [2, 1] | [0, 0] | 1});\n"
