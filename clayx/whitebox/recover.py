@@ -282,7 +282,7 @@ def _reduce(T: Sched, oracle, careful: bool, scaled_points: bool,
         lambda: _reread_chunks(T, nested_chunks),
         lambda: _densify_once(T, found, oracle, scaled_points),
         lambda: _plain_div_once(T, found),
-        lambda: _unskew_once(T, found, oracle),
+        lambda: _unskew_once(T, found),
         lambda: _linearize_once(T, found, oracle, doubts),
         lambda: _fix_point_once(T, found, oracle),
         lambda: _unskew_chunk_once(T, found, oracle),
@@ -292,6 +292,8 @@ def _reduce(T: Sched, oracle, careful: bool, scaled_points: bool,
         lambda: _fix_point_once(T, found, oracle, outer=True),
         lambda: split_loops and _split_chunk_loop_once(T, found, oracle),
         lambda: _unshift_point_part_once(T, found, oracle),
+        lambda: _sink_chunk_once(T, found, oracle, reversed_point=True),
+        lambda: _unskew_once(T, found, oracle, alone=True),
     ]
     if chunks_first:
         kinds.insert(1, kinds.pop(4))
@@ -497,7 +499,12 @@ def _divisible(a: Aff, g: int) -> bool:
         and bool(a.keys("i") or a.keys("d"))
 
 
-def _unskew_once(T: Sched, found: list[Step], oracle=None) -> bool:
+def _unskew_once(T: Sched, found: list[Step], oracle=None, alone: bool = False) -> bool:
+    """Undo a ``skew`` by a chunk (tile) loop: a dimension with the div
+    another dimension of the relation is, for the largest group under one
+    loop where every relation has it with the same coefficient.  ``alone``
+    (tried last): for one statement that shares its loop with others
+    (:func:`_unskew_alone`)."""
     for r in T.rels:
         owners = {}
         for t, a in enumerate(r.alphas, 1):
@@ -515,6 +522,10 @@ def _unskew_once(T: Sched, found: list[Step], oracle=None) -> bool:
                     # skew (whose undoing leaves a constant loop to hoist)
                     continue
                 c = a[k]
+                if alone:
+                    if oracle is not None and _unskew_alone(T, r, q, t, c, found, oracle):
+                        return True
+                    continue
                 for p in _loop_prefixes(r):
                     group = T.under(p)
                     if all(x.depth >= max(q, t) and (
@@ -525,8 +536,6 @@ def _unskew_once(T: Sched, found: list[Step], oracle=None) -> bool:
                             x.alphas[q - 1] = x.alphas[q - 1] - x.alphas[t - 1].scale(c)
                         found.append(Step("skew", (p, q, t, -c)))
                         return True
-                if oracle is not None and _unskew_alone(T, r, q, t, c, found, oracle):
-                    return True
     return False
 
 
@@ -822,19 +831,20 @@ def _split_apart(T: Sched, node: tuple, tags: set, found: list[Step], oracle) ->
     return False
 
 
-def _sink_chunk_once(T: Sched, found: list[Step], oracle=None) -> bool:
+def _sink_chunk_once(T: Sched, found: list[Step], oracle=None,
+                     reversed_point: bool = False) -> bool:
     """Undo the ``interchange`` s that moved a chunk loop inside its point
     loop: a chunk ``α_t = floor(α_p / s)`` with ``p < t`` goes back right
     before its point loop, for the largest group of relations under one
     prefix (a statement alone included) where the direct interchanges reach
     ``T``, no chunk of the group moves inside its point loop (and, with an
-    oracle, the schedule before them is legal)."""
+    oracle, the schedule before them is legal).  ``reversed_point``: a
+    point loop outside that is reversed (tried last: syrk fuzz seed 28259,
+    where reversing it there first breaks a dependence)."""
     for r in T.rels:
         for t, num, _ in _loose_chunks(T, r):
-            # the point loop outside, or outside and reversed (syrk fuzz seed
-            # 28259: reversing it there first breaks a dependence)
-            p = next((q for q in range(1, t) if r.alphas[q - 1] == num), None) or \
-                next((q for q in range(1, t) if r.alphas[q - 1] == -num), None)
+            point = -num if reversed_point else num
+            p = next((q for q in range(1, t) if r.alphas[q - 1] == point), None)
             if p is None:
                 continue
             for prefix, group in _groups(T, r, 1, len(r.beta)):
@@ -946,11 +956,22 @@ def _linearize_once(T: Sched, found: list[Step], oracle=None, doubts=None,
                 for _, group in _groups(T, r, t, len(r.beta) - 1):
                     if whole and len(group) != loop:
                         continue
-                    if not all(_chunk_of(T, x, t, p, size, oracle, general) for x in group):
-                        continue
+                    if not all(_chunk_of(T, x, t, p, size, oracle, general) for x in group) \
+                            or any(_skews_by(x, t) for x in group):
+                        continue    # (a skew by the chunk loop is undone first)
                     if _unchunk(T, r, group, t, p, size, found, oracle, doubts):
                         return True
     return False
+
+
+def _skews_by(r: Rel, t: int) -> bool:
+    """Does another dimension of ``r`` use the div that the chunk dimension
+    ``t`` is (a skew by that chunk loop, to undo before the chunk loop goes:
+    jacobi-1d fuzz seed 29243)?"""
+    k = _is_div(r.alphas[t - 1])
+    # (the same chunk twice is two strip-mines: not a skew)
+    return k is not None and any(k in a.c and _is_div(a) != k
+                                 for q, a in enumerate(r.alphas, 1) if q != t)
 
 
 def _is_point_of_chunk(T: Sched, r: Rel, t: int) -> bool:
