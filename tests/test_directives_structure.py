@@ -154,6 +154,48 @@ def test_collapse_consecutive_pair_and_chain(small):
     assert u.schedule.relation((1, 0)).map.is_equal(small.schedule.relation((1, 0)).map)
 
 
+@pytest.mark.parametrize("stem,steps,loop", [
+    ("bicg", [("unroll", [[0], 4]), ("fuse", [[2, 1]])], [0]),
+    ("gemm", [("reorder", [[0, 0], [0]]), ("unroll", [[0, 0], 2]),
+              ("tile", [[0, 1], 2, 2, 5]), ("linearize", [[0, 1], 2])], [0, 0]),
+])
+def test_collapse_refuses_the_copies_of_an_unroll(stem, steps, loop):
+    # an unroll's copies coalesce with the main part into one convex relation
+    # (i -> 4 floor(i / 4)) that gives several instances one date: not two
+    # halves of one relation (Clay: "wrong coefficient"), the order of those
+    # instances would be lost
+    [t] = parse_file(EXAMPLES / f"{stem}.c")
+    for name, args in steps:
+        t = apply(t, name, args)
+    before = [(r.beta, str(r.map)) for r in t.schedule]
+    with pytest.raises(DirectiveError, match="wrong coefficient: the relations of S0 .* "
+                                             "are not two halves of one"):
+        apply(t, "collapse", [loop])
+    assert [(r.beta, str(r.map)) for r in t.schedule] == before
+
+
+def test_collapse_merges_halves_of_a_relation_that_gives_instances_one_date():
+    # a schedule that gives S0(i, j) for every j one date: its iss halves
+    # still collapse (the merged relation does what the halves' T does)
+    [t] = parse_string("""
+void f(int N, double A[100][100], double s[100]) {
+  int i, j;
+#pragma scop
+  for (i = 0; i < N; i++)
+    for (j = 0; j < N; j++)
+      s[i] = A[i][j];
+#pragma endscop
+}""")
+    import islpy as isl
+    r = t.schedule.relations[0]
+    flat = isl.Map(str(r.map).replace("-> [0, i, 0, j, 0]", "-> [0, i, 0, 0, 0]"))
+    assert not flat.is_injective()
+    from dataclasses import replace
+    t = replace(t, schedule=ClaySchedule((replace(r, map=flat),)))
+    u = apply(apply(t, "iss", [[0, 0], [0, -1, 0, 4]]), "collapse", [[0, 0]])
+    assert u.schedule.relations[0].map.is_equal(flat)
+
+
 def test_embed_unembed_roundtrip(small):
     t = apply(small, "embed", [[0, 1]])
     import islpy as isl

@@ -287,12 +287,6 @@ REFUSED = [
     ("bicg", "tile([1], 1, 1, 32); shift([0], 1, {1 | 1}, -1); skew([1, 0], 2, 1, 1); "
              "reorder_loops([1, 0, 1], 1); iss([1, 0], {0, 1 | | -1, 1 | 5}); "
              "stripmine([1], 2, 4);"),
-    # unroll then collapse: the copies of one unrolled iteration merged into
-    # one relation whose dates are 4·floor(i / 4), the same for 4 instances
-    # (no Clay step but unroll + collapse makes that; not a tile)
-    ("bicg", "unroll([0], 4); fuse([2, 1]); collapse([0]); reorder([2, 1], [1, 0]);"),
-    ("gemm", "reorder([0, 0], [0]); unroll([0, 0], 2); tile([0, 1], 2, 2, 5); "
-             "linearize([0, 1], 2); collapse([0, 0]);"),
     # a tile loop shifted by a parametric amount, a second tile, an index-set
     # split of tile loops and a reshape of a tile loop by a point iterator:
     # undoing it went round in circles; now the reduced parts keep strides

@@ -198,15 +198,6 @@ def test_strides_that_no_unroll_makes_are_refused():
         whitebox(s.original, ClaySchedule(tuple(new)))
 
 
-def test_unroll_then_collapse_of_the_copies_is_refused_clearly():
-    # collapse merges the main part and its copies into one relation whose
-    # date is 4*floor(i/4): no affine α, refused (not a failed replay)
-    s = _session("bicg", "unroll([0], 4); fuse([2, 1]); collapse([0]); reorder([2, 1], [1, 0]);")
-    with pytest.raises(WhiteboxError, match="cannot express") as e:
-        whitebox(s.original, s.current.schedule)
-    assert not str(e.value).startswith("bug")
-
-
 @pytest.mark.slow
 def test_recovered_unroll_code_runs_equal_to_the_original(tmp_path):
     # the recovered script's code (unrolled main loop, copies, epilog),

@@ -334,16 +334,26 @@ def peeled(scop: Scop, loop, ineq: Inequality) -> Scop:
 
 def _complementary(a: isl.Map, b: isl.Map) -> isl.Map | None:
     """``a ∪ b`` when they are disjoint and their union is one convex
-    relation (``T ∩ c`` and ``T ∩ ¬c``), else None."""
+    relation (``T ∩ c`` and ``T ∩ ¬c``), else None.
+
+    Halves of one ``T`` that gives each instance its own date keep doing so
+    merged: two relations that each do, but whose union gives instances of
+    both the same date (the copies of an ``unroll``: ``i -> i`` on even
+    ``i`` and ``i -> i - 1`` on odd ones coalesce into ``i -> 2 floor(i/2)``),
+    are not halves of one relation (Clay: their α rows differ, "wrong
+    coefficient"), and merging them would drop the order of those
+    instances."""
     if not a.intersect(b).is_empty():
         return None
     u = a.union(b).coalesce()
-    if u.n_basic_map() == 1:
-        return u
-    hull = isl.Map.from_basic_map(u.convex_hull())
-    if hull.is_equal(u):
-        return hull
-    return None
+    if u.n_basic_map() != 1:
+        hull = isl.Map.from_basic_map(u.convex_hull())
+        if not hull.is_equal(u):
+            return None
+        u = hull
+    if a.is_injective() and b.is_injective() and not u.is_injective():
+        return None
+    return u
 
 
 @directive("collapse", Beta("loop", loop=True, lookup=False))
@@ -365,7 +375,9 @@ def collapse(scop: Scop, loop) -> Scop:
     Checks, in Clay's order: the number of relations under ``loop`` odd or
     0, or a partner missing: "the beta vector was not found"; ``loop`` no
     loop of them: "the beta need to be in a loop"; a pair that is not two
-    complementary halves: "wrong coefficient".  Where Clay's pairing fails,
+    complementary halves: "wrong coefficient" (so is a pair whose union
+    gives instances of both one date while each gives its own instances
+    their own, as an ``unroll``'s copies: Clay's α rows differ there).  Where Clay's pairing fails,
     clayx also merges two consecutive children of ``loop`` (statements, or
     loops holding the same statements at the same relative β-vectors) that
     are such halves, along the children, so chains of splits and ``peel``'s
