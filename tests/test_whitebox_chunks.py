@@ -8,21 +8,16 @@ the target's dates; one is compiled and run against the original."""
 
 from __future__ import annotations
 
-import shutil
 import sys
-from pathlib import Path
 
 import pytest
 
-import clayx
-from clayx.whitebox import Oracle, WhiteboxError, symbolic, whitebox
-from clayx.whitebox.model import Aff, Divs, it
-from clayx.whitebox.replay import same_dates
-from clayx.whitebox.targets import start_of
+from clayx.whitebox import WhiteboxError, whitebox
+from clayx.whitebox.model import Aff, it
 
-from test_whitebox_regressions import _replays, _session
+from whitebox_cases import (assert_recovered, assert_recovered_code_runs,
+                            session as _session, symbolic_target as _target)
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 _recover = sys.modules["clayx.whitebox.recover"]      # the name is shadowed by the function
 
 #: (kernel, fuzz seed, the random sequence, the script recovered today).
@@ -131,23 +126,7 @@ CASES = [
 
 @pytest.mark.parametrize("stem,seed,seq,want", CASES, ids=[f"{c[0]}-{c[1]}" for c in CASES])
 def test_changed_chunk_loop_is_recovered_and_replays(stem, seed, seq, want):
-    s = _session(stem, seq)
-    assert len(s.script) == seq.count(";")          # every step of the sequence applied
-    target = s.current.schedule
-    r = whitebox(s.original, target)
-    assert r.exact
-    assert r.text(comments=False) == want
-    assert _replays(stem, r.text(comments=False), target)
-    raw = whitebox(s.original, target, simplify=False)
-    assert raw.exact and _replays(stem, raw.text(comments=False), target)
-
-
-def _target(stem: str, seq: str):
-    s = _session(stem, seq)
-    scop, _, deps = start_of(s.original, None)
-    divs = Divs()
-    T = symbolic(scop, s.current.schedule, divs, tags=True)
-    return T, Oracle(scop, deps, divs)
+    assert_recovered(stem, seq, want)
 
 
 def test_a_reversed_chunk_written_by_isl_is_read_as_one():
@@ -279,15 +258,5 @@ def test_unexpressed_chunks_are_refused_not_replayed_wrong(stem, seq):
 def test_recovered_chunk_script_runs_equal_to_the_original(tmp_path, seed, sizes):
     # the recovered script, applied to the original and compiled, prints
     # the original's output bit for bit (sizes that leave partial tiles)
-    from clayx.verify import verify
-    if shutil.which("gcc") is None:
-        pytest.skip("gcc not available")
     stem, _, seq, _ = next(c for c in CASES if c[1] == seed)
-    target = _session(stem, seq).current.schedule
-    r = whitebox(_session(stem).original, target)
-    s = _session(stem, r.text(comments=False))
-    assert same_dates(s.original, s.current.schedule, target)
-    gen = tmp_path / f"{stem}_wb.c"
-    gen.write_text(s.code("c"))
-    res = verify(EXAMPLES / f"{stem}.c", gen, sizes, workdir=tmp_path / "build")
-    assert res.ok and res.values > 0
+    assert_recovered_code_runs(tmp_path, stem, seq, sizes)

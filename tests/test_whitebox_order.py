@@ -13,20 +13,17 @@ the target's dates; some are compiled and run against the original."""
 
 from __future__ import annotations
 
-import shutil
 import sys
-from pathlib import Path
 
 import pytest
 
 from clayx.whitebox import Oracle, WhiteboxError, symbolic, whitebox
 from clayx.whitebox.model import Divs
-from clayx.whitebox.replay import same_dates
 from clayx.whitebox.targets import start_of
 
-from test_whitebox_regressions import _replays, _session
+from whitebox_cases import (assert_recovered, assert_recovered_code_runs,
+                            session as _session, symbolic_target as _target_of)
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 _recover = sys.modules["clayx.whitebox.recover"]      # the name is shadowed by the function
 
 #: (kernel, fuzz seed, the random sequence, the script recovered today).
@@ -129,15 +126,7 @@ CASES = [
 
 @pytest.mark.parametrize("stem,seed,seq,want", CASES, ids=[f"{c[0]}-{c[1]}" for c in CASES])
 def test_alpha_steps_are_ordered_legally_and_replay(stem, seed, seq, want):
-    s = _session(stem, seq)
-    assert len(s.script) == seq.count(";")          # every step of the sequence applied
-    target = s.current.schedule
-    r = whitebox(s.original, target)
-    assert r.exact
-    assert r.text(comments=False) == want
-    assert _replays(stem, r.text(comments=False), target)
-    raw = whitebox(s.original, target, simplify=False)
-    assert raw.exact and _replays(stem, raw.text(comments=False), target)
+    assert_recovered(stem, seq, want)
 
 
 def _core(stem: str, seq: str):
@@ -332,13 +321,6 @@ def test_late_splits_of_pairs_with_other_dimensions_share_the_form_not_the_inequ
     assert all(_recover._alpha_form(T.by_tag(tag), c) == form for tag, (c, _) in parts.items())
 
 
-def _target_of(stem: str, seq: str):
-    s = _session(stem, seq)
-    scop, _, deps = start_of(s.original, None)
-    divs = Divs()
-    return symbolic(scop, s.current.schedule, divs, tags=True), Oracle(scop, deps, divs)
-
-
 #: Refused still, with the reason (not a recovery of the order of α steps).
 REFUSED = [
     # S1's outer dimension scaled by 3 first, then both reshaped and skewed
@@ -369,15 +351,5 @@ def test_unordered_cases_are_refused_not_replayed_wrong(stem, seq, msg):
 def test_recovered_ordered_script_runs_equal_to_the_original(tmp_path, seed, sizes):
     # the recovered script, applied to the original and compiled, prints
     # the original's output bit for bit
-    from clayx.verify import verify
-    if shutil.which("gcc") is None:
-        pytest.skip("gcc not available")
     stem, _, seq, _ = next(c for c in CASES + LATE if c[1] == seed)
-    target = _session(stem, seq).current.schedule
-    r = whitebox(_session(stem).original, target)
-    s = _session(stem, r.text(comments=False))
-    assert same_dates(s.original, s.current.schedule, target)
-    gen = tmp_path / f"{stem}_wb.c"
-    gen.write_text(s.code("c"))
-    res = verify(EXAMPLES / f"{stem}.c", gen, sizes, workdir=tmp_path / "build")
-    assert res.ok and res.values > 0
+    assert_recovered_code_runs(tmp_path, stem, seq, sizes)

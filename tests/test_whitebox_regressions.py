@@ -8,17 +8,16 @@ replay, every step checked, to the target's dates."""
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 import pytest
 
-import clayx
 from clayx.whitebox import Oracle, WhiteboxError, symbolic, whitebox
 from clayx.whitebox.model import Divs
 from clayx.whitebox.replay import same_dates
 from clayx.whitebox.targets import start_of
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+from whitebox_cases import EXAMPLES, replays as _replays, session as _session
+
 _recover = sys.modules["clayx.whitebox.recover"]      # the name is shadowed by the function
 
 #: (kernel, the random sequence, the script whitebox recovers from its result)
@@ -161,26 +160,6 @@ REFUSED = [
     # (Clay's unroll, refused here before, is recovered now:
     # tests/test_whitebox_unroll.py)
 ]
-
-_BASE: dict[str, clayx.Session] = {}
-
-
-def _session(stem: str, text: str = "") -> clayx.Session:
-    if stem not in _BASE:
-        _BASE[stem] = clayx.load(EXAMPLES / f"{stem}.c")
-    b = _BASE[stem]
-    s = clayx.Session(b.original, others=b.others)
-    if text:
-        s.apply(text)
-    return s
-
-
-def _replays(stem: str, script_text: str, target) -> bool:
-    s = _session(stem)
-    if script_text.strip():
-        s.apply(script_text)
-    return same_dates(s.original, s.current.schedule, target)
-
 
 @pytest.mark.parametrize("stem,seq,want", CASES, ids=[f"{c[0]}-{k}" for k, c in enumerate(CASES)])
 def test_fuzzer_sequence_is_recovered_and_replays(stem, seq, want):

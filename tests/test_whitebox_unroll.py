@@ -19,7 +19,7 @@ from clayx.model import ClaySchedule, Relation
 from clayx.whitebox import Oracle, WhiteboxError, symbolic, whitebox
 from clayx.whitebox.model import Divs
 from clayx.whitebox.replay import same_dates
-from test_whitebox_regressions import EXAMPLES, _session
+from whitebox_cases import EXAMPLES, session as _session
 
 def _recovered(s: clayx.Session):
     """Whitebox ``s``'s schedule from its original; check the script

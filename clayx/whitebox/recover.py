@@ -659,18 +659,13 @@ def _unskew_chunk_by(T: Sched, r: Rel, t: int, coef, const: Aff, others, loose: 
                      found: list[Step], oracle) -> bool:
     """One candidate of :func:`_unskew_chunk_once`."""
     need = max([t] + [q for q, c in zip(others, coef) if c])
-    for prefix, group in _groups(T, r, 1, len(r.beta)):
-        if any(x.depth < need for x in group):
-            continue
-        X = T.copy()
-        ids = {x.tag for x in group}
-        for x in X.rels:
-            if x.tag in ids:
-                v = x.alphas[t - 1] - const
-                for q, c in zip(others, coef):
-                    if c:
-                        v = v - x.alphas[q - 1].scale(c)
-                x.alphas[t - 1] = x.canon(v)
+    for prefix, X, ids, members in _group_copies(T, r, lambda x: x.depth >= need):
+        for x in members:
+            v = x.alphas[t - 1] - const
+            for q, c in zip(others, coef):
+                if c:
+                    v = v - x.alphas[q - 1].scale(c)
+            x.alphas[t - 1] = x.canon(v)
         if any(_is_div(x.alphas[t - 1]) is None
                and (not loose or _chunk_in(X, x, x.alphas[t - 1]) is None)
                for x in X.rels if x.tag in ids):
@@ -847,14 +842,9 @@ def _sink_chunk_once(T: Sched, found: list[Step], oracle=None,
             p = next((q for q in range(1, t) if r.alphas[q - 1] == point), None)
             if p is None:
                 continue
-            for prefix, group in _groups(T, r, 1, len(r.beta)):
-                if any(x.depth < t for x in group):
-                    continue
-                X = T.copy()
-                ids = {x.tag for x in group}
-                for x in X.rels:
-                    if x.tag in ids:
-                        x.alphas.insert(p - 1, x.alphas.pop(t - 1))
+            for prefix, X, ids, members in _group_copies(T, r, lambda x: x.depth >= t):
+                for x in members:
+                    x.alphas.insert(p - 1, x.alphas.pop(t - 1))
                 if any(len(list(_loose_chunks(X, x))) > len(list(_loose_chunks(T, T.by_tag(x.tag))))
                        for x in X.rels if x.tag in ids):
                     continue    # a relation of the group whose chunk this moves inside
@@ -915,6 +905,19 @@ def _groups(T: Sched, r: Rel, lo: int, hi: int):
         if key not in seen:
             seen.add(key)
             yield r.beta[:m], g
+
+
+def _group_copies(T: Sched, r: Rel, fits):
+    """The candidate groups of one step on ``r`` (:func:`_groups`, every
+    prefix of its β) whose relations all pass ``fits``, each as ``(prefix,
+    X, ids, members)``: a copy ``X`` of ``T`` to change, the group's tags,
+    and its relations in ``X``."""
+    for prefix, group in _groups(T, r, 1, len(r.beta)):
+        if not all(fits(x) for x in group):
+            continue
+        X = T.copy()
+        ids = {x.tag for x in group}
+        yield prefix, X, ids, [x for x in X.rels if x.tag in ids]
 
 
 def _tiles(T: Sched, r: Rel, general: bool = True):
@@ -1435,18 +1438,15 @@ def _unreshape_chunk_once(T: Sched, found: list[Step], oracle=None) -> bool:
                     or _offset_chunk(T, r, a):
                 continue
             its = a.part("i")
-            for prefix, group in _groups(T, r, 1, len(r.beta)):
-                if any(x.depth < t or x.dim <= max(k[1] for k in its.c) for x in group):
-                    continue
-                X = T.copy()
-                ids = {x.tag for x in group}
+            top = max(k[1] for k in its.c)
+            for prefix, X, ids, members in _group_copies(
+                    T, r, lambda x: x.depth >= t and x.dim > top):
                 ok = True
-                for x in X.rels:
-                    if x.tag in ids:
-                        had = bool(x.alphas[t - 1].keys("d"))
-                        x.alphas[t - 1] = x.canon(x.alphas[t - 1] - its)
-                        if had and x.alphas[t - 1].keys("i") and not x.empty:
-                            ok = False
+                for x in members:
+                    had = bool(x.alphas[t - 1].keys("d"))
+                    x.alphas[t - 1] = x.canon(x.alphas[t - 1] - its)
+                    if had and x.alphas[t - 1].keys("i") and not x.empty:
+                        ok = False
                 if not ok:
                     continue
                 if not _keeps_rank(X, T, ids):
@@ -1588,19 +1588,14 @@ def _fix_point(T, r, t, p, sign, others, coef, const, found, oracle=None) -> boo
     (a skew of a loop by an inner one, or a shift, then a reverse may pass
     through an illegal schedule: fuzz seeds 22167, 21229)."""
     need = max([p, t] + [q for q, c in zip(others, coef) if c])
-    for prefix, group in _groups(T, r, 1, len(r.beta)):
-        if any(x.depth < need for x in group):
-            continue
-        X = T.copy()
-        ids = {x.tag for x in group}
+    for prefix, X, ids, members in _group_copies(T, r, lambda x: x.depth >= need):
         direct: list[Step] = []
-        for x in X.rels:
-            if x.tag in ids:
-                v = x.alphas[p - 1].scale(sign)
-                for q, c in zip(others, coef):
-                    if c:
-                        v = v + x.alphas[q - 1].scale(c)
-                x.alphas[p - 1] = x.canon(v + const)
+        for x in members:
+            v = x.alphas[p - 1].scale(sign)
+            for q, c in zip(others, coef):
+                if c:
+                    v = v + x.alphas[q - 1].scale(c)
+            x.alphas[p - 1] = x.canon(v + const)
         if any(_chunk(X, x.alphas[t - 1]) is None
                or _multiple(x.alphas[p - 1], _chunk(X, x.alphas[t - 1])[0]) is None
                for x in X.rels if x.tag in ids and not x.empty):

@@ -1,0 +1,80 @@
+"""Shared checks of the whitebox regression files (``test_whitebox_*.py``):
+a fuzz sequence applied to an example, its target recovered and replayed,
+the target's symbolic form, and the recovered script compiled and run."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+import clayx
+from clayx.whitebox import Oracle, symbolic, whitebox
+from clayx.whitebox.model import Divs
+from clayx.whitebox.replay import same_dates
+from clayx.whitebox.targets import start_of
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+_BASE: dict[str, clayx.Session] = {}
+
+
+def session(stem: str, text: str = "") -> clayx.Session:
+    """A fresh session on ``examples/<stem>.c`` (parsed once) with the
+    script ``text`` applied."""
+    if stem not in _BASE:
+        _BASE[stem] = clayx.load(EXAMPLES / f"{stem}.c")
+    b = _BASE[stem]
+    s = clayx.Session(b.original, others=b.others)
+    if text:
+        s.apply(text)
+    return s
+
+
+def replays(stem: str, script_text: str, target) -> bool:
+    """``script_text`` applied to the original of ``stem`` (every step
+    checked) gives every instance the date ``target`` gives it."""
+    s = session(stem)
+    if script_text.strip():
+        s.apply(script_text)
+    return same_dates(s.original, s.current.schedule, target)
+
+
+def assert_recovered(stem: str, seq: str, want: str) -> None:
+    """The target ``seq`` makes is recovered exactly as ``want``, and the
+    script replays to it, simplified and raw."""
+    s = session(stem, seq)
+    assert len(s.script) == seq.count(";")          # every step of the sequence applied
+    target = s.current.schedule
+    r = whitebox(s.original, target)
+    assert r.exact
+    assert r.text(comments=False) == want
+    assert replays(stem, r.text(comments=False), target)
+    raw = whitebox(s.original, target, simplify=False)
+    assert raw.exact and replays(stem, raw.text(comments=False), target)
+
+
+def symbolic_target(stem: str, seq: str):
+    """The target ``seq`` makes, in the recovery's symbolic form, and the
+    oracle of the original."""
+    s = session(stem, seq)
+    scop, _, deps = start_of(s.original, None)
+    divs = Divs()
+    return symbolic(scop, s.current.schedule, divs, tags=True), Oracle(scop, deps, divs)
+
+
+def assert_recovered_code_runs(tmp_path: Path, stem: str, seq: str, sizes: dict) -> None:
+    """The script recovered for the target ``seq`` makes, applied to the
+    original and compiled, prints the original's output bit for bit."""
+    from clayx.verify import verify
+    if shutil.which("gcc") is None:
+        pytest.skip("gcc not available")
+    target = session(stem, seq).current.schedule
+    r = whitebox(session(stem).original, target)
+    s = session(stem, r.text(comments=False))
+    assert same_dates(s.original, s.current.schedule, target)
+    gen = tmp_path / f"{stem}_wb.c"
+    gen.write_text(s.code("c"))
+    res = verify(EXAMPLES / f"{stem}.c", gen, sizes, workdir=tmp_path / "build")
+    assert res.ok and res.values > 0
