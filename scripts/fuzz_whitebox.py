@@ -49,8 +49,11 @@ MIX = ("tile", "tile", "stripmine", "skew", "skew", "reshape", "reshape", "iss",
        "interchange", "reverse", "shift", "fuse", "split")
 
 
-def run(seed: int, count: int, show: bool) -> Counter:
-    """Draw and whitebox ``count`` sequences; return the counts (and print)."""
+def run(seed: int, count: int, show: bool, long: int | None = None) -> Counter:
+    """Draw and whitebox ``count`` sequences; return the counts (and print).
+
+    ``long``: also print every recovered sequence longer than the drawn one
+    by more than ``long`` steps (after simplification), with both."""
     base = {s: clayx.load(ROOT / "examples" / f"{s}.c") for s in STEMS}
     stats: Counter = Counter()
     reasons: Counter = Counter()
@@ -90,6 +93,19 @@ def run(seed: int, count: int, show: bool) -> Counter:
             stats["steps in"] += len(s.script)
             stats["steps recovered"] += len(r.steps)
             stats["steps before simplification"] += len(r.raw)
+            t_simp = 1000 * r.timings.get("simplify", 0.0)
+            stats["simplify ms"] += round(t_simp)
+            stats["simplify max ms"] = max(stats["simplify max ms"], round(t_simp))
+            if t_simp > 100:
+                print(f"--- slow {stem} seed {seed + k}: simplify {t_simp:.0f} ms, "
+                      f"{len(r.raw)} -> {len(r.steps)} steps: {' '.join(str(s.script).split())}")
+            if r.timings.get("simplification_undone"):
+                stats["simplification undone"] += 1
+            if long is not None and len(r.steps) > len(s.script) + long:
+                stats["long"] += 1
+                print(f"--- long {stem} seed {seed + k}: {len(s.script)} -> {len(r.steps)}: "
+                      f"{' '.join(str(s.script).split())}\n    "
+                      + " ".join(str(r.script).split()))
             continue
         stats[key] += 1
         reasons[f"{key}: " + re.sub(r"-?\d+", "#", msg)[:100]] += 1
@@ -111,9 +127,12 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=1000)
     ap.add_argument("--count", type=int, default=150)
     ap.add_argument("--show", action="store_true", help="print every sequence not recovered")
+    ap.add_argument("--long", type=int, default=None, metavar="K",
+                    help="print every recovered sequence more than K steps longer than the "
+                         "drawn one")
     args = ap.parse_args()
     t0 = time.perf_counter()
-    stats = run(args.seed, args.count, args.show)
+    stats = run(args.seed, args.count, args.show, args.long)
     print(f"({time.perf_counter() - t0:.0f} s)")
     return 1 if stats["bug"] or stats["crash"] or stats["directive crash"] else 0
 

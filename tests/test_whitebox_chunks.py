@@ -49,9 +49,8 @@ CASES = [
     ("mvt", 12242, "reshape([1, 0], 1, 2, -2); tile([0], 1, 1, 16); reverse([0], 2); "
                    "interchange([0, 0, 0, 0], 1, 3); reshape([0, 0, 0, 0], 3, 1, 1); "
                    "fuse([1, 0]); peel([1, 0], {0 | 6});",
-     "iss([1, 0], {[] | [0, 1] | [0] | 6});\ninterchange([0], 1, 2);\nskew([1], 1, 2, -2);\n"
-     "split([1, 0, 0], 2);\nstripmine([0], 2, 16);\ninterchange([0], 2, 3);\n"
-     "reverse([0], 2);\nskew([0], 3, 2, -1);\n"),
+     "peel([1, 0], {0 | 6});\ninterchange([0], 1, 2);\nskew([1], 1, 2, -2);\n"
+     "stripmine([0], 2, 16);\ninterchange([0], 2, 3);\nreverse([0], 2);\nskew([0], 3, 2, -1);\n"),
     # a scaled chunk of a reshaped loop: isl writes floor(3i / 2) as
     # 2i - floor((i + 1) / 2)
     ("seidel-2d", 12286, "reshape([0, 0, 0, 0], 2, 2, -2); stripmine([0, 0, 0], 2, 2); "
@@ -102,9 +101,8 @@ CASES = [
     ("seidel-2d", 20036, "tile([0, 0, 0], 2, 2, 8); reshape([0], 2, 1, 2); "
                          "iss([0, 0, 0, 0], {1 | | 0, 1 | 6}); interchange([0, 0], 2, 3); "
                          "skew([0], 2, 1, -2); split([0, 0, 0, 0, 0], 2);",
-     "iss([0, 0, 0], {[] | [1] | [0, 1] | 6});\nsplit([0, 0, 0, 0], 3);\nsplit([0, 0, 0], 2);\n"
-     "stripmine([0, 1], 2, 8);\nstripmine([0, 0], 2, 8);\ninterchange([0], 2, 3);\n"
-     "skew([0], 2, 1, -2);\nskew([0], 3, 1, 2);\n"),
+     "iss([0], {[] | [1] | [0, 1] | 6});\nstripmine([0, 1], 2, 8);\nstripmine([0, 0], 2, 8);\n"
+     "interchange([0], 2, 3);\nskew([0], 2, 1, -2);\nskew([0], 3, 1, 2);\n"),
     # a point loop shifted and reversed after its strip-mine: the shift
     # undone first passed through an illegal schedule (a failed replay on
     # main too)

@@ -219,6 +219,8 @@ def whitebox(original, target, *, simplify: bool = True, verify: bool = True,
             result.steps = shorten(raw, O, T, oracle) if simplify else list(raw)
             result.timings["careful"] = True
             result.timings["legality_checks"] = oracle.calls
+            # what the first sequence's replay found does not hold for this one
+            result.timings.pop("simplification_undone", None)
             _replay_or_raw(result, scop, session, target_sched, deps, simplify)
     else:
         from ..script import Script

@@ -308,13 +308,18 @@ class Sched:
     def normalize(self) -> None:
         """Clay's β normalization: dense, 0-based values per level."""
         self.rels.sort(key=lambda r: r.beta)
-        mapping: dict[tuple, tuple] = {}
-
-        def walk(prefix: tuple, new: tuple) -> None:
-            for idx, kid in enumerate(self.children(prefix)):
-                mapping[kid] = new + (idx,)
-                walk(kid, new + (idx,))
-        walk((), ())
+        # one pass in β order: each prefix met first gets the next number
+        # under its (renumbered) parent
+        mapping: dict[tuple, tuple] = {(): ()}
+        count: dict[tuple, int] = {}
+        for r in self.rels:
+            b = r.beta
+            for n in range(1, len(b) + 1):
+                if b[:n] not in mapping:
+                    parent = mapping[b[:n - 1]]
+                    idx = count.get(parent, 0)
+                    count[parent] = idx + 1
+                    mapping[b[:n]] = parent + (idx,)
         for r in self.rels:
             r.beta = mapping[r.beta]
         self.marks = [(k, mapping.get(tuple(lp), tuple(lp)), a) for k, lp, a in self.marks]

@@ -59,6 +59,7 @@ from __future__ import annotations
 from math import gcd
 
 from .model import Aff, Sched
+from .recover import _on_alphas
 from .steps import Recorder, Step, tile_step
 
 __all__ = ["RULES", "loop_names", "merge_across_fusion", "simplify", "tile_chains"]
@@ -302,11 +303,33 @@ def tile_chains(steps: list[Step], O: Sched, oracle) -> list[Step]:
 
 # --- loop names --------------------------------------------------------------------------
 
-def _apply(sched: Sched, s: Step) -> None:
-    """Apply ``s`` to the symbolic ``sched`` (iss halves get fresh tags)."""
+def _apply(sched: Sched, s: Step, fresh=None) -> None:
+    """Apply ``s`` to the symbolic ``sched``: the copies ``iss``, ``peel``
+    and ``unroll`` make of a relation ``r`` get the tag ``fresh(r, m)``
+    (``m`` the copy's number; -1 without ``fresh``); an ``iss`` written on
+    the α dimensions gives each relation its own inequality, as Clay does."""
     rec = Recorder(sched)
-    if s.name == "iss":
-        rec.do("iss", *s.args, new_tag=lambda r: -1)
+    if fresh is None:
+        def fresh(r, m=0):
+            return -1
+    if s.name == "iss" and len(s.args) == 3:
+        halves: dict = {}
+
+        def tag(r):
+            t = -2 - len(halves)
+            halves[t] = r
+            return t
+        rec.do("iss", *s.args, new_tag=tag)
+        for c in sched.rels:
+            if c.tag in halves:
+                r = halves[c.tag]
+                r.cons[-1] = _on_alphas(r, s.args[2])
+                c.cons[-1] = -r.cons[-1] - Aff.const(1)
+                c.tag = fresh(r)
+    elif s.name in ("iss", "peel"):
+        rec.do(s.name, *s.args, new_tag=fresh)
+    elif s.name in ("unroll", "unroll_noepilog"):
+        rec.do(s.name, *s.args, new_tag=fresh)
     elif s.name == "densify":
         g = 0
         for r in sched.under(s.args[0]):
@@ -426,6 +449,386 @@ def merge_across_fusion(steps: list[Step], O: Sched, oracle) -> list[Step]:
     return steps
 
 
+# --- shortcuts -----------------------------------------------------------------------
+
+#: How many steps after a split's first step :func:`shortcuts` looks for
+#: the inequalities of its candidates.
+WINDOW = 40
+
+
+def _key(S: Sched) -> tuple:
+    """What Clay's schedule ``S`` is, without the tags: two symbolic
+    schedules with the same key are the same relations at the same β."""
+    return (tuple((r.stmt, r.beta, tuple(r.canon(a) for a in r.alphas),
+                   frozenset(r.canon(c) for c in r.cons), r.empty,
+                   None if r.dom is None else str(r.dom)) for r in S.rels),
+            tuple(sorted(repr(m) for m in S.marks)))
+
+
+def _peel_amount(S: Sched, loop: tuple, st: Step) -> Aff | None:
+    """``q`` such that ``peel(loop, q)`` splits every relation under
+    ``loop`` as the ``iss`` step ``st`` splits its own (the kept half
+    ``α_d + q < 0``), or None."""
+    d = len(loop)
+    out = None
+    if all(not (r.alphas[d - 1].keys("i") or r.alphas[d - 1].keys("d")) for r in S.under(loop)):
+        return None                         # a one-iteration loop: nothing to peel
+    for r in S.under(loop):
+        if len(st.args) == 3:
+            if len(st.args[2][0]) > r.depth:
+                return None
+            e = _on_alphas(r, st.args[2])
+        else:
+            e = st.args[1]
+        q = r.canon(-e - Aff.const(1) - r.alphas[d - 1])
+        if q.keys("i") or q.keys("d") or (out is not None and q != out):
+            return None
+        out = q
+    return out
+
+
+def _candidates(states: list[Sched], steps: list[Step], i: int):
+    """One-step replacements of a run of steps from ``steps[i]`` on (an
+    ``iss`` or an ``embed``, the start of a split the recovery made one
+    relation at a time): a ``peel``, then an ``iss``, with the inequality
+    of ``iss`` steps that follow, on a loop around ``steps[i]``'s β that
+    holds every relation those steps split (``states``: :func:`_tagged`)."""
+    S = states[i]
+    beta = tuple(steps[i].args[0])
+    loops = [beta[:m] for m in range(1, len(beta) + 1) if S.is_loop(beta[:m])]
+    groups: dict = {}
+    for k in range(i, min(len(steps), i + WINDOW)):
+        st = steps[k]
+        if st.name == "iss":
+            split = _roots(_tags(states[k], tuple(st.args[0])), i - 1)
+            groups.setdefault((st.args[1], st.args[2:]), (st, set()))[1].update(split)
+    fits = [(st, [lp for lp in loops if split <= _tags(S, lp)])
+            for st, split in groups.values()]
+    for st, where in fits:
+        for loop in where:
+            q = _peel_amount(S, loop, st)
+            if q is not None:
+                yield Step("peel", (loop, q), f"the iterations from {(-q).text()} on "
+                           "go to a loop of their own after this one")
+    for st, where in fits:
+        for loop in where:
+            yield Step("iss", (loop,) + tuple(st.args[1:]), st.comment)
+
+
+def _content(r) -> tuple:
+    """What relation ``r`` is, but its β-vector."""
+    return (r.stmt, tuple(r.canon(a) for a in r.alphas), frozenset(r.canon(c) for c in r.cons),
+            r.empty, None if r.dom is None else str(r.dom))
+
+
+def _signature(S: Sched) -> int:
+    """A hash of the relations of ``S`` without their β-vectors (equal for
+    two schedules that differ only in the order of their loops)."""
+    return hash(tuple(sorted(hash(_content(r)) for r in S.rels)))
+
+
+def _sorted_key(S: Sched, loop: tuple) -> tuple | None:
+    """:func:`_key` of ``S`` with the children of ``loop`` in a fixed order
+    (by what they hold) and that order's positions of the children as they
+    are, or None when two children hold the same."""
+    d = len(loop)
+    groups: dict = {}
+    for r in S.rels:
+        if r.beta[:d] == loop and len(r.beta) > d:
+            groups.setdefault(r.beta[d], []).append((r.beta[d + 1:],) + _content(r))
+    content = {k: tuple(v) for k, v in groups.items()}
+    if len(set(content.values())) < len(content):
+        return None
+    order = sorted(content, key=lambda k: hash(content[k]))
+    rank = {k: n for n, k in enumerate(order)}
+    rels = tuple(sorted(
+        ((r.beta[:d] + (rank[r.beta[d]],) + r.beta[d + 1:]
+          if r.beta[:d] == loop and len(r.beta) > d else r.beta,) + _content(r)
+         for r in S.rels), key=lambda t: t[0]))
+    return (rels, tuple(sorted(repr(m) for m in S.marks))), [rank[k] for k in sorted(rank)]
+
+
+def _with_reorder(states: list[Sched], sigs: list[int], i: int, X: Sched, c: Step, oracle):
+    """``(j, [c, reorder(loop, order)])``: the latest schedule
+    ``states[j]`` that the step ``c`` (an ``iss`` of ``loop``) reaches from
+    ``states[i]`` (giving ``X``) with the children of ``loop`` put in
+    another order, when ``X`` is legal (``oracle``); or None.  ``sigs``:
+    the states' :func:`_signature`."""
+    loop = tuple(c.args[0])
+    sig = _signature(X)
+    mine = None
+    for j in range(len(states) - 1, i + 2, -1):
+        if sigs[j] != sig:
+            continue
+        mine = mine or _sorted_key(X, loop)
+        theirs = _sorted_key(states[j], loop)
+        if mine is None or theirs is None or theirs[0] != mine[0]:
+            continue
+        if not oracle(X):
+            return None
+        # child k of X holds what child order[k] of states[j] holds
+        where = {rank: pos for pos, rank in enumerate(theirs[1])}
+        order = [where[rank] for rank in mine[1]]
+        return j, [c, Step("reorder", (loop, order), "put the parts in their order")]
+    return None
+
+
+def shortcuts(steps: list[Step], O: Sched, oracle=None) -> list[Step]:
+    """``steps`` with every run that leads back to a schedule met before
+    removed, and every run from an ``iss`` or ``embed`` that one ``iss`` or
+    ``peel`` of a loop around it reaches (:func:`_candidates`) replaced by
+    it; with an ``oracle``, also by an ``iss`` and a ``reorder`` of the
+    loop (when the schedule between them is legal).  The other schedules
+    on the way are a subset of the old ones, so every step stays legal::
+
+        iss([0, 0], {| 0, 1 | [-1] | -2}); embed([0, 0, 0]);
+        iss([0, 0, 0], {| 0, 1 | [0] | 5}); split([0, 0, 0, 0], 3);      peel([0, 0], {-1 | -2});
+        unembed([0, 0, 0, 0]); unembed([0, 0, 1, 0]);               →   peel([0, 0], {0 | 5});
+        iss([1, 0], {| 0, 1 | [0] | 4}); split([0, 0, 0], 2);           peel([1, 0], {0 | 4});
+        split([0, 0], 1); split([1, 0, 0], 2); split([2, 0, 0], 2);     split([0, 0], 1);
+
+    (with :func:`early_splits`, which puts each ``split`` next to its
+    ``iss``).
+    """
+    states = _tagged(O, steps)
+    if states is None:
+        return steps
+    keys = [_key(X) for X in states]
+    last = {k: j for j, k in enumerate(keys)}
+    sigs = [_signature(X) for X in states] if oracle is not None else []
+    out: list[Step] = []
+    i = 0
+    while i < len(steps):
+        if last[keys[i]] > i:
+            i = last[keys[i]]
+            continue
+        best = None                         # (saved steps, j, replacement)
+        if steps[i].name in ("iss", "embed"):
+            for c in _candidates(states, steps, i):
+                X = states[i].copy()
+                try:
+                    _apply(X, c)
+                except Exception:           # noqa: BLE001 - not a candidate
+                    continue
+                j = last.get(_key(X), -1)
+                if j >= i + 2 and (best is None or j - i - 1 > best[0]):
+                    best = (j - i - 1, j, [c])
+                elif j < 0 and c.name == "iss" and oracle is not None:
+                    pair = _with_reorder(states, sigs, i, X, c, oracle)
+                    if pair is not None and pair[0] - i - 2 > (best[0] if best else 0):
+                        best = (pair[0] - i - 2, pair[0], pair[1])
+        if best is not None:
+            out.extend(best[2])
+            i = best[1]
+        else:
+            out.append(steps[i])
+            i += 1
+    return out
+
+
+def _tagged(O: Sched, steps: list[Step]) -> list[Sched] | None:
+    """The schedules from ``O`` along ``steps`` (``O`` first), every
+    relation with a tag of its own (a copy a step makes, a new one), or
+    None when the steps cannot be followed."""
+    X = O.copy()
+    for n, r in enumerate(X.rels):
+        r.tag = n
+    out = [X]
+    for j, s in enumerate(steps):
+        X = X.copy()
+        try:
+            _apply(X, s, _fresh(j))
+        except Exception:                   # noqa: BLE001 - the rule is then skipped
+            return None
+        out.append(X)
+    return out
+
+
+def _fresh(j: int):
+    """The tags of the copies step ``j`` makes (the same in any sequence
+    that keeps the step's number)."""
+    return lambda r, m=0: (j, r.tag, m)
+
+
+def _roots(tags, m: int) -> frozenset:
+    """``tags`` as the relations they were after step ``m`` (a copy a later
+    step made is a part of the relation it was made from)."""
+    out = set()
+    for t in tags:
+        while isinstance(t, tuple) and t[0] > m:
+            t = t[1]
+        out.add(t)
+    return frozenset(out)
+
+
+def _tags(S: Sched, b: tuple) -> frozenset:
+    return frozenset(r.tag for r in S.under(b))
+
+
+def _node(S: Sched, tags: frozenset, depth: int) -> tuple | None:
+    """The β prefix of length ``depth`` in ``S`` with exactly the relations
+    ``tags`` under it (None: there is none)."""
+    for r in S.rels:
+        if r.tag in tags:
+            b = r.beta[:depth]
+            return b if len(b) == depth and _tags(S, b) == tags else None
+    return None
+
+
+def _moved_split(S: Sched, loop_tags: frozenset, depth: int, moved: frozenset):
+    """The ``split`` step that cuts the loop of depth ``depth`` holding
+    exactly ``loop_tags`` in ``S`` so that the relations ``moved`` (the
+    last ones in it) go to the new loop after it (None: no such cut)."""
+    loop = _node(S, loop_tags, depth)
+    if loop is None:
+        return None
+    kids = S.children(loop)
+    flags = [bool(_tags(S, k) & moved) for k in kids]
+    if any(bool(_tags(S, k) - moved) and f for k, f in zip(kids, flags)):
+        return None                         # a child holds both
+    n = flags.index(True) if True in flags else 0
+    if n == 0 or not all(flags[n:]):
+        return None
+    return Step("split", (kids[n - 1], depth), "separate the two parts")
+
+
+def _rebased(st: Step, old: Sched, new: Sched) -> Step | None:
+    """``st``, which applies to ``old``, rewritten for ``new`` (the same
+    relations, other β-vectors): its loop or statement named by the
+    relations under it (None when ``new`` has no such node)."""
+    b = tuple(st.args[0])
+    nb = _node(new, _tags(old, b), len(b))
+    if nb is None:
+        return None
+    return Step(st.name, (nb,) + tuple(st.args[1:]), st.comment)
+
+
+def early_splits(steps: list[Step], O: Sched, oracle) -> list[Step]:
+    """Each ``split`` moved to right after the ``iss`` (or ``peel``) that
+    made the parts it moves, the steps in between renamed for the new
+    β-vectors, when the schedule reached is the same and every new
+    intermediate schedule is legal (``oracle``): then the ``iss`` and the
+    ``split`` are one ``peel`` (:func:`shortcuts`)::
+
+        iss([0, 0], …); iss([1, 0], …);           iss([0, 0], …); split([0, 0, 0], 2);
+        split([0, 0, 0], 2); split([1, 0, 0], 2)  →  iss([1, 0], …); split([1, 0, 0], 2)
+    """
+    states = _tagged(O, steps)
+    if states is None:
+        return steps
+    k = 0
+    while k < len(steps):
+        if steps[k].name == "split":
+            new = _move_split(steps, states, k, oracle)
+            if new is not None:
+                steps = new
+                states = _tagged(O, steps)
+        k += 1
+    return steps
+
+
+def _move_split(steps: list[Step], states: list[Sched], k: int, oracle) -> list[Step] | None:
+    """``steps`` with the ``split`` ``steps[k]`` moved to right after the
+    step that made the copies it moves (see :func:`early_splits`), or None."""
+    before, after = states[k], states[k + 1]
+    beta, depth = tuple(steps[k].args[0]), steps[k].args[1]
+    loop_tags = _tags(before, beta[:depth])
+    keep = next(_tags(after, r.beta[:depth]) for r in after.rels if r.tag in loop_tags)
+    moved = loop_tags - keep
+    # the steps that made the moved relations (each a copy of a copy …)
+    t = next(iter(moved))
+    made = []
+    while isinstance(t, tuple):
+        made.append(t[0])
+        t = t[1]
+    for m in made:
+        if m >= k - 1 or steps[m].name not in ("iss", "peel"):
+            continue
+        # the relations as they were after step m (later copies are parts of
+        # them): the split must move copies step m made, and only those
+        roots = _roots(loop_tags, m)
+        gone = _roots(moved, m)
+        if gone & _roots(keep, m) or any(not isinstance(t, tuple) or t[0] != m
+                                         for t in gone):
+            continue
+        X = states[m + 1].copy()
+        cut = _moved_split(X, roots, depth, gone)
+        if cut is None:
+            continue
+        new = steps[:m + 1] + [cut]
+        on_the_way = []
+        try:
+            _apply(X, cut)
+            for j in range(m + 1, k):
+                on_the_way.append((j, X.copy()))
+                st = _rebased(steps[j], states[j], X)
+                if st is None:
+                    raise ValueError("no such loop")
+                _apply(X, st, _fresh(j))
+                new.append(st)
+        except Exception:                   # noqa: BLE001 - not a move
+            continue
+        # the same schedule as after the split where it was (the rest of the
+        # steps are the same), and every new schedule on the way legal
+        if _key(X) == _key(states[k + 1]) and all(
+                _cut_only(Y, states[j], j, states[k + 1], loop_tags, moved, depth)
+                or oracle(Y) for j, Y in on_the_way):
+            return new + steps[k + 1:]
+    return None
+
+
+def _cut_only(Y: Sched, old: Sched, j: int, after: Sched, tags: frozenset,
+              moved: frozenset, depth: int) -> bool:
+    """True when the schedule ``Y`` (before step ``j``, with the cut of the
+    loop of depth ``depth`` holding ``tags`` made early, ``moved`` going to
+    the new loop) is legal without asking: ``Y`` is the schedule ``old``
+    (before step ``j`` in the old sequence, legal) with that cut, and every
+    relation of the loop has the outer dimensions ``1 … depth-1`` its parts
+    have ``after`` the cut where it was (legal).  Then a pair of instances
+    on the two sides of the cut is ordered as ``after`` orders it (by those
+    dimensions, then the cut), and any other pair as ``old`` does (the cut
+    moves no instance across another's)."""
+    Z = old.copy()
+    cut = _moved_split(Z, _roots(tags, j - 1), depth, _roots(moved, j - 1))
+    if cut is None:
+        return False
+    _apply(Z, cut)
+    if _key(Z) != _key(Y):
+        return False
+    n = depth - 1
+    for y in after.rels:
+        if y.tag in tags:
+            (t,) = _roots({y.tag}, j - 1)
+            try:
+                x = Y.by_tag(t)
+            except KeyError:
+                return False
+            if [x.canon(a) for a in x.alphas[:n]] != [y.canon(a) for a in y.alphas[:n]]:
+                return False
+    return True
+
+
+#: How many schedules the rules of :func:`simplify` may ask the legality
+#: oracle about (each question is an isl computation; past it, a rule
+#: that needs one more answer is not applied).
+ORACLE_BUDGET = 8
+
+
+def _remembered(oracle, budget: int = ORACLE_BUDGET):
+    """``oracle`` answering each schedule (by :func:`_key`) once, and at
+    most ``budget`` schedules (no for the others)."""
+    memo: dict = {}
+
+    def legal(sched: Sched) -> bool:
+        k = _key(sched)
+        if k not in memo:
+            if len(memo) >= budget:
+                return False
+            memo[k] = oracle(sched)
+        return memo[k]
+    return legal
+
+
 def simplify(steps, O: Sched | None = None, T: Sched | None = None,
              oracle=None) -> list[Step]:
     """``steps`` made shorter, same result (see the module docstring).
@@ -434,7 +837,16 @@ def simplify(steps, O: Sched | None = None, T: Sched | None = None,
     (a legality check of a symbolic schedule) by the tile-chain and fusion
     rules (skipped without it)."""
     steps = list(steps)
+    if oracle is not None:
+        oracle = _remembered(oracle)
     if O is not None:
+        for _ in range(4):
+            new = shortcuts(steps, O, oracle)
+            if oracle is not None and any(st.name == "split" for st in new):
+                new = early_splits(new, O, oracle)
+            if new == steps:
+                break
+            steps = new
         steps = loop_names(steps, O)
     while True:
         out: list[Step] = []

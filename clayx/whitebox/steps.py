@@ -14,7 +14,7 @@ from typing import Sequence
 
 from .model import ONE, Aff, Sched, par, it
 
-__all__ = ["Recorder", "Step", "tile_step"]
+__all__ = ["Recorder", "Step", "peel", "tile_step"]
 
 
 def _beta(b: Sequence[int]) -> str:
@@ -42,6 +42,12 @@ class Step:
             ps = [int(rest[par(p)]) for p in params]
             return (f"iss({_beta(self.args[0])}, {{{_beta([-x for x in coef])} | [] | "
                     f"{_beta(ps)} | {int(rest[ONE])}}});")
+        if self.name == "peel":
+            # peel(β, {P | c}): the iterations where α_|β| + P·p + c >= 0
+            # go to a new loop right after
+            q = self.args[1]
+            ps = ", ".join(str(int(q[par(p)])) for p in params)
+            return f"peel({_beta(self.args[0])}, {{{ps} | {int(q[ONE])}}});"
         return f"{self.name}({', '.join(_arg(a, self.name, params) for a in self.args)});"
 
 
@@ -74,6 +80,33 @@ def tile_step(beta: Sequence[int], d: int, o: int, size: int, comment: str = "")
                  comment or f"tile the loop at depth {d} by {size}, tile loop at depth {o}")]
 
 
+def peel(sched: Sched, loop: Sequence[int], q: Aff, new_tag) -> None:
+    """Clay's ``peel(loop, {P | c})`` on the symbolic ``sched`` (``q`` the
+    form ``P·p + c``): every relation under ``loop`` (depth ``d``) keeps the
+    instances where ``α_d + q < 0``; a copy of it with the others
+    (``α_d + q >= 0``, tag ``new_tag(relation)``) goes, in the same order,
+    into a new loop right after ``loop``::
+
+        for (i = 0; i < N; i++)         peel([0], {0 | -2})     for (i = 0; i < min(N, 2); i++)
+          S(i);                         →                         S(i);
+                                                                for (i = 2; i < N; i++)
+                                                                  S(i);
+    """
+    loop = tuple(loop)
+    d = len(loop)
+    k = len(sched.children(loop))
+    for r in sched.under(loop):
+        c = r.copy()
+        keep = -(r.alphas[d - 1] + q) - Aff.const(1)
+        r.cons = r.cons + [keep]
+        c.cons = c.cons + [-keep - Aff.const(1)]
+        c.beta = loop + (r.beta[d] + k,) + r.beta[d + 1:]
+        c.tag = new_tag(r)
+        sched.rels.append(c)
+    sched.normalize()
+    sched.split(loop + (k - 1,), d)
+
+
 class Recorder:
     """The current symbolic schedule and the steps applied to it so far."""
 
@@ -100,6 +133,8 @@ class Recorder:
             s.densify(args[0], args[1], kw["factor"])
         elif name == "iss":
             s.iss(args[0], args[1], kw["new_tag"])
+        elif name == "peel":
+            peel(s, args[0], args[1], kw.get("new_tag", lambda r: -1))
         elif name in ("parallelize", "vectorize"):
             s.mark("parallel" if name == "parallelize" else "vectorize", args[0])
         elif name in ("unroll", "unroll_noepilog"):
