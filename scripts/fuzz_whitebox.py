@@ -17,10 +17,12 @@ skews, reshapes and structure), :data:`clayx.fuzz.DEEP_KINDS` and
   other than a :class:`~clayx.errors.ClayxError` (a bug of the directive,
   printed; the sequence is skipped).
 
-Prints the counts, the recovery rate and the refusal messages; ``--show``
-prints every sequence that was not recovered.
+Prints the counts (with the total and largest simplification times), the
+recovery rate and the refusal messages; ``--show`` prints every sequence
+that was not recovered, ``--long K`` every recovered one more than ``K``
+steps longer than the drawn one; a simplification over 100 ms is printed.
 
-    python scripts/fuzz_whitebox.py [--seed 1000] [--count 150] [--show]
+    python scripts/fuzz_whitebox.py [--seed 1000] [--count 150] [--show] [--long K]
 """
 
 from __future__ import annotations

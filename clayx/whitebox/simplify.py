@@ -42,6 +42,21 @@ sequence when the simplified one does not replay):
 
       stripmine(β, 1, 32); tile(β, 3, 2, 32); tile(β, 7, 3, 32);
       interchange(β, 6, 7); interchange(β, 5, 6); …     →     tile(β, 5, 3, 32); …
+- **shortcuts** (:func:`shortcuts`): a run of steps that comes back to a
+  schedule met before goes; a run from an ``iss`` or ``embed`` (the
+  recovery splits one relation at a time, in one-iteration loops where a
+  loop holds others) that one ``peel`` or ``iss`` of a loop around it
+  reaches, or one ``iss`` and a ``reorder`` of that loop's parts, is
+  replaced by it.  Schedules are compared without the relations' tags, so
+  ``embed(S); iss; split; unembed; unembed`` for each statement of a loop
+  becomes the loop's ``iss``;
+- **early splits** (:func:`early_splits`): a ``split`` that separates the
+  parts an ``iss`` made moves to right after it, the steps in between
+  renamed for the new β-vectors, when the schedule reached is the same;
+  then ``iss`` + ``split`` is a ``peel``.  Every new schedule on the way is
+  legal: proved from two old ones when it is one of them with the cut
+  (:func:`_cut_only`), otherwise asked (at most :data:`ORACLE_BUDGET`
+  questions per simplification);
 - **the same loop steps on loops fused right after** are done once, after
   the fusion, on the fused loop (:func:`merge_across_fusion`):
   ``skew(A, 2, 1, -1); skew(B, 2, 1, -1); fuse(A)`` → ``fuse(A); skew(A, 2,
@@ -62,12 +77,13 @@ from .model import Aff, Sched
 from .recover import _on_alphas
 from .steps import Recorder, Step, tile_step
 
-__all__ = ["RULES", "loop_names", "merge_across_fusion", "simplify", "tile_chains"]
+__all__ = ["ORACLE_BUDGET", "RULES", "early_splits", "loop_names", "merge_across_fusion",
+           "shortcuts", "simplify", "tile_chains"]
 
 #: The rule names, for reports and tests.
 RULES = ("loop names", "no-op", "cancel reverse", "cancel interchange", "merge shifts",
          "merge skews", "stripmine and interchange are a tile", "signed permutation",
-         "tile chain", "merge across a fusion")
+         "tile chain", "merge across a fusion", "shortcuts", "early splits")
 
 #: Steps whose β only selects the statements they rewrite.
 SELECTING = frozenset({"shift", "skew", "reverse", "interchange", "reshape", "grain",
