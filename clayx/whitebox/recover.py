@@ -302,6 +302,7 @@ def _reduce(T: Sched, oracle, careful: bool, scaled_points: bool,
         lambda: _sink_chunk_once(T, found, oracle, reversed_point=True),
         lambda: _unskew_once(T, found, oracle, alone=True),
         lambda: _unlinearize_once(T, found, oracle),
+        lambda: _part_chunks(T),
     ]
     if chunks_first:
         kinds.insert(1, kinds.pop(4))
@@ -1345,10 +1346,10 @@ def _reread_chunks(T: Sched, nested: bool = True) -> bool:
     (:func:`_small_div`), and a chunk ``floor(e / (s·s'))`` of a relation
     where another dimension is the chunk ``floor(e / s')`` as the chunk of
     that dimension by ``s`` (:func:`_chunk_of_chunk`: a tile of a tile
-    loop; not when ``nested`` is false), and a part of a statement where
-    isl wrote a chunk without its div as another part has it
-    (:func:`_part_chunks`)."""
-    if _small_divs(T) or nested and _chunk_of_chunk(T) or _owned_divs(T) or _part_chunks(T):
+    loop; not when ``nested`` is false), and the parts of a statement
+    where isl wrote a chunk without its div as another part has it
+    (:func:`_part_forms`)."""
+    if _small_divs(T) or nested and _chunk_of_chunk(T) or _owned_divs(T) or _part_forms(T):
         return True
     for r in T.rels:
         for t, a in enumerate(r.alphas, 1):
@@ -1369,14 +1370,34 @@ def _reread_chunks(T: Sched, nested: bool = True) -> bool:
 
 
 def _part_chunks(T: Sched) -> bool:
-    """Write the dimensions of a part of a statement (an index-set split
-    part) that isl wrote without a div as another part of the same
-    statement has them with one, when the two forms are equal on the
-    part's instances (the chunk ``floor(i / 5)`` is 0 on a part where ``0 ≤
-    i < 5``, ``floor((j - N + 2) / 5)`` is ``j - N + 2`` where ``N - 3 ≤ j
-    ≤ N - 2``; lu, trmm fuzz seeds 73297, 58195): every other dimension
-    alike, the part then reads as a part of the same tile.  The same
-    dates, so no step."""
+    """Write the parts of a statement (index-set split parts) as another
+    part of it that has a div (a chunk loop), tried when no reduction
+    applies any more (so no reduction of one part alone is undone): an
+    empty part (no instance: any form gives the same dates) takes the
+    forms of the first such part with as many dimensions, and the
+    dimensions that isl wrote without a div in a part take the other
+    part's forms where the two are equal on the part's instances (the
+    chunk ``floor(i / 5)`` is 0 on a part where ``0 ≤ i < 5``, ``floor((j
+    - N + 2) / 5)`` is ``j - N + 2`` where ``N - 3 ≤ j ≤ N - 2``; lu, trmm
+    fuzz seeds 73297, 58195), every other dimension alike: in the same
+    loop, or a chunk dimension (else a reduction of the part's loop alone
+    would be undone here, round in circles).  The same dates, so no step;
+    the part then reads as a part of the same tile."""
+    for x in T.rels:
+        if not x.empty:
+            continue
+        r = next((r for r in T.rels if r.stmt == x.stmt and r.depth == x.depth and not r.empty
+                  and any(a.keys("d") for a in r.alphas)), None)
+        if r is not None and r.alphas != x.alphas:
+            x.alphas = list(r.alphas)
+            return True
+    return _part_forms(T)
+
+
+def _part_forms(T: Sched) -> bool:
+    """The second reading of :func:`_part_chunks` (also tried before any
+    reduction, by :func:`_reread_chunks`: one that changes the part alone,
+    a ``grain`` of its ``2j``, hides it)."""
     for r in T.rels:
         if not any(a.keys("d") for a in r.alphas):
             continue
@@ -1384,11 +1405,13 @@ def _part_chunks(T: Sched) -> bool:
             if x is r or x.stmt != r.stmt or x.depth != r.depth or x.stdom is None:
                 continue
             diff = [k for k, (a, b) in enumerate(zip(r.alphas, x.alphas)) if x.canon(a) != b]
-            if not diff or any(not r.alphas[k].keys("d") or x.alphas[k].keys("d") for k in diff):
-                continue
-            if all(_equal_on(x, x.alphas[k], r.alphas[k], T.divs) for k in diff):
+            if not diff or any(not r.alphas[k].keys("d") or x.alphas[k].keys("d")
+                               or x.beta[:k + 1] != r.beta[:k + 1]
+                               and _chunk(T, r.alphas[k]) is None for k in diff):
+                continue    # (another loop: only a chunk, which only a linearize removes)
+            if all(_equal_on(x, x.alphas[k], x.canon(r.alphas[k]), T.divs) for k in diff):
                 for k in diff:
-                    x.alphas[k] = r.alphas[k]
+                    x.alphas[k] = x.canon(r.alphas[k])
                 return True
     return False
 
