@@ -924,17 +924,33 @@ def _unlinearize_once(T: Sched, found: list[Step], oracle=None) -> bool:
                 if p is None:
                     continue
                 for prefix, group in _groups(T, r, p, len(r.beta) - 1):
-                    if not all(x.depth >= p for x in group):
-                        continue
+                    if not all(x.depth >= p for x in group) or any(
+                            not x.empty and _constant_on(x, T.divs.get(x.alphas[p - 1], size),
+                                                         T.divs) for x in group):
+                        continue    # (Clay linearizes no chunk that is one value on a part)
                     X = T.copy()
                     X.stripmine(prefix, p, size)
                     direct = [Step("linearize", (prefix, p))]
-                    if not _replays(X, direct, T, oracle) or oracle is not None and not oracle(X):
+                    if not _replays(X, direct, T, oracle) or oracle is not None and (
+                            not oracle(X) or not _clay_linearizes(X, prefix, p, oracle)):
                         continue
                     T.rels = X.rels
                     found.extend(direct)
                     return True
     return False
+
+
+def _clay_linearizes(X: Sched, prefix: tuple, p: int, oracle) -> bool:
+    """Does Clay's ``linearize(prefix, p)`` accept ``X`` (each relation
+    exactly strip-mined there: stricter than the symbolic step, e.g. where a
+    ``grain`` comes between; atax fuzz seed 78231)?"""
+    from dataclasses import replace
+    from ..directives.tiling import linearize
+    try:
+        linearize(replace(oracle.scop, schedule=oracle.schedule(X)), list(prefix), p)
+    except ClayxError:
+        return False
+    return True
 
 
 def _same(a: Sched, b: Sched, oracle=None) -> bool:
@@ -1346,10 +1362,8 @@ def _reread_chunks(T: Sched, nested: bool = True) -> bool:
     (:func:`_small_div`), and a chunk ``floor(e / (s·s'))`` of a relation
     where another dimension is the chunk ``floor(e / s')`` as the chunk of
     that dimension by ``s`` (:func:`_chunk_of_chunk`: a tile of a tile
-    loop; not when ``nested`` is false), and the parts of a statement
-    where isl wrote a chunk without its div as another part has it
-    (:func:`_part_forms`)."""
-    if _small_divs(T) or nested and _chunk_of_chunk(T) or _owned_divs(T) or _part_forms(T):
+    loop; not when ``nested`` is false)."""
+    if _small_divs(T) or nested and _chunk_of_chunk(T) or _owned_divs(T):
         return True
     for r in T.rels:
         for t, a in enumerate(r.alphas, 1):
@@ -1395,9 +1409,7 @@ def _part_chunks(T: Sched) -> bool:
 
 
 def _part_forms(T: Sched) -> bool:
-    """The second reading of :func:`_part_chunks` (also tried before any
-    reduction, by :func:`_reread_chunks`: one that changes the part alone,
-    a ``grain`` of its ``2j``, hides it)."""
+    """The second reading of :func:`_part_chunks`."""
     for r in T.rels:
         if not any(a.keys("d") for a in r.alphas):
             continue
@@ -1416,18 +1428,32 @@ def _part_forms(T: Sched) -> bool:
     return False
 
 
-def _equal_on(r: Rel, a: Aff, b: Aff, divs) -> bool:
-    """Are the forms ``a`` and ``b`` equal on the instances of ``r`` (which
-    needs its ``stdom``)?"""
+def _constant_on(r: Rel, a: Aff, divs) -> bool:
+    """Does the form ``a`` take one value (for each value of the
+    parameters) on the instances of ``r``?  True without instances, or
+    without ``stdom`` (unknown)."""
+    if r.stdom is None:
+        return True
+    rng = _form_map(r, a, divs).range()
+    return rng.lexmin().is_equal(rng.lexmax())
+
+
+def _form_map(r: Rel, a: Aff, divs):
+    """The isl map from the instances of ``r`` (which needs its ``stdom``)
+    to the value of the form ``a``."""
     import islpy as isl
     from .model import _form_names, _names, instances, isl_text
     s = instances(r, divs)
     its, ps = _names(s)
-    names = _form_names(s)
     head = f"[{', '.join(ps)}] -> {{ {s.get_tuple_name()}[{', '.join(its)}] -> "
-    ma, mb = (isl.Map(head + f"[{isl_text(f, names, divs)}] }}", context=s.get_ctx())
-              .align_params(s.get_space()).intersect_domain(s) for f in (a, b))
-    return ma.is_equal(mb)
+    return isl.Map(head + f"[{isl_text(a, _form_names(s), divs)}] }}", context=s.get_ctx()) \
+        .align_params(s.get_space()).intersect_domain(s)
+
+
+def _equal_on(r: Rel, a: Aff, b: Aff, divs) -> bool:
+    """Are the forms ``a`` and ``b`` equal on the instances of ``r`` (which
+    needs its ``stdom``)?"""
+    return _form_map(r, a, divs).is_equal(_form_map(r, b, divs))
 
 
 def _div_as(T: Sched, key, owner) -> Aff | None:
