@@ -904,14 +904,15 @@ def _chunk_swaps(r: Rel, p: int, t: int) -> list[tuple[int, int]]:
 def _unlinearize_once(T: Sched, found: list[Step], oracle=None) -> bool:
     """Undo a ``linearize`` that left a skew by the chunk loop it removed:
     a div ``floor(α_p / s)`` of another dimension ``α_q`` of ``r`` (inner,
-    or outer: a skew by an inner loop, syrk fuzz seed 48199), no dimension of ``r`` being that chunk, gets its chunk loop back
-    (the inverse: ``stripmine(prefix, p, s)`` on ``T``, the direct step:
-    ``linearize(prefix, p)``), for the largest group under one prefix
-    where the direct step reaches ``T`` and (with an oracle) the schedule
-    with the chunk loop is legal; the skew by that chunk loop is undone
-    next.  ``stripmine``, a ``skew`` by the chunk loop, ``linearize``: the
-    point loop skewed by the chunk of an outer loop (trmm fuzz seed
-    30005)."""
+    or outer: a skew by an inner loop, syrk fuzz seed 48199), no dimension
+    of ``r`` being that chunk, gets its chunk loop back (the inverse:
+    ``stripmine(prefix, p, s)`` on ``T``, the direct step: ``linearize(prefix,
+    p)``), for the largest group under one prefix where the direct step
+    reaches ``T``, no part of the group has a chunk of one value, and (with
+    an oracle) the schedule with the chunk loop is legal and Clay's
+    ``linearize`` accepts it; the skew by that chunk loop is undone next.
+    ``stripmine``, a ``skew`` by the chunk loop, ``linearize``: the point
+    loop skewed by the chunk of an outer loop (trmm fuzz seed 30005)."""
     for r in T.rels:
         chunks = {k for a in r.alphas if (k := _shifted_div(a)) is not None}
         for q, a in enumerate(r.alphas, 1):
