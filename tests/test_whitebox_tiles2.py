@@ -36,12 +36,6 @@ CASES = [
         "linearize([0, 0], 2);",
      "stripmine([0, 0], 2, 2);\nskew([0, 0, 0, 0], 4, 2, 2);\nlinearize([0, 0], 2);\n"
      "stripmine([0, 1], 2, 2);\n"),
-    # the same, an outer loop skewed by the (inner) chunk loop
-    ("syrk", 48199, "stripmine([0, 1, 0], 2, 4); skew([0, 1, 0, 0], 1, 2, -1); "
-        "linearize([0, 1], 2); iss([0, 1], {-1, 0 | | 0, 0 | 2}); reshape([0], 1, 1, 2);",
-     "iss([0, 1, 0], {[] | [-4, -1] | [0, 0] | 11});\nreverse([0], 1);\n"
-     "split([0, 1, 0, 0], 3);\nstripmine([0, 1], 2, 4);\nskew([0, 1], 1, 2, -1);\n"
-     "linearize([0, 1], 2);\n"),
     # a skew by the chunk loop of a shifted loop (isl writes the chunk of i - 3 as floor((i
     # + 1) / 2) - 2)
     ("mvt", 33082, "shift([1, 0, 0], 1, {}, 3); tile([1, 0], 1, 1, 2); tile([0, 0], 1, 1, 5); "
@@ -62,13 +56,6 @@ CASES = [
         "tile([0, 1], 3, 2, 32); interchange([0, 1], 1, 4);",
      "interchange([0, 0], 1, 2);\nskew([0, 1], 1, 2, -2);\ntile([0, 1], 3, 2, 32);\n"
      "interchange([0, 1], 1, 4);\n"),
-    # a statement's chunk loop skewed by a loop removed after (unembed): the chunk of the
-    # point loop comes back, skewed
-    ("gemm", 35200, "stripmine([0], 1, 3); skew([0, 0, 1], 1, 4, -2); unembed([0, 0, 1, 0, 0]); "
-        "embed([0, 0, 1, 0]); fuse([0]); unembed([0, 0, 1, 0, 0]);",
-     "embed([0, 0, 0]);\ninterchange([0], 2, 3);\ninterchange([0], 1, 2);\nfuse([0, 0]);\n"
-     "stripmine([0], 2, 3);\ngrain([0, 0, 0, 1], 1, 2);\nskew([0], 1, 2, -1);\n"
-     "linearize([0], 2);\n"),
     # a chunk loop of one statement moved inside its point loop past a loop another
     # statement shares (once in test_whitebox_property's refused list)
     ("trmm", 0, "interchange([0], 2, 1); stripmine([0, 0, 0], 2, 4); reorder_loops([0], 1); "
@@ -195,7 +182,7 @@ def test_an_empty_part_takes_a_tiled_parts_forms():
 
 @pytest.mark.slow
 @pytest.mark.parametrize("seed,sizes", [(30005, {"M": 9, "N": 13}), (64257, {"N": 14}),
-                                        (33082, {"N": 11}), (35200, {"NI": 7, "NJ": 9, "NK": 11})])
+                                        (33082, {"N": 11}), (45225, {"M": 9, "N": 12})])
 def test_recovered_tiling_runs_equal_to_the_original(tmp_path, seed, sizes):
     # the recovered script, applied to the original and compiled, prints
     # the original's output bit for bit (sizes that leave partial tiles)

@@ -903,8 +903,10 @@ def _chunk_swaps(r: Rel, p: int, t: int) -> list[tuple[int, int]]:
 
 def _unlinearize_once(T: Sched, found: list[Step], oracle=None) -> bool:
     """Undo a ``linearize`` that left a skew by the chunk loop it removed:
-    a div ``floor(α_p / s)`` of another dimension ``α_q`` of ``r`` (inner,
-    or outer: a skew by an inner loop, syrk fuzz seed 48199), no dimension
+    a div ``floor(α_p / s)`` of an inner dimension ``α_q`` of ``r`` (not an
+    outer one: that reading, a skew by an inner chunk loop, gave sequences
+    whose ``linearize`` Clay refuses on replay, where isl writes the chunk
+    with another div: mvt, atax fuzz seeds 62012, 78231), no dimension
     of ``r`` being that chunk, gets its chunk loop back (the inverse:
     ``stripmine(prefix, p, s)`` on ``T``, the direct step: ``linearize(prefix,
     p)``), for the largest group under one prefix where the direct step
@@ -920,8 +922,7 @@ def _unlinearize_once(T: Sched, found: list[Step], oracle=None) -> bool:
                 num, size = T.divs.of(k)
                 if k in chunks or _shifted_div(a) == k:
                     continue
-                p = next((m for m in range(1, r.depth + 1)
-                          if m != q and r.alphas[m - 1] == num), None)
+                p = next((m for m in range(1, q) if r.alphas[m - 1] == num), None)
                 if p is None:
                     continue
                 for prefix, group in _groups(T, r, p, len(r.beta) - 1):
