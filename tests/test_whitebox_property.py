@@ -192,10 +192,8 @@ REFUSED = [
     # loops distributed and reordered inside two tile loops
     ("gemm", "tile([0], 1, 1, 2); tile([0], 2, 1, 2); split([0, 0, 0, 0, 0], 3); "
              "reorder_loops([0], 3);"),
-    # a chunk loop of one statement moved inside its point loop, past a loop
-    # it shares with another statement
-    ("trmm", "interchange([0], 2, 1); stripmine([0, 0, 0], 2, 4); reorder_loops([0], 1); "
-             "interchange([0, 0, 0, 0], 3, 1); fuse([0, 0, 0]);"),
+    # (a chunk loop moved inside its point loop past a loop another statement
+    # shares, once here: recovered now, tests/test_whitebox_tiles2.py)
 ]
 
 

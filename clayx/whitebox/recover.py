@@ -218,6 +218,13 @@ def _is_div(a: Aff) -> tuple | None:
     return None
 
 
+def _shifted_div(a: Aff) -> tuple | None:
+    """The div key when ``a`` is one div (coefficient 1) plus a parametric
+    constant: a chunk loop, perhaps shifted (isl writes the chunk of ``i -
+    3`` by 2 as ``floor((i + 1) / 2) - 2``)."""
+    return None if a.keys("i") else _is_div(a.part("d"))
+
+
 # --- 1. the target's complementary transformations ---------------------------------------
 
 def reduce(T: Sched, oracle=None, careful: bool = False) -> list[Step]:
@@ -294,6 +301,8 @@ def _reduce(T: Sched, oracle, careful: bool, scaled_points: bool,
         lambda: _unshift_point_part_once(T, found, oracle),
         lambda: _sink_chunk_once(T, found, oracle, reversed_point=True),
         lambda: _unskew_once(T, found, oracle, alone=True),
+        lambda: _unlinearize_once(T, found, oracle),
+        lambda: _part_chunks(T),
     ]
     if chunks_first:
         kinds.insert(1, kinds.pop(4))
@@ -501,14 +510,15 @@ def _divisible(a: Aff, g: int) -> bool:
 
 def _unskew_once(T: Sched, found: list[Step], oracle=None, alone: bool = False) -> bool:
     """Undo a ``skew`` by a chunk (tile) loop: a dimension with the div
-    another dimension of the relation is, for the largest group under one
+    another dimension of the relation is (perhaps shifted: mvt fuzz seed
+    33082, a tile of a shifted loop), for the largest group under one
     loop where every relation has it with the same coefficient.  ``alone``
     (tried last): for one statement that shares its loop with others
     (:func:`_unskew_alone`)."""
     for r in T.rels:
         owners = {}
         for t, a in enumerate(r.alphas, 1):
-            k = _is_div(a)
+            k = _shifted_div(a)
             if k is not None and k not in owners:
                 owners[k] = t
         for q, a in enumerate(r.alphas, 1):
@@ -516,7 +526,7 @@ def _unskew_once(T: Sched, found: list[Step], oracle=None, alone: bool = False) 
                 t = owners.get(k)
                 if t is None or t == q:
                     continue
-                if _is_div(a) == k and any(x == T.divs.of(k)[0] for x in r.alphas[q:]):
+                if _shifted_div(a) == k and any(x == T.divs.of(k)[0] for x in r.alphas[q:]):
                     # the same chunk twice, its point loop inside: a second
                     # strip-mine of the point loop (``_linearize_once``), not a
                     # skew (whose undoing leaves a constant loop to hoist)
@@ -529,8 +539,8 @@ def _unskew_once(T: Sched, found: list[Step], oracle=None, alone: bool = False) 
                 for p in _loop_prefixes(r):
                     group = T.under(p)
                     if all(x.depth >= max(q, t) and (
-                            _is_div(x.alphas[t - 1]) is not None
-                            and x.alphas[q - 1][_is_div(x.alphas[t - 1])] == c
+                            _shifted_div(x.alphas[t - 1]) is not None
+                            and x.alphas[q - 1][_shifted_div(x.alphas[t - 1])] == c
                             or _skew_free(x, t)) for x in group):
                         for x in group:
                             x.alphas[q - 1] = x.alphas[q - 1] - x.alphas[t - 1].scale(c)
@@ -835,26 +845,114 @@ def _sink_chunk_once(T: Sched, found: list[Step], oracle=None,
     ``T``, no chunk of the group moves inside its point loop (and, with an
     oracle, the schedule before them is legal).  ``reversed_point``: a
     point loop outside that is reversed (tried last: syrk fuzz seed 28259,
-    where reversing it there first breaks a dependence)."""
+    where reversing it there first breaks a dependence).
+
+    Where that fails for every group, one ``interchange`` of two loops
+    that are not adjacent is undone (:func:`_chunk_swaps`): Clay's
+    ``interchange`` swaps any two, and the tile ``(⌊i/4⌋, i, j)``
+    interchanged 1 ↔ 3 is ``(j, i, ⌊i/4⌋)``, which the adjacent moves read
+    as ``(j, ⌊i/4⌋, i)``, another loop order (lu fuzz seed 64257)."""
     for r in T.rels:
         for t, num, _ in _loose_chunks(T, r):
             point = -num if reversed_point else num
             p = next((q for q in range(1, t) if r.alphas[q - 1] == point), None)
             if p is None:
                 continue
-            for prefix, X, ids, members in _group_copies(T, r, lambda x: x.depth >= t):
-                for x in members:
-                    x.alphas.insert(p - 1, x.alphas.pop(t - 1))
-                if any(len(list(_loose_chunks(X, x))) > len(list(_loose_chunks(T, T.by_tag(x.tag))))
-                       for x in X.rels if x.tag in ids):
-                    continue    # a relation of the group whose chunk this moves inside
-                direct = [Step("interchange", (prefix, m, m + 1)) for m in range(p, t)]
-                if not _replays(X, direct, T, oracle) or not _legal_path(X, direct, oracle):
-                    continue
-                T.rels = X.rels
-                found.extend(reversed(direct))
-                return True
+            moves = [None] + ([] if reversed_point else _chunk_swaps(r, p, t))
+            for move in moves:
+                for prefix, group in _groups(T, r, 1, len(r.beta)):
+                    deep = t if move is None else move[1]
+                    if not all(x.depth >= deep for x in group) or move is not None \
+                            and move[0] < p and len(group) < len(T.under(r.beta[:move[0]])):
+                        continue    # (a loop outside the point loop moves in: all of it)
+                    X = T.copy()
+                    ids = {x.tag for x in group}
+                    for x in X.rels:
+                        if x.tag not in ids:
+                            continue
+                        if move is None:
+                            x.alphas.insert(p - 1, x.alphas.pop(t - 1))
+                        else:
+                            u, v = move
+                            x.alphas[u - 1], x.alphas[v - 1] = x.alphas[v - 1], x.alphas[u - 1]
+                    if any(len(list(_loose_chunks(X, x)))
+                           > len(list(_loose_chunks(T, T.by_tag(x.tag))))
+                           for x in X.rels if x.tag in ids):
+                        continue    # a relation of the group whose chunk this moves inside
+                    direct = ([Step("interchange", (prefix, m, m + 1)) for m in range(p, t)]
+                              if move is None else [Step("interchange", (prefix, *move))])
+                    if not _replays(X, direct, T, oracle) or not _legal_path(X, direct, oracle):
+                        continue
+                    T.rels = X.rels
+                    found.extend(reversed(direct))
+                    return True
     return False
+
+
+def _chunk_swaps(r: Rel, p: int, t: int) -> list[tuple[int, int]]:
+    """The pairs ``(u, v)`` of dimensions of ``r``, not adjacent, whose swap
+    puts the chunk ``α_t`` outside its point loop ``α_p`` (``p < t``):
+    the chunk with a loop outside the point loop (``u < p``, ``v = t``) or
+    the point loop with a loop inside the chunk (``u = p``, ``v > t``).
+    A loop outside the point loop moves in only with all its relations
+    (:func:`_sink_chunk_once`: else the swap splits the loop ``u``, a
+    reading that needs more steps than the undoing of a later sink)."""
+    return ([(u, t) for u in range(1, p)] + [(p, t)] * (t > p + 1)
+            + [(p, v) for v in range(t + 1, r.depth + 1)])
+
+
+def _unlinearize_once(T: Sched, found: list[Step], oracle=None) -> bool:
+    """Undo a ``linearize`` that left a skew by the chunk loop it removed:
+    a div ``floor(α_p / s)`` of an inner dimension ``α_q`` of ``r`` (not an
+    outer one: that reading, a skew by an inner chunk loop, gave sequences
+    whose ``linearize`` Clay refuses on replay, where isl writes the chunk
+    with another div: mvt, atax fuzz seeds 62012, 78231), no dimension
+    of ``r`` being that chunk, gets its chunk loop back (the inverse:
+    ``stripmine(prefix, p, s)`` on ``T``, the direct step: ``linearize(prefix,
+    p)``), for the largest group under one prefix where the direct step
+    reaches ``T``, no part of the group has a chunk of one value, and (with
+    an oracle) the schedule with the chunk loop is legal and Clay's
+    ``linearize`` accepts it; the skew by that chunk loop is undone next.
+    ``stripmine``, a ``skew`` by the chunk loop, ``linearize``: the point
+    loop skewed by the chunk of an outer loop (trmm fuzz seed 30005)."""
+    for r in T.rels:
+        chunks = {k for a in r.alphas if (k := _shifted_div(a)) is not None}
+        for q, a in enumerate(r.alphas, 1):
+            for k in a.keys("d"):
+                num, size = T.divs.of(k)
+                if k in chunks or _shifted_div(a) == k:
+                    continue
+                p = next((m for m in range(1, q) if r.alphas[m - 1] == num), None)
+                if p is None:
+                    continue
+                for prefix, group in _groups(T, r, p, len(r.beta) - 1):
+                    if not all(x.depth >= p for x in group) or any(
+                            not x.empty and _constant_on(x, T.divs.get(x.alphas[p - 1], size),
+                                                         T.divs) for x in group):
+                        continue    # (Clay linearizes no chunk that is one value on a part)
+                    X = T.copy()
+                    X.stripmine(prefix, p, size)
+                    direct = [Step("linearize", (prefix, p))]
+                    if not _replays(X, direct, T, oracle) or oracle is not None and (
+                            not oracle(X) or not _clay_linearizes(X, prefix, p, oracle)):
+                        continue
+                    T.rels = X.rels
+                    found.extend(direct)
+                    return True
+    return False
+
+
+def _clay_linearizes(X: Sched, prefix: tuple, p: int, oracle) -> bool:
+    """Does Clay's ``linearize(prefix, p)`` accept ``X`` (each relation
+    exactly strip-mined there: stricter than the symbolic step, e.g. where a
+    ``grain`` comes between; atax fuzz seed 78231)?"""
+    from dataclasses import replace
+    from ..directives.tiling import linearize
+    try:
+        linearize(replace(oracle.scop, schedule=oracle.schedule(X)), list(prefix), p)
+    except ClayxError:
+        return False
+    return True
 
 
 def _same(a: Sched, b: Sched, oracle=None) -> bool:
@@ -971,9 +1069,9 @@ def _skews_by(r: Rel, t: int) -> bool:
     """Does another dimension of ``r`` use the div that the chunk dimension
     ``t`` is (a skew by that chunk loop, to undo before the chunk loop goes:
     jacobi-1d fuzz seed 29243)?"""
-    k = _is_div(r.alphas[t - 1])
+    k = _shifted_div(r.alphas[t - 1])
     # (the same chunk twice is two strip-mines: not a skew)
-    return k is not None and any(k in a.c and _is_div(a) != k
+    return k is not None and any(k in a.c and _shifted_div(a) != k
                                  for q, a in enumerate(r.alphas, 1) if q != t)
 
 
@@ -1287,6 +1385,79 @@ def _reread_chunks(T: Sched, nested: bool = True) -> bool:
     return False
 
 
+def _part_chunks(T: Sched) -> bool:
+    """Write the parts of a statement (index-set split parts) as another
+    part of it that has a div (a chunk loop), tried when no reduction
+    applies any more (so no reduction of one part alone is undone): an
+    empty part (no instance: any form gives the same dates) takes the
+    forms of the first such part with as many dimensions, and the
+    dimensions that isl wrote without a div in a part take the other
+    part's forms where the two are equal on the part's instances (the
+    chunk ``floor(i / 5)`` is 0 on a part where ``0 ≤ i < 5``, ``floor((j
+    - N + 2) / 5)`` is ``j - N + 2`` where ``N - 3 ≤ j ≤ N - 2``; lu, trmm
+    fuzz seeds 73297, 58195), every other dimension alike: in the same
+    loop, or a chunk dimension (else a reduction of the part's loop alone
+    would be undone here, round in circles).  The same dates, so no step;
+    the part then reads as a part of the same tile."""
+    for x in T.rels:
+        if not x.empty:
+            continue
+        r = next((r for r in T.rels if r.stmt == x.stmt and r.depth == x.depth and not r.empty
+                  and any(a.keys("d") for a in r.alphas)), None)
+        if r is not None and r.alphas != x.alphas:
+            x.alphas = list(r.alphas)
+            return True
+    return _part_forms(T)
+
+
+def _part_forms(T: Sched) -> bool:
+    """The second reading of :func:`_part_chunks`."""
+    for r in T.rels:
+        if not any(a.keys("d") for a in r.alphas):
+            continue
+        for x in T.rels:
+            if x is r or x.stmt != r.stmt or x.depth != r.depth or x.stdom is None:
+                continue
+            diff = [k for k, (a, b) in enumerate(zip(r.alphas, x.alphas)) if x.canon(a) != b]
+            if not diff or any(not r.alphas[k].keys("d") or x.alphas[k].keys("d")
+                               or x.beta[:k + 1] != r.beta[:k + 1]
+                               and _chunk(T, r.alphas[k]) is None for k in diff):
+                continue    # (another loop: only a chunk, which only a linearize removes)
+            if all(_equal_on(x, x.alphas[k], x.canon(r.alphas[k]), T.divs) for k in diff):
+                for k in diff:
+                    x.alphas[k] = x.canon(r.alphas[k])
+                return True
+    return False
+
+
+def _constant_on(r: Rel, a: Aff, divs) -> bool:
+    """Does the form ``a`` take one value (for each value of the
+    parameters) on the instances of ``r``?  True without instances, or
+    without ``stdom`` (unknown)."""
+    if r.stdom is None:
+        return True
+    rng = _form_map(r, a, divs).range()
+    return rng.lexmin().is_equal(rng.lexmax())
+
+
+def _form_map(r: Rel, a: Aff, divs):
+    """The isl map from the instances of ``r`` (which needs its ``stdom``)
+    to the value of the form ``a``."""
+    import islpy as isl
+    from .model import _form_names, _names, instances, isl_text
+    s = instances(r, divs)
+    its, ps = _names(s)
+    head = f"[{', '.join(ps)}] -> {{ {s.get_tuple_name()}[{', '.join(its)}] -> "
+    return isl.Map(head + f"[{isl_text(a, _form_names(s), divs)}] }}", context=s.get_ctx()) \
+        .align_params(s.get_space()).intersect_domain(s)
+
+
+def _equal_on(r: Rel, a: Aff, b: Aff, divs) -> bool:
+    """Are the forms ``a`` and ``b`` equal on the instances of ``r`` (which
+    needs its ``stdom``)?"""
+    return _form_map(r, a, divs).is_equal(_form_map(r, b, divs))
+
+
 def _div_as(T: Sched, key, owner) -> Aff | None:
     """The div ``key`` as ``±owner + L`` (``L`` an integral form), when
     both have the same size ``s`` and numerators ``n'`` and ``n`` with
@@ -1508,6 +1679,8 @@ def _chunk_of(T: Sched, x: Rel, t: int, p: int, size: int, oracle,
     if ch is not None:
         num, s = ch
         g = _multiple(x.alphas[p - 1], num)
+        if g is None and x.elim and x.canon(num) == x.alphas[p - 1]:
+            g = 1       # the point loop fixed by the part's equalities (trmm fuzz seed 58195)
         return g is not None and s * g == size
     if oracle is None or x.alphas[t - 1].keys("i") or x.alphas[t - 1].keys("d"):
         return False
