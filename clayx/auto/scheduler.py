@@ -86,7 +86,8 @@ from ..model import Scop
 from .presets import ISL_OPTIONS, Preset
 
 __all__ = ["MAX_OPERATIONS", "SchedulingError", "TREE_CACHE_SIZE", "cache_stats",
-           "clear_cache", "isl_options", "schedule_tree"]
+           "clear_cache", "isl_options", "schedule_constraints",
+           "schedule_tree"]
 
 #: isl operation budget of one scheduler call (0: none).  The slowest
 #: example (adi) needs about 2·10⁸; the budget stops a runaway ILP after a
@@ -166,11 +167,11 @@ def schedule_tree(scop: Scop, preset: Preset, deps=None, *,
     return tree
 
 
-def _compute(scop: Scop, dom: isl.UnionSet, preset: Preset, deps,
-             max_operations: int | None) -> isl.Schedule:
-    """isl's scheduler on ``scop``'s domains ``dom`` (:func:`schedule_tree`
-    without memory)."""
-    ctx = scop.context.get_ctx()
+def schedule_constraints(scop: Scop, dom: isl.UnionSet, preset: Preset,
+                         deps) -> isl.ScheduleConstraints:
+    """isl's schedule constraints of ``scop`` (domains ``dom``) under
+    ``preset``: the unions of the dependences of the kinds the preset names
+    (what :func:`schedule_tree` hands isl's scheduler)."""
     sc = isl.ScheduleConstraints.on_domain(dom).set_context(scop.context)
     unions: dict[tuple[str, ...], isl.UnionMap] = {}     # cpu: coincidence = validity
 
@@ -180,7 +181,15 @@ def _compute(scop: Scop, dom: isl.UnionSet, preset: Preset, deps,
         return unions[kinds]
     sc = sc.set_validity(union(preset.validity))
     sc = sc.set_proximity(union(preset.proximity))
-    sc = sc.set_coincidence(union(preset.coincidence))
+    return sc.set_coincidence(union(preset.coincidence))
+
+
+def _compute(scop: Scop, dom: isl.UnionSet, preset: Preset, deps,
+             max_operations: int | None) -> isl.Schedule:
+    """isl's scheduler on ``scop``'s domains ``dom`` (:func:`schedule_tree`
+    without memory)."""
+    ctx = scop.context.get_ctx()
+    sc = schedule_constraints(scop, dom, preset, deps)
     prev = ctx.get_max_operations()
     try:
         with isl_options(ctx, preset.isl_options()):
