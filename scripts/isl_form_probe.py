@@ -24,7 +24,12 @@ callgrind's client requests is compiled with gcc into ``/tmp`` on first use):
 every example and every preset of :data:`clayx.auto.PRESETS` (or those
 given), the tree of each form with the tree of ``none`` (today's form) and
 lists the differences; ``--profile DIR`` keeps callgrind's output files
-there for ``callgrind_annotate``.  The forms are :data:`FORMS`.
+there for ``callgrind_annotate``.  The forms are :data:`FORMS` (one map at
+a time; ``shuf_maps:SEED``/``shuf_bmaps:SEED`` reorder maps or basic maps)
+and :data:`UNION_FORMS` (the unions as a whole).  What they showed is in
+the docstring of :mod:`clayx.auto.scheduler`: the maps are already in
+isl's simplest form, the order isl visits them in moves adi's count by up
+to a third (and changes some trees), deriche's not at all.
 """
 
 from __future__ import annotations
@@ -134,7 +139,8 @@ def _rar_reversed(sc, deps, p, *, smaller: bool = True):
     distance from above only, validity bounds it from below); the
     read-after-read relations of S and T go to T -> S, reversed, when T -> S
     has no validity relation (proximity is symmetric), else to the
-    direction with the smaller validity relation."""
+    direction with the smaller validity relation.  (The same bounds, but
+    isl's clustering reads the direction: adi's ``cpu`` tree changes.)"""
     if "RAR" not in p.proximity:
         return sc
     val = _by_pair(sc.get_validity())
@@ -163,8 +169,34 @@ def _rar_reversed(sc, deps, p, *, smaller: bool = True):
     return sc.set_proximity(um)
 
 
+def _rar_folded(sc, deps, p):
+    """Proximity as built, except that the read-after-read relations of two
+    statements with no validity relation between them go into one map
+    (``T -> S`` reversed into ``S -> T``, ``S`` the first in the SCoP):
+    one proximity edge instead of two, the same bounds (both sides)."""
+    if "RAR" not in p.proximity:
+        return sc
+    val = _by_pair(sc.get_validity())
+    prox = _by_pair(sc.get_proximity())
+    order = {s: k for k, s in enumerate(sorted({a for a, _ in prox} | {b for _, b in prox},
+                                               key=lambda n: int(n[1:])))}
+    for (a, b) in list(prox):
+        if a == b or (a, b) not in prox or order[a] < order[b]:
+            continue
+        if (a, b) in val or (b, a) in val or (b, a) not in prox:
+            continue
+        prox[b, a] = prox[b, a].union(prox.pop((a, b)).reverse())
+    um = isl.UnionMap.empty(sc.get_validity().get_space())
+    for m in prox.values():
+        um = um.union(isl.UnionMap.from_map(m))
+    return sc.set_proximity(um)
+
+
 #: name -> (ScheduleConstraints, Dependences, Preset) -> ScheduleConstraints
 UNION_FORMS = {
+    "rar_folded": _rar_folded,
+    # not the same constraints (a different schedule): where the time goes
+    "no_rar": lambda sc, deps, p: sc.set_proximity(sc.get_validity()),
     "sc_readback": lambda sc, deps, p: isl.ScheduleConstraints.read_from_str(
         sc.get_ctx(), str(sc)),
     "rar_reversed": _rar_reversed,
