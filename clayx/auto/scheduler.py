@@ -60,7 +60,7 @@ on all 31 examples):
   ``schedule_parametric``.
 - Why nothing is steady (instruction counts under valgrind's callgrind,
   which the machine's load does not blur): the order in which isl visits
-  the maps of a union, not their form.  Making adi's and deriche's thirteen
+  the maps of a union, not their form (below).  Making adi's and deriche's thirteen
   straight-line scalar statements one node (they run once, in the order
   written; isl's ``expand``/pullback puts them back) changes adi's ``gpu``
   and ``nofuse`` trees and deriche's ``gpu`` one.  isl's ``gbr``,
@@ -79,11 +79,12 @@ on all 31 examples):
   isl's hash table (their spaces' hashes, collisions by insertion order):
   the same maps put in again in isl's visiting order take adi to 0.98x,
   the whole constraints printed and read back 1.34x (the 6.6·10⁹ above),
-  coalesced 1.22x; random orders RANDOMS.  deriche does not move:
-  three orders and coalescing within ±0.1 %; its time is ~34 % ILPs and
-  ~40 % isl's clustering (1750 ``isl_union_map_apply_range``/``_domain``
-  and 3354 ``isl_map_is_empty`` on the proximity edges between clusters),
-  which depend on the edges, not on their form.  And the order is no free
+  coalesced 1.22x, two random orders 1.00x and 1.24x.  deriche does not
+  move: three orders and coalescing within ±0.1 %; its time is ~34 % ILPs
+  and ~40 % isl's clustering (1750 ``isl_union_map_apply_range``/
+  ``_domain`` and 3354 ``isl_map_is_empty`` on the edges between
+  clusters), which depend on the edges, not on their form (without its
+  read-after-read proximity, another schedule, 0.97x).  And the order is no free
   knob: the same maps put in in another order change correlation's
   ``cpu``, ``gpu`` and ``maxfuse`` trees (its fusion) and adi's
   ``maxfuse`` one, random orders also 3mm's and covariance's ``maxfuse``
