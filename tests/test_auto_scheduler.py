@@ -108,6 +108,27 @@ def test_constant_bound_reaches_isl_and_maxfuse_has_none():
     assert resolve("maxfuse").isl_options()["max_constant_term"] == -1
 
 
+def test_schedule_constraints_are_the_dependences_of_the_preset_s_kinds():
+    # what schedule_tree hands isl: validity = RAW+WAR+WAW, proximity adds
+    # RAR under cpu and not under gpu, coincidence = validity; isl's tree
+    # from them is schedule_tree's, to the text
+    from clayx.analysis import dependences
+    from clayx.auto.scheduler import isl_options, schedule_constraints
+    scop = load(EXAMPLES / "jacobi-1d.c")[0]
+    deps = dependences(scop)
+    val, rar = deps.union_map("RAW", "WAR", "WAW"), deps.union_map("RAR")
+    assert not rar.is_empty()
+    cpu = schedule_constraints(scop, scop.domains(), resolve("cpu"), deps)
+    assert cpu.get_validity().is_equal(val) and cpu.get_coincidence().is_equal(val)
+    assert cpu.get_proximity().is_equal(val.union(rar))
+    gpu = schedule_constraints(scop, scop.domains(), resolve("gpu"), deps)
+    assert gpu.get_proximity().is_equal(val)
+    assert cpu.get_domain().is_equal(scop.domains())
+    with isl_options(scop.context.get_ctx(), resolve("cpu").isl_options()):
+        tree = cpu.compute_schedule()
+    assert str(tree) == str(schedule_tree(scop, resolve("cpu"), deps))
+
+
 def test_locality_fallback_runs_isl_s_scheduler_once(monkeypatch):
     # when the locality pass's loop orders are not recovered (forced here:
     # lu's are), whiteboxed falls back on isl's own order and tiling,

@@ -59,19 +59,43 @@ on all 31 examples):
   its schedule (and seven others').  islpy does not expose
   ``schedule_parametric``.
 - Why nothing is steady (instruction counts under valgrind's callgrind,
-  which the machine's load does not blur): the *form* of the same
-  constraints decides much of the time.  adi's constraints printed and read
-  back (the same relations, 155 basic maps instead of 170, the same tree)
-  take 6.6·10⁹ instructions in isl's scheduler against 4.9·10⁹ as built
-  here.  Making adi's and deriche's thirteen straight-line scalar
-  statements one node (they run once, in the order written; isl's
-  ``expand``/pullback puts them back) takes the read-back form to 0.55x
-  (adi) and 0.73x (deriche), but the form built here to 1.15x (adi), and it
-  changes adi's ``gpu`` and ``nofuse`` trees and deriche's ``gpu`` one.
-  isl's ``gbr``, ``gbr_only_first`` and ``context`` options (set through
+  which the machine's load does not blur): the order in which isl visits
+  the maps of a union, not their form (below).  Making adi's and deriche's thirteen
+  straight-line scalar statements one node (they run once, in the order
+  written; isl's ``expand``/pullback puts them back) changes adi's ``gpu``
+  and ``nofuse`` trees and deriche's ``gpu`` one.  isl's ``gbr``,
+  ``gbr_only_first`` and ``context`` options (set through
   ``isl_ctx_parse_options``) change nothing (±0.01 %).  With
   ``schedule_parametric`` off adi takes about 0.45x the time but loses its
   parametric shifts (a different schedule).
+- The form of the constraints, measured (``scripts/isl_form_probe.py``,
+  instructions of ``isl_schedule_constraints_compute_schedule``; adi
+  4.94·10⁹, deriche 1.30·10⁹ as built here).  The relations are already
+  in isl's simplest form: ``detect_equalities``, ``remove_redundancies``,
+  ``compute_divs``, the same per basic map, and sorting basic maps by size
+  change no map of adi or deriche, and the Farkas sets isl builds from them
+  have the same number of constraints whatever the form (adi 1559,
+  coalesced 1557; deriche 2157).  What changes is the order of the maps in
+  isl's hash table (their spaces' hashes, collisions by insertion order):
+  the same maps put in again in isl's visiting order take adi to 0.98x,
+  the whole constraints printed and read back 1.34x (the 6.6·10⁹ above),
+  coalesced 1.22x, two random orders 1.00x and 1.24x.  deriche does not
+  move: three orders and coalescing within ±0.1 %; its time is ~34 % ILPs
+  and ~40 % isl's clustering (1750 ``isl_union_map_apply_range``/
+  ``_domain`` and 3354 ``isl_map_is_empty`` on the edges between
+  clusters), which depend on the edges, not on their form (without its
+  read-after-read proximity, another schedule, 0.97x).  And the order is no free
+  knob: the same maps put in in another order change correlation's
+  ``cpu``, ``gpu`` and ``maxfuse`` trees (its fusion) and adi's
+  ``maxfuse`` one, random orders also 3mm's and covariance's ``maxfuse``
+  ones: isl breaks ties by the order of its edges, and the pinned trees
+  are those of the order built here (dependences by kind, source, sink).
+  Proximity given apart (a statement pair's validity relation as its
+  proximity, which isl then bounds from above only, its read-after-read
+  relations reversed onto the other direction: the same bounds) changes
+  adi's ``cpu`` tree (isl's clustering reads the direction).  So no form
+  of the same constraints takes adi and deriche 20 % down: nothing was
+  adopted.
 """
 
 from __future__ import annotations
@@ -86,7 +110,8 @@ from ..model import Scop
 from .presets import ISL_OPTIONS, Preset
 
 __all__ = ["MAX_OPERATIONS", "SchedulingError", "TREE_CACHE_SIZE", "cache_stats",
-           "clear_cache", "isl_options", "schedule_tree"]
+           "clear_cache", "isl_options", "schedule_constraints",
+           "schedule_tree"]
 
 #: isl operation budget of one scheduler call (0: none).  The slowest
 #: example (adi) needs about 2·10⁸; the budget stops a runaway ILP after a
@@ -166,11 +191,11 @@ def schedule_tree(scop: Scop, preset: Preset, deps=None, *,
     return tree
 
 
-def _compute(scop: Scop, dom: isl.UnionSet, preset: Preset, deps,
-             max_operations: int | None) -> isl.Schedule:
-    """isl's scheduler on ``scop``'s domains ``dom`` (:func:`schedule_tree`
-    without memory)."""
-    ctx = scop.context.get_ctx()
+def schedule_constraints(scop: Scop, dom: isl.UnionSet, preset: Preset,
+                         deps) -> isl.ScheduleConstraints:
+    """isl's schedule constraints of ``scop`` (domains ``dom``) under
+    ``preset``: the unions of the dependences of the kinds the preset names
+    (what :func:`schedule_tree` hands isl's scheduler)."""
     sc = isl.ScheduleConstraints.on_domain(dom).set_context(scop.context)
     unions: dict[tuple[str, ...], isl.UnionMap] = {}     # cpu: coincidence = validity
 
@@ -180,7 +205,15 @@ def _compute(scop: Scop, dom: isl.UnionSet, preset: Preset, deps,
         return unions[kinds]
     sc = sc.set_validity(union(preset.validity))
     sc = sc.set_proximity(union(preset.proximity))
-    sc = sc.set_coincidence(union(preset.coincidence))
+    return sc.set_coincidence(union(preset.coincidence))
+
+
+def _compute(scop: Scop, dom: isl.UnionSet, preset: Preset, deps,
+             max_operations: int | None) -> isl.Schedule:
+    """isl's scheduler on ``scop``'s domains ``dom`` (:func:`schedule_tree`
+    without memory)."""
+    ctx = scop.context.get_ctx()
+    sc = schedule_constraints(scop, dom, preset, deps)
     prev = ctx.get_max_operations()
     try:
         with isl_options(ctx, preset.isl_options()):
