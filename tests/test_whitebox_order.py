@@ -321,13 +321,8 @@ def test_late_splits_of_pairs_with_other_dimensions_share_the_form_not_the_inequ
 
 #: Refused still, with the reason (not a recovery of the order of α steps).
 REFUSED = [
-    # S1's outer dimension scaled by 3 first, then both reshaped and skewed
-    # as one loop: without the scaling (a grain the recovery makes last),
-    # S0 and S1 need different steps, and either changed first runs S1
-    # before S0's updates (fuzz seed 27175)
-    ("trmm", "grain([0, 0, 1], 1, 3); reshape([0, 0, 0], 3, 1, -1); reshape([0, 0], 1, 2, 3); "
-             "skew([0, 0], 2, 1, -2); interchange([0, 0], 2, 1);",
-     r"cannot order the steps that give the relations under \[0\] their target dimension 1"),
+    # (trmm's fuzz seed 27175, refused here before, is recovered:
+    # tests/test_whitebox_order2.py)
     # the tile's steps, undone at once by the reduction, pass through a
     # schedule that breaks a dependence: refused, not a failed replay as on
     # main (fuzz seed 31197)

@@ -55,7 +55,12 @@ the same statements.  Output: steps that turn ``O`` into ``T`` exactly.
    iteration of the outer loops, which agree), and b is legal for a
    relation alone (the pivot choice keeps the remaining dimensions in an
    order compatible with the target's); the replay checks every step
-   anyway.
+   anyway.  Where the groups of b, changed one at a time, break a
+   dependence in every order (and other pivots do not help), the last
+   tries change the whole loop at once: one group's plan on the loop,
+   the others aligned to it first (their inner dimensions permuted, or
+   the plan's pivot reshaped) and finished after; or the loop's children
+   separated first (see :meth:`_Core.set_alpha`).
 4. The target's marks (``parallelize``, ``vectorize``, ``unroll_mark``).
 """
 
@@ -1853,6 +1858,12 @@ class _Core:
         self.unrolls = Unrolls(self)
         #: inside the second try of :meth:`process` (no nested retries)
         self._retrying = False
+        #: inside :meth:`separate_first` (no nested separations)
+        self._separating = False
+        #: the last tries of :meth:`set_alpha` allowed (:meth:`_rescued`, the
+        #: last choice of :meth:`perfect_nest`): once the plain and the
+        #: other-pivot tries of :meth:`process` failed
+        self._rescue = False
 
     # -- 2 ------------------------------------------------------------------------
     def split_parts(self) -> None:
@@ -2018,22 +2029,40 @@ class _Core:
         snap = self.snapshot()
         try:
             self._below(rho, k, label)
+            return
         except WhiteboxError as e:
-            # a choice of pivot legal at this depth that leaves no legal
-            # order deeper (trmm's S1 at i + j brought out from j, then
-            # reversed back): once, the other pivots first here
             if self._retrying or not str(e).startswith("cannot order the steps"):
                 raise
+            first = e
+        # a choice of pivot legal at this depth that leaves no legal order
+        # deeper (trmm's S1 at i + j brought out from j, then reversed
+        # back): once, the other pivots first here; then, at the root once
+        # every other try failed, all again with the last tries of
+        # set_alpha allowed (:meth:`_rescued`: longer scripts)
+        self.restore(snap)
+        tries = ["alt"] if any(C.is_loop(c) and self.units(c, k + 1, 1)
+                               for c in C.children(rho)) else []
+        if not rho and not self._rescue:
+            tries.append("rescue")
+        for how in tries:
             self.restore(snap)
-            if not any(C.is_loop(c) and self.units(c, k + 1, 1) for c in C.children(rho)):
-                raise
-            self._retrying = True
             try:
-                self._below(rho, k, label, alt=True)
+                if how == "alt":
+                    self._retrying = True
+                    try:
+                        self._below(rho, k, label, alt=True)
+                    finally:
+                        self._retrying = False
+                else:
+                    self._rescue = True
+                    try:
+                        self._below(rho, k, label)
+                    finally:
+                        self._rescue = False
+                return
             except WhiteboxError:
-                raise e from None
-            finally:
-                self._retrying = False
+                continue
+        raise first from None
 
     def _below(self, rho: tuple, k: int, label: dict, alt: bool = False) -> None:
         """Parts b-d of :meth:`process` (``alt``: see :meth:`set_alpha`)."""
@@ -2124,7 +2153,24 @@ class _Core:
         if any(v.denominator != 1 for v in x):
             return []
         first = self._default_pivot(basis, x, d)
+        if first is None:
+            # fixed by the outer dimensions: the other spare dimensions
+            return self._spare(r, d, basis)[1:]
         return [l for l in reversed(basis) if l >= d and abs(x[l - 1]) == 1 and l != first]
+
+    @staticmethod
+    def _spare(r: Rel, d: int, basis: list[int]) -> list[int]:
+        """The dimensions from ``d`` that can take a target dimension fixed
+        by the outer ones: those no basis row needs (embedded ones), then
+        those whose row the others can do without (``j`` beside ``i``
+        where the domain makes ``j = i - 1``: the rank stays full)."""
+        keys = _iter_keys(r)
+        rows = [a.part("i") for a in r.alphas]
+        full = _rank(rows, keys)
+        n = len(rows)
+        out = [l for l in range(d, n + 1) if l not in basis]
+        return out + [l for l in range(d, n + 1) if l in basis
+                      and _rank(rows[:l - 1] + rows[l:], keys) == full]
 
     @staticmethod
     def _default_pivot(basis, x, d):
@@ -2149,8 +2195,8 @@ class _Core:
         steps = []
         if j is None:
             # t is fixed by the outer dimensions: a one-iteration loop at this
-            # depth; take a dimension that no basis row needs (an embedded one)
-            free = [l for l in range(d, n + 1) if l not in basis]
+            # depth; take a spare dimension (an embedded one, first)
+            free = self._spare(r, d, basis)
             if not free:
                 raise WhiteboxError(
                     f"the target's dimension {d} of {r.stmt} ({t.text()}) is fixed by its "
@@ -2186,8 +2232,11 @@ class _Core:
         undone and the groups are tried in other orders (at most
         :data:`MAX_ORDERS`), then with other pivots (:meth:`pivots`), then
         with the distributed loops fused on the way (:meth:`hoist_fusing`)
-        or in one perfect nest (:meth:`perfect_nest`).  ``alt``: the other
-        pivots first, every choice checked (see :meth:`process`)."""
+        or in one perfect nest (:meth:`perfect_nest`), and in the last
+        tries of :meth:`process` through one plan on the whole loop or
+        with the loop's children separated first (:meth:`_rescued`).
+        ``alt``: the other pivots first, every choice checked (see
+        :meth:`process`)."""
         from itertools import islice, permutations
         C = self.C
         units = self.units(c, d)
@@ -2253,17 +2302,182 @@ class _Core:
             if self.hoist_fusing(*units[0]):
                 return
             self.restore(snap)
+            if self._rescue and self._rescued(c, d, alt):
+                return
             raise WhiteboxError(
                 f"cannot order the steps that give the relations under {list(c)} "
                 f"their target dimension {d} legally: the loops they interchange "
                 "are distributed, and fusing them back breaks a dependence")
         if (len(units) > 1 or partial) and self.perfect_nest(c, d):
             return
+        if self._rescue and self._rescued(c, d, alt):
+            return
         prefix, plan = last
         raise WhiteboxError(
             f"cannot order the steps that give the relations under {list(c)} their target "
             f"dimension {d} legally (the steps {[p[0] for p in plan]} on {list(prefix)} "
             "break a dependence in every order tried)")
+
+    def _rescued(self, c: tuple, d: int, alt: bool) -> bool:
+        """The last tries of :meth:`set_alpha` (each checked, changing
+        nothing when it fails): one plan on the whole loop ``c``
+        (:meth:`through_model`), then, once, ``c``'s children separated as
+        the target's first (:meth:`separate_first`)."""
+        return self.through_model(c, d) or self.separate_first(c, d, alt)
+
+    def through_model(self, c: tuple, d: int) -> bool:
+        """Give the relations of the loop ``c`` their target dimension ``d``
+        through one *model* plan applied once to ``c``: a plan of one of the
+        groups (:meth:`units`, any pivot).  First, where they can, the other
+        relations are *aligned* (:meth:`_align`: their dimensions from ``d``
+        permuted, or the model's pivot reshaped) so that the model gives
+        them their target dimension too; then the model on ``c``; then
+        what is left to each relation (its own plan from there), in any
+        order (at most :data:`MAX_ORDERS`).  The alignment is tried, then
+        none.  The original sequence often changed the whole loop at once
+        where the groups' plans change its statements one at a time,
+        through an illegal state whatever the order (lu's update
+        interchanged inside its loop, then every statement's ``i`` and
+        ``j`` at once; a ``grain`` of the loop, then one statement
+        skewed).  Every group is checked; True when every state reached
+        is legal (False: nothing changed)."""
+        from itertools import islice, permutations
+        C = self.C
+        if self.oracle is None or not C.is_loop(c):
+            return False
+        models: list[tuple] = []
+        for k in range(4):
+            more = self.units(c, d, k)
+            if more is None:
+                break
+            models += [q for _, q in more if q not in models]
+        snap = self.snapshot()
+        # the shortest first: one step of the whole loop, as a user writes it
+        for model in sorted(models, key=len):
+            if any(x.depth < _deepest(model) for x in C.under(c)):
+                continue
+            try:
+                pre = self._aligning(c, d, model)
+            except WhiteboxError:
+                continue
+            for groups in ([pre, []] if pre else [[]]):
+                for order in islice(permutations(range(len(groups))), 6):
+                    try:
+                        if self._model_path(c, d, model, [groups[i] for i in order]):
+                            return True
+                    except WhiteboxError:
+                        pass            # what is left has no plan (a rank lost)
+                    self.restore(snap)
+        return False
+
+    def _model_path(self, c: tuple, d: int, model: tuple, pre: list[tuple]) -> bool:
+        """:meth:`through_model` for one model and alignment ``pre``."""
+        from itertools import islice, permutations
+        for prefix, plan in pre:
+            if not self._apply_checked(prefix, plan):
+                return False
+        if not self._apply_checked(c, model):
+            return False
+        rest = self.units(c, d)
+        if not rest:
+            return True
+        snap = self.snapshot()
+        swapped = [(p, _one_swap(q)) for p, q in rest]
+        for variant in [rest] + ([swapped] if swapped != rest else []):
+            for order in islice(permutations(range(len(variant))), MAX_ORDERS):
+                if all(self._apply_checked(*variant[i]) for i in order):
+                    return True
+                self.restore(snap)
+        return False
+
+    def _gives(self, x: Rel, d: int, plan: tuple, exact: bool = False) -> bool:
+        """Does ``plan`` give ``x`` its target dimension ``d`` (on its
+        instances; ``exact``: as written, without asking isl)?"""
+        want = self.T.by_tag(x.tag).alphas[d - 1]
+        got = x.canon(_simulated(x, plan)[d - 1])
+        return got == want or (not exact and self.oracle is not None
+                               and self.oracle.equal(x, got, want, self.C.divs))
+
+    def _aligning(self, c: tuple, d: int, model: tuple) -> list[tuple]:
+        """``(prefix, plan)``: the alignments (:meth:`_align`) of the
+        relations of ``c`` that ``model`` does not give their target
+        dimension ``d``, those with the same one together on the largest
+        loops that hold only them (relations with no alignment left out)."""
+        groups: dict[tuple, list[int]] = {}
+        for x in self.C.under(c):
+            if x.empty or self._gives(x, d, model):
+                continue
+            plan = self._align(x, d, model)
+            if plan:
+                groups.setdefault(plan, []).append(x.tag)
+        return [(prefix, plan) for plan, tags in groups.items()
+                for prefix in self.covers(c, tags)]
+
+    def _align(self, x: Rel, d: int, model: tuple) -> tuple | None:
+        """Steps after which ``model`` gives ``x`` its target dimension
+        ``d``: adjacent ``interchange`` s that permute its dimensions from
+        ``d`` (the fewest), or else the model's pivot (the dimension it
+        brings to ``d``) reshaped into what the model turns into the
+        target's (its rank kept); None when neither does."""
+        from itertools import permutations
+        dims = list(range(d, x.depth + 1))
+        if len(dims) <= 5:
+            for perm in sorted(permutations(dims), key=_inversions)[1:]:
+                steps = _permuting(perm)
+                if self._gives(x, d, steps + model, exact=True):
+                    return steps
+        j = d
+        for st in reversed(model):
+            if st[0] == "interchange" and j in st[1:]:
+                j = st[1] + st[2] - j
+        base = x.copy()
+        base.alphas = list(x.alphas)
+        base.alphas[j - 1] = Aff()
+        rest = _simulated(base, model)[d - 1]
+        sign = x.canon(_simulated(x, model)[d - 1] - rest)
+        cur = x.canon(x.alphas[j - 1])
+        if sign != cur and sign != -cur:
+            return None
+        want = self.T.by_tag(x.tag).alphas[d - 1] - rest
+        need = x.canon(want if sign == cur else -want)
+        steps = tuple(_reshaped(x, cur, need, j))
+        if steps and _full_rank_path(x, steps) and self._gives(x, d, steps + model):
+            return steps
+        return None
+
+    def separate_first(self, c: tuple, d: int, alt: bool) -> bool:
+        """:meth:`set_alpha` again after the children of ``c`` are
+        separated as the target's (:meth:`sortsplit` by the target's
+        children of ``c``, what :meth:`process` does next): parts of a
+        statement split by an inner iterator (a peel of ``j``) that need
+        other dimensions ``d`` are changed in loops of their own, as the
+        original sequence did after its peel.  Once (not inside itself);
+        True when it succeeds (False: nothing changed)."""
+        C = self.C
+        if self._separating or self.oracle is None or not C.is_loop(c):
+            return False
+        tgt = self.T.by_tag(C.under(c)[0].tag).beta[:len(c)]
+        label = self.labels(tgt)
+
+        def mixed():
+            return [y for y in C.children(c) if len({label[r.tag] for r in C.under(y)}) > 1]
+
+        if not mixed():
+            return False
+        snap = self.snapshot()
+        self._separating = True
+        try:
+            while mixed():
+                self.sortsplit(mixed()[0], label)
+            if self.oracle(C):
+                self.set_alpha(c, d, alt)
+                return True
+        except WhiteboxError:
+            pass
+        finally:
+            self._separating = False
+        self.restore(snap)
+        return False
 
     def _by_iterators(self, units: list[tuple]) -> list[tuple] | None:
         """``units`` with each skew of a dimension by others (and its shift)
@@ -2444,12 +2658,20 @@ class _Core:
         is_loop = self.C.is_loop(prefix)
         if not self.careful:
             self.apply_plan(prefix, plan, is_loop=is_loop)
-            return self.oracle(self.C)
+            return self._unique(prefix) and self.oracle(self.C)
         for st in plan:
             self.apply_plan(prefix, (st,), is_loop=is_loop)
-            if not self.oracle(self.C):
+            if not (self._unique(prefix) and self.oracle(self.C)):
                 return False
         return True
+
+    def _unique(self, prefix: tuple) -> bool:
+        """Do the relations under ``prefix`` (with an instance) still give
+        their instances distinct dates (a ``reshape`` of a loop by an
+        iterator can make two of a statement's dimensions dependent, which
+        Clay refuses)?"""
+        return all(x.empty or _rank([a.part("i") for a in x.alphas], _iter_keys(x))
+                   == len(x.free) for x in self.C.under(prefix))
 
     def units(self, c: tuple, d: int, k: int = 0) -> list[tuple] | None:
         """``(prefix, plan)`` for the relations under ``c`` at depth ``d``:
@@ -2517,10 +2739,14 @@ class _Core:
         (``embed``); its free dimensions get values that keep its place: at
         ``depth`` the value its target has at ``d``, in between one of a few
         candidates (its target's, its outer dimensions'), tried in turn.
-        The last candidate fuses nothing and leaves the one-iteration loops
+        The fifth candidate fuses nothing and leaves the one-iteration loops
         as they are: one plan on ``c`` for relations of the same depth
         (a one-iteration loop of an outer iterator brought out of the loop
-        that a statement and a loop share, both at once).
+        that a statement and a loop share, both at once).  The last (only
+        in the last tries, see :meth:`process`) fuses and keeps every
+        value: a statement whose dimension there is already the one the
+        others have (a ``k`` the domain fixes to 0 beside a statement's
+        one-iteration loop), so that one plan brings both out.
         Every step is checked; returns False (and changes nothing) when no
         candidate gives a legal sequence."""
         C = self.C
@@ -2528,7 +2754,7 @@ class _Core:
             depth = max(self._pivot(r, d) for r in C.under(c))
         except WhiteboxError:
             return False
-        for choice in range(5):
+        for choice in range(6 if self._rescue else 5):
             snap = self.snapshot()
             try:
                 if self._perfect_nest(c, d, depth, choice):
@@ -2545,8 +2771,11 @@ class _Core:
                 continue
             while r.depth < depth:
                 self.rec.do("embed", r.beta, comment=f"a one-iteration loop around {r.stmt}")
-            if choice == 4:
-                continue            # the last choice: one plan for all, no fusion
+            if choice >= 4:
+                # one plan for all, no fusion (4); fused, the free
+                # dimensions kept as they are (5: a dimension a statement
+                # fixes at the value a loop it shares has)
+                continue
             keys = _iter_keys(r)
             rows = [a.part("i") for a in r.alphas]
             needed = _basis(rows[:d - 1] + rows[depth:], keys)
@@ -2568,7 +2797,7 @@ class _Core:
                 rows = [a.part("i") for a in r.alphas]
             del needed
         node = c
-        for _ in range(d + 1, depth + 1 if choice < 4 else d + 1):
+        for _ in range(d + 1, depth + 1 if choice != 4 else d + 1):
             while True:
                 kids = C.children(node)
                 if len(kids) == 1:
@@ -2667,6 +2896,46 @@ class _Core:
                 self.rec.do("interchange", beta, st[1], st[2], comment="interchange")
             else:  # pragma: no cover
                 raise AssertionError(kind)
+
+
+def _deepest(plan: tuple) -> int:
+    """The deepest dimension the steps of ``plan`` read or change."""
+    return max((max(st[1], st[2] if st[0] in ("interchange", "skew") else 0) for st in plan),
+               default=0)
+
+
+def _inversions(perm: Sequence[int]) -> int:
+    """How many adjacent interchanges make ``perm``."""
+    return sum(a > b for i, a in enumerate(perm) for b in perm[i + 1:])
+
+
+def _permuting(perm: Sequence[int]) -> tuple:
+    """Adjacent ``interchange`` s after which the dimensions ``sorted(perm)``
+    hold, in order, the ones ``perm`` names (the fewest)."""
+    cur = sorted(perm)
+    lo = cur[0]
+    steps = []
+    for pos, want in enumerate(perm):
+        q = cur.index(want)
+        while q > pos:
+            cur[q - 1], cur[q] = cur[q], cur[q - 1]
+            steps.append(("interchange", lo + q - 1, lo + q))
+            q -= 1
+    return tuple(steps)
+
+
+def _one_swap(plan: tuple) -> tuple:
+    """``plan`` with the adjacent ``interchange`` s that end it and bring
+    one dimension ``j`` out to ``d`` (``(j - 1, j)`` … ``(d, d + 1)``, at
+    least two) as one ``interchange(d, j)``: the dimensions between keep
+    their places (the target's order, where the chain moves them in)."""
+    k = len(plan)
+    while (k and plan[k - 1][0] == "interchange" and plan[k - 1][2] == plan[k - 1][1] + 1
+           and (k == len(plan) or plan[k - 1][1] == plan[k][1] + 1)):
+        k -= 1
+    if len(plan) - k < 2:
+        return plan
+    return plan[:k] + (("interchange", plan[-1][1], plan[k][2]),)
 
 
 def _shift_first(plan: tuple) -> tuple:
