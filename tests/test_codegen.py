@@ -13,7 +13,6 @@ import random
 import re
 import shutil
 import subprocess
-import time
 
 import islpy as isl
 import pytest
@@ -328,8 +327,10 @@ def test_generate_file_rejects_overlapping_regions():
         generate_file([a, a])
 
 
-def test_codegen_time_of_typical_kernels():
-    """Original schedules of 2–4 statement, 3-deep nests: well under 100 ms."""
+def test_codegen_of_typical_kernels_is_repeatable():
+    """Original schedules of 2–4 statement, 3-deep nests: the same code
+    every time (their time is a benchmark's, ``scripts/bench_whitebox.py``'s
+    codegen column, not a unit test's)."""
     src = program("  int k;\n", "  ;\n", {"C": 2})
     dom = "[N, M, K] -> {{ {s}[i, j, k] : 0 <= i < N and 0 <= j < M and 0 <= k < K }}"
     stmts = [(f"S{n}", dom.format(s=f"S{n}"), ("i", "j", "k"), f"C[i][j] += {n}.0;")
@@ -341,11 +342,9 @@ def test_codegen_time_of_typical_kernels():
     scop = make_scop(src, stmts, rels, params=("N", "M", "K"),
                      context="[N, M, K] -> { : N >= 0 and M >= 0 and K >= 0 }",
                      declared=frozenset({"i", "j", "k"}))
-    generate_region(scop)  # warm-up
-    t = time.perf_counter()
-    for _ in range(5):
-        generate_region(scop)
-    assert (time.perf_counter() - t) / 5 < 0.1
+    first = generate_region(scop)
+    assert all(first.count(f"C[i][j] += {n}.0;") == 1 for n in range(4))
+    assert all(generate_region(scop) == first for _ in range(3))
 
 
 # -- differential: compile, run, compare ------------------------------------------------
