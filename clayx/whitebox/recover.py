@@ -68,7 +68,7 @@ from ..errors import ClayxError
 from ..model import beta_tree_error
 from .model import ONE, Aff, Rel, Sched, WhiteboxError, it
 from .steps import Recorder, Step
-from .unrolls import Unrolls
+from .unrolls import Unrolls, undensify_once
 
 __all__ = ["MAX_ORDERS", "recover", "reduce"]
 
@@ -279,7 +279,7 @@ def _reduce(T: Sched, oracle, careful: bool, scaled_points: bool,
     seen: set[str] = set()      # the reduced targets met: a repeat is a cycle
     banned: set[tuple] = set()  # careful: (state, kind) whose result was illegal
     kinds = [
-        lambda: _reread_chunks(T, nested_chunks),
+        lambda: _reread_chunks(T, nested_chunks) or undensify_once(T, found),
         lambda: _densify_once(T, found, oracle, scaled_points),
         lambda: _plain_div_once(T, found),
         lambda: _unskew_once(T, found),

@@ -56,7 +56,6 @@ Before/after (gemm, a loop shifted twice then reversed twice)::
 
 from __future__ import annotations
 
-from math import gcd
 
 from .model import Aff, Sched
 from .steps import Recorder, Step, tile_step
@@ -307,12 +306,6 @@ def _apply(sched: Sched, s: Step) -> None:
     rec = Recorder(sched)
     if s.name == "iss":
         rec.do("iss", *s.args, new_tag=lambda r: -1)
-    elif s.name == "densify":
-        g = 0
-        for r in sched.under(s.args[0]):
-            for v in r.alphas[s.args[1] - 1].c.values():
-                g = gcd(g, int(v))
-        rec.do("densify", *s.args, factor=max(g, 1))
     else:
         rec.do(s.name, *s.args)
 

@@ -36,15 +36,17 @@ dependence) is refused with a :class:`~.model.WhiteboxError` that says so.
 
 from __future__ import annotations
 
-from math import gcd
+from fractions import Fraction
+from math import gcd, lcm
 from typing import Sequence
 
 import islpy as isl
 
-from .model import (Aff, Divs, Rel, WhiteboxError, constraints, equalities, instances, it,
-                    read_form, unroll_domains, unroll_main)
+from .model import (Aff, Divs, Rel, Sched, WhiteboxError, constraints, densify_factor,
+                    equalities, instances, it, multiples, read_form, unroll_domains, unroll_main)
+from .steps import Step
 
-__all__ = ["Unrolls", "factors"]
+__all__ = ["Unrolls", "factors", "undensify_once"]
 
 _dt = isl.dim_type
 
@@ -574,3 +576,77 @@ def _with_empties(pieces: list[list[Rel]], empties: list[Rel]) -> list[list[Rel]
     for t, j in zip(empties, free):
         out[j].append(t)
     return out
+
+
+# --- a densify of an unroll's part -------------------------------------------------------
+
+def undensify_once(T: Sched, found: list[Step]) -> bool:
+    """Undo a ``densify`` of the loop at depth ``d`` of unroll parts (their
+    α_d takes only multiples of ``g`` there: clayx's densify divides it, and
+    the part reads ``floor(e / g)``, exact on its instances): under the
+    outermost prefix where every relation's α_d is such a quotient by the
+    same ``g`` (an empty part: any), α_d becomes ``g`` times it (``e``), and
+    ``densify(prefix, d)`` is the direct step, when it divides by ``g``
+    exactly (:func:`.model.densify_factor`).  Only a quotient the other
+    dimensions need (its ``e`` not spanned by them: not the chunk of a
+    point loop) is read so."""
+    for r in T.rels:
+        if r.dom is None or r.empty:
+            continue
+        for d, a in enumerate(r.alphas, 1):
+            first = _undensified(r, d, T.divs)
+            if first is None:
+                continue
+            g = first[1]
+            for m in [*range(max(1, d), len(r.beta)), len(r.beta)]:
+                p = r.beta[:m]
+                X = T.copy()
+                group = X.under(p)
+                ok = any(not x.empty for x in group)
+                for x in group:
+                    u = _undensified(x, d, T.divs) if x.depth >= d else None
+                    if u is not None and u[1] == g:
+                        x.alphas[d - 1] = x.canon(u[0])
+                    elif x.empty and x.depth >= d and x.alphas[d - 1].is_integral:
+                        x.alphas[d - 1] = x.alphas[d - 1].scale(g)
+                    else:
+                        ok = False
+                        break
+                if not ok or densify_factor(X.under(p), d, X.divs) != g:
+                    continue
+                T.rels = X.rels
+                found.append(Step("densify", (p, d)))
+                return True
+    return False
+
+
+def _undensified(r: Rel, d: int, divs: Divs) -> tuple[Aff, int] | None:
+    """``(g · α_d, g)`` for α ``d`` of ``r`` whose divs are exact on the
+    part's instances (``floor(e / s)`` with ``e`` a multiple of ``s``) and
+    whose form with them divided out has denominators (``g`` their lcm),
+    when the other dimensions do not span it; else None."""
+    a = r.alphas[d - 1]
+    ks = a.keys("d")
+    if not ks or r.dom is None:
+        return None
+    inst = instances(r, divs)
+    if inst.is_empty():
+        return None
+    sub = a
+    for k in ks:
+        num, den = divs.of(k)
+        if not inst.is_subset(multiples(inst, num, den, divs)):
+            return None
+        sub = sub.substitute(k, num.scale(Fraction(1, den)))
+    g = 1
+    for v in sub.c.values():
+        g = lcm(g, Fraction(v).denominator)
+    if g == 1:
+        return None
+    old = sub.scale(g).integral()
+    from .recover import _iter_keys, _rank
+    keys = _iter_keys(r)
+    others = [x.part("i") for j, x in enumerate(r.alphas) if j != d - 1]
+    if _rank(others + [old.part("i")], keys) == _rank(others, keys):
+        return None
+    return old, g
