@@ -428,23 +428,17 @@ class Unrolls:
                     f"cannot unroll the loop at depth {k} of {r.stmt} by {f}: its dimension "
                     f"{r.alphas[k - 1].text()} is not in the class the target's main part "
                     f"keeps ({a.text()} a multiple of {f})")
-        loop = C.by_tag(tags[0]).beta[:k]
         name = C.by_tag(tags[0]).stmt
-        self._isolate(loop, set(tags))
-        under = {x.tag for x in C.under(loop)}
-        if len({tuple(map(repr, s)) for s in shifts.values()}) == 1 and under == set(tags):
-            todo = [(loop, shifts[tags[0]])]
+        snap = core.snapshot()
+        # the relations to unroll in a loop of their own: first in their
+        # loop, or last (after the statements they depend on)
+        for last in (False, True):
+            self._isolate(C.by_tag(tags[0]).beta[:k], set(tags), last)
+            self._into_class(k, tags, shifts, name)
+            if core.oracle is None or core.oracle(C):
+                break
+            core.restore(snap)
         else:
-            todo = [(C.by_tag(t).beta, shifts[t]) for t in tags]
-        for beta, steps in todo:
-            for st in steps:
-                if st[0] == "reshape":
-                    rec.do("reshape", beta, k, st[1] + 1, st[2],
-                           comment=f"put {name}'s loop at depth {k} in the unrolled class")
-                else:
-                    rec.do("shift", beta, k, st[1],
-                           comment=f"put {name}'s loop at depth {k} in the unrolled class")
-        if core.oracle is not None and not core.oracle(C):
             raise WhiteboxError(
                 f"cannot unroll the loop at depth {k} of {name} early: separating it or "
                 "shifting it into the target's residue class breaks a dependence")
@@ -468,10 +462,29 @@ class Unrolls:
                 work.append((pt, members))
         return work
 
-    def _isolate(self, loop: tuple, tags: set) -> None:
+    def _into_class(self, k: int, tags: list[int], shifts: dict, name: str) -> None:
+        """Record the steps ``shifts`` that put α_k of the relations ``tags``
+        in the unrolled class: once on their loop when it holds only them
+        and they need the same steps, else on each."""
+        C = self.C
+        loop = C.by_tag(tags[0]).beta[:k]
+        under = {x.tag for x in C.under(loop)}
+        if len({tuple(map(repr, s)) for s in shifts.values()}) == 1 and under == set(tags):
+            todo = [(loop, shifts[tags[0]])]
+        else:
+            todo = [(C.by_tag(t).beta, shifts[t]) for t in tags]
+        for beta, steps in todo:
+            for st in steps:
+                comment = f"put {name}'s loop at depth {k} in the unrolled class"
+                if st[0] == "reshape":
+                    self.core.rec.do("reshape", beta, k, st[1] + 1, st[2], comment=comment)
+                else:
+                    self.core.rec.do("shift", beta, k, st[1], comment=comment)
+
+    def _isolate(self, loop: tuple, tags: set, last: bool = False) -> None:
         """Make ``loop`` hold only relations of ``tags`` (the others go to a
-        loop right after it), by ``reorder`` and ``split`` from the inside
-        out."""
+        loop right after it, or, ``last``, right before it), by ``reorder``
+        and ``split`` from the inside out."""
         C = self.C
         if {x.tag for x in C.under(loop)} <= tags:
             return
@@ -480,20 +493,21 @@ class Unrolls:
             mixed = next((c for c in kids if C.is_loop(c) and not self._pure(c, tags)), None)
             if mixed is None:
                 break
-            self._isolate(mixed, tags)
+            self._isolate(mixed, tags, last)
         kids = C.children(loop)
         mine = [i for i, c in enumerate(kids) if {x.tag for x in C.under(c)} <= tags]
         if not mine:
             return
         others = [i for i in range(len(kids)) if i not in mine]
+        seq = others + mine if last else mine + others
         order = [0] * len(kids)
-        for pos, i in enumerate(mine + others):
+        for pos, i in enumerate(seq):
             order[i] = pos
         if order != list(range(len(kids))):
             self.core.rec.do("reorder", loop, order,
-                             comment="the statements to unroll first")
-        last = C.children(loop)[len(mine) - 1]
-        self.core.rec.do("split", C.under(last)[-1].beta, len(loop),
+                             comment=f"the statements to unroll {'last' if last else 'first'}")
+        cut = C.children(loop)[(len(others) if last else len(mine)) - 1]
+        self.core.rec.do("split", C.under(cut)[-1].beta, len(loop),
                          comment="the statements to unroll in a loop of their own")
 
     @property
