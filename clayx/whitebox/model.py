@@ -854,15 +854,80 @@ def from_relation(m: isl.Map, beta: Sequence[int], dim: int, domain: isl.Set,
                    dom=m.domain().intersect(domain).coalesce())
     pma = isl.PwMultiAff.from_map(inst).gist(domain).coalesce()
     parts = pieces(pma)
-    if len(parts) != 1:
-        raise WhiteboxError(f"a relation of {stmt} is piecewise ({len(parts)} pieces): "
-                            "Clay schedules one part of a statement by one affine "
-                            "function (index-set split it first)")
-    dom_piece, ma = parts[0]
+    if len(parts) == 1:
+        affs = [parts[0][1].get_at(k) for k in range(parts[0][1].dim(_dt.out))]
+    else:
+        affs = _unpieced(inst, domain)
+        if affs is None:
+            raise WhiteboxError(f"a relation of {stmt} is piecewise ({len(parts)} pieces): "
+                                "Clay schedules one part of a statement by one affine "
+                                "function (index-set split it first)")
     elim = dict(elim or {})
-    alphas = [_aff(ma.get_at(k), divs, params, elim) for k in range(ma.dim(_dt.out))]
+    alphas = [_aff(a, divs, params, elim) for a in affs]
     cons = [] if part.plain_is_universe() else _constraints(part, divs, params)
     return Rel(stmt, dim, tuple(beta), alphas, cons, tag, elim, stdom=domain)
+
+
+def _dim(m: isl.Map, k: int) -> isl.Map:
+    """The output dimension ``k`` of ``m`` alone."""
+    n = m.dim(_dt.out)
+    return m.project_out(_dt.out, k + 1, n - k - 1).project_out(_dt.out, 0, k)
+
+
+def _one_piece(m: isl.Map, domain: isl.Set):
+    """The quasi-affine function (an isl ``Aff``) the one-dimensional,
+    single-valued ``m`` is on ``domain`` when isl finds one piece; else
+    None."""
+    ps = pieces(isl.PwMultiAff.from_map(m).gist(domain).coalesce())
+    return ps[0][1].get_at(0) if len(ps) == 1 else None
+
+
+def _unpieced(inst: isl.Map, domain: isl.Set) -> list | None:
+    """The dimensions of the single-valued ``inst`` as one quasi-affine
+    function each (isl ``Aff`` s) when isl gives them in pieces: a dimension
+    isl splits (``floor(j/5) - 2·floor(j/10)``: 0 or 1 by the residue of
+    ``j``) is read as ``o_k + c·o_l - c·o_l`` with ``o_k + c·o_l`` and
+    ``o_l`` of one piece each (``c`` from a constraint of the map that
+    holds ``o_k + c·o_l``: a skew of a tile loop, ``floor(j/5)``); None
+    when a dimension stays piecewise."""
+    n = inst.dim(_dt.out)
+    got = {}
+    for k in range(n):
+        a = _one_piece(_dim(inst, k), domain)
+        if a is not None:
+            got[k] = a
+    changed = True
+    while changed and len(got) < n:
+        changed = False
+        for k in (k for k in range(n) if k not in got):
+            for m, c in ((m, c) for m in list(got) for c in _skews(inst, k, m)):
+                a = _one_piece(_dim(inst.apply_range(_combination(inst, k, m, c)), 0), domain)
+                if a is not None:
+                    got[k] = a.sub(got[m].scale_val(isl.Val.int_from_si(a.get_ctx(), c)))
+                    changed = True
+                    break
+    return [got[k] for k in range(n)] if len(got) == n else None
+
+
+def _skews(m: isl.Map, k: int, l: int) -> list[int]:
+    """The ``c`` for which a constraint of ``m`` holds ``o_k + c·o_l`` (up
+    to a factor), smallest first."""
+    out = set()
+    for b in m.get_basic_maps():
+        for con in b.get_constraints():
+            a = int(con.get_coefficient_val(_dt.out, k).to_python())
+            v = int(con.get_coefficient_val(_dt.out, l).to_python())
+            if a and v and v % a == 0:
+                out.add(v // a)
+    return sorted(out, key=lambda c: (abs(c), c))
+
+
+def _combination(m: isl.Map, k: int, l: int, c: int) -> isl.Map:
+    """The map ``[o…] -> [o_k + c·o_l]`` on ``m``'s range."""
+    os = [f"o{x}" for x in range(m.dim(_dt.out))]
+    ps = [m.get_dim_name(_dt.param, x) for x in range(m.dim(_dt.param))]
+    return isl.Map(f"[{', '.join(ps)}] -> {{ [{', '.join(os)}] -> [o{k} + {c}*o{l}] }}",
+                   context=m.get_ctx()).align_params(m.get_space())
 
 
 def _plain_alphas(inst: isl.Map, divs: Divs, params: Sequence[str], elim: dict) -> list[Aff]:
