@@ -2642,6 +2642,8 @@ def _late_splits(T: Sched, oracle) -> tuple[Sched, list[tuple]] | None:
         sets = [(a, instances(a, T.divs), instances(b, T.divs)) for a, b in pairs]
         found = None
         first, A0, _ = next((x for x in sets if not x[1].is_empty()), sets[0])
+        if A0.is_empty():
+            continue                # first parts without instances: no inequality to read
         for bset in A0.get_basic_sets():
             for c in constraints(isl.Set.from_basic_set(bset), T.divs, T.params,
                                  with_divs=True):
