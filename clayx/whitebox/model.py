@@ -31,7 +31,7 @@ from ..errors import ClayxError
 
 __all__ = ["Aff", "Divs", "Rel", "Sched", "WhiteboxError", "dates", "densify_factor",
            "equalities", "exact_quotient", "from_relation", "constraints", "instances",
-           "multiples", "read_form", "shifted", "to_map", "unroll_domains", "unroll_main"]
+           "multiples", "read_form", "same_on", "shifted", "to_map", "unroll_domains", "unroll_main"]
 
 _dt = isl.dim_type
 
@@ -687,6 +687,15 @@ def unroll_main(r: Rel, k: int, f: int, epilog: bool, divs: Divs,
     a = r.alphas[k - 1] if alpha is None else alpha
     return part.intersect(lowered_domain(r.stdom, k - 1, f if epilog else f - 1)) \
         .intersect(multiples(r.stdom, a, f, divs)).coalesce()
+
+
+def same_on(s: isl.Set, a: Aff, b: Aff, divs: Divs) -> bool:
+    """Do the forms ``a`` and ``b`` take the same value at every point of
+    ``s`` (a set of a statement's instances)?"""
+    if a == b:
+        return True
+    names = _form_names(s)
+    return s.is_subset(_set(s, f"{isl_text(a, names, divs)} = {isl_text(b, names, divs)}"))
 
 
 def multiples(s: isl.Set, a: Aff, f: int, divs: Divs) -> isl.Set:
