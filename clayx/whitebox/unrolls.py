@@ -599,7 +599,8 @@ def undensify_once(T: Sched, found: list[Step]) -> bool:
     α_d takes only multiples of ``g`` there: clayx's densify divides it, and
     the part reads ``floor(e / g)``, exact on its instances): under the
     outermost prefix where every relation's α_d is such a quotient by the
-    same ``g`` (an empty part: any), α_d becomes ``g`` times it (``e``), and
+    same ``g`` (an empty part: any), α_d becomes ``g`` times it (``e``, or
+    ``e - c`` where ``e`` is ``c`` modulo ``g`` on the part: a copy), and
     ``densify(prefix, d)`` is the direct step, when it divides by ``g``
     exactly (:func:`.model.densify_factor`).  Only a quotient the other
     dimensions need (its ``e`` not spanned by them: not the chunk of a
@@ -635,10 +636,11 @@ def undensify_once(T: Sched, found: list[Step]) -> bool:
 
 
 def _undensified(r: Rel, d: int, divs: Divs) -> tuple[Aff, int] | None:
-    """``(g · α_d, g)`` for α ``d`` of ``r`` whose divs are exact on the
-    part's instances (``floor(e / s)`` with ``e`` a multiple of ``s``) and
-    whose form with them divided out has denominators (``g`` their lcm),
-    when the other dimensions do not span it; else None."""
+    """``(g · α_d, g)`` for α ``d`` of ``r`` whose divs are affine on the
+    part's instances (``floor(e / s)`` with ``e`` one residue ``c`` modulo
+    ``s`` there: ``(e - c) / s``) and whose form with them so replaced has
+    denominators (``g`` their lcm), when the other dimensions do not span
+    it; else None."""
     a = r.alphas[d - 1]
     ks = a.keys("d")
     if not ks or r.dom is None:
@@ -649,9 +651,12 @@ def _undensified(r: Rel, d: int, divs: Divs) -> tuple[Aff, int] | None:
     sub = a
     for k in ks:
         num, den = divs.of(k)
-        if not inst.is_subset(multiples(inst, num, den, divs)):
+        # floor(num / den) = (num - rem) / den when num ≡ rem on the part
+        rem = next((c for c in range(den)
+                    if inst.is_subset(multiples(inst, num - Aff.const(c), den, divs))), None)
+        if rem is None:
             return None
-        sub = sub.substitute(k, num.scale(Fraction(1, den)))
+        sub = sub.substitute(k, (num - Aff.const(rem)).scale(Fraction(1, den)))
     g = 1
     for v in sub.c.values():
         g = lcm(g, Fraction(v).denominator)
