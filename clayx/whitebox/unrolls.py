@@ -679,9 +679,14 @@ def _undensified(r: Rel, d: int, divs: Divs) -> tuple[Aff, int] | None:
     if g == 1:
         return None
     old = sub.scale(g).integral()
-    from .recover import _iter_keys, _rank
-    keys = _iter_keys(r)
-    others = [x.part("i") for j, x in enumerate(r.alphas) if j != d - 1]
-    if _rank(others + [old.part("i")], keys) == _rank(others, keys):
-        return None
+    from .recover import solve
+    keys = [it(k) for k in r.free]
+    basis: list[Aff] = []             # independent rows of the other dimensions
+    for j, x in enumerate(r.alphas):
+        row = x.part("i")
+        if j != d - 1 and not row.is_zero and (not basis or solve(basis, row, keys) is None):
+            basis.append(row)
+    mine = old.part("i")
+    if mine.is_zero or basis and solve(basis, mine, keys) is not None:
+        return None                   # spanned by the others: a chunk, not a quotient
     return old, g
