@@ -2662,6 +2662,8 @@ def _late_splits(T: Sched, oracle) -> tuple[Sched, list[tuple]] | None:
                 form = _alpha_form(first, c)
                 if form is None:
                     continue
+                if any(len(form[0]) > a.depth for a, _, _ in sets):
+                    continue            # a form on dimensions a pair lacks
                 ineqs = {a.tag: _on_alphas(a, form) for a, _, _ in sets}
                 if all(A.is_subset(_half(a, ineqs[a.tag], T.divs))
                        and B.is_subset(_half(a, -ineqs[a.tag] - Aff.const(1), T.divs))
@@ -2743,7 +2745,11 @@ def _late_alphas(rec: Recorder, fixes: dict) -> None:
             new = r.canon(new)
             if cur == new:
                 continue
-            for st in _reshaped(r, cur, new, j):
+            plan = _reshaped(r, cur, new, j)
+            if not _full_rank_path(r, plan):
+                raise WhiteboxError(f"cannot give a part of {r.stmt} split after its tiling "
+                                    "its own dimensions: a reshape makes them dependent")
+            for st in plan:
                 if st[0] == "reshape":
                     rec.do("reshape", r.beta, st[1], st[2], st[3], comment="reshape one half")
                 else:
