@@ -2664,10 +2664,11 @@ def _late_splits(T: Sched, oracle) -> tuple[Sched, list[tuple]] | None:
                     continue
                 if any(len(form[0]) > a.depth for a, _, _ in sets):
                     continue            # a form on dimensions a pair lacks
-                ineqs = {a.tag: _on_alphas(a, form) for a, _, _ in sets}
-                if all(A.is_subset(_half(a, ineqs[a.tag], T.divs))
-                       and B.is_subset(_half(a, -ineqs[a.tag] - Aff.const(1), T.divs))
-                       for a, A, B in sets):
+                # on each pair's merged dimensions, by the tag of its first part
+                ineqs = {a.tag: _on_alphas(x, form) for (a, _), (x, _, _) in zip(pairs, sets)}
+                if all(A.is_subset(_half(x, ineqs[a.tag], T.divs))
+                       and B.is_subset(_half(x, -ineqs[a.tag] - Aff.const(1), T.divs))
+                       for (a, _), (x, A, B) in zip(pairs, sets)):
                     found = (form, ineqs)
                     break
             if found is not None:
