@@ -290,7 +290,8 @@ def test_late_splits_merge_the_parts_and_find_the_inequality():
     merged, splits = _recover._late_splits(T, Oracle(scop, deps, divs))
     assert [(r.tag, r.beta, r.dom) for r in merged.rels if r.stmt == "S1"] == [
         (1, (1, 0, 0, 0), None)]
-    (loop, form, parts), = splits
+    (loop, form, parts, fixes), = splits
+    assert fixes == {}                                        # the same α dimensions
     assert loop == (1, 0, 0) and list(parts) == [1] and parts[1][1] == 2
     # on S1's dimensions (floor(i / 5), i + 2 floor(i / 5), j): -α1 - α2 + N - 7
     assert form[0] == (-1, -1) and form[1].text() == "N - 7"
@@ -312,7 +313,7 @@ def test_late_splits_of_pairs_with_other_dimensions_share_the_form_not_the_inequ
     stem, _, seq, _ = LATE[3]
     T, oracle = _target_of(stem, seq)
     _, splits = _recover._late_splits(T, oracle)
-    (loop, form, parts), = splits
+    (loop, form, parts, _), = splits
     assert loop == (0, 0) and sorted(parts) == [0, 1]
     assert form[0] == (1, -1, -1)
     assert parts[0][0] != parts[1][0]                   # d0 - i0 - i1 …, 2 d0 - i0 - i1 …

@@ -29,9 +29,9 @@ from ..analysis.isl_util import pieces
 from ..directives.unroll import lowered_domain, translated
 from ..errors import ClayxError
 
-__all__ = ["Aff", "Divs", "Rel", "Sched", "WhiteboxError", "equalities", "from_relation",
-           "constraints", "instances", "read_form", "shifted", "to_map",
-           "unroll_domains", "unroll_main"]
+__all__ = ["Aff", "Divs", "Rel", "Sched", "WhiteboxError", "dates", "densify_factor",
+           "equalities", "exact_quotient", "from_relation", "constraints", "instances",
+           "multiples", "read_form", "same_on", "shifted", "to_map", "unroll_domains", "unroll_main"]
 
 _dt = isl.dim_type
 
@@ -489,10 +489,18 @@ class Sched:
             r.alphas[d - 1] = r.alphas[d - 1].scale(g)
         self._alpha(beta, f)
 
-    def densify(self, beta, d: int, g: int) -> None:
-        """``densify(beta, d)`` when every α_d is ``g`` times an affine form."""
+    def densify(self, beta, d: int, g: int | None = None) -> None:
+        """``densify(beta, d)``: every α_d divided by ``g`` (by default the
+        factor clayx's densify finds, :func:`densify_factor`): ``g`` times
+        an affine form becomes that form; on an unroll's part whose α_d
+        takes only multiples of ``g`` (strides), ``floor(α_d / g)``."""
+        if g is None:
+            g = densify_factor(self.under(beta), d, self.divs)
+            if g <= 1:
+                raise WhiteboxError(f"internal: cannot densify {list(beta)} at depth {d}")
+
         def f(r: Rel) -> None:
-            r.alphas[d - 1] = r.alphas[d - 1].scale(Fraction(1, g)).integral()
+            r.alphas[d - 1] = exact_quotient(r.alphas[d - 1], g, self.divs)
         self._alpha(beta, f)
 
     def stripmine(self, beta, d: int, size: int) -> None:
@@ -600,6 +608,65 @@ def instances(r: Rel, divs: Divs) -> isl.Set:
     return s
 
 
+def exact_quotient(a: Aff, g: int, divs: Divs) -> Aff:
+    """``a / g`` where ``a`` takes only multiples of ``g``: an affine form
+    when ``g`` divides every coefficient, else ``floor((a - c + c') / g) +
+    (c - c') / g`` (``c`` the constant of ``a``, ``c' = c mod g``: the div
+    with the constant in ``[0, g)``, as isl writes it)."""
+    q = a.scale(Fraction(1, g))
+    if q.is_integral:
+        return q.integral()
+    c = int(a[ONE]) if Fraction(a[ONE]).denominator == 1 else 0
+    c0 = c % g
+    return divs.get(a - Aff.const(c - c0), g) + Aff.const((c - c0) // g)
+
+
+def dates(r: Rel, d: int, divs: Divs) -> isl.Set:
+    """The values α ``d`` of ``r`` takes on its instances (an isl set of
+    one dimension); needs ``r.stdom``."""
+    inst = instances(r, divs)
+    its, ps = _names(inst)
+    names = _form_names(inst)
+    m = isl.Map(f"[{', '.join(ps)}] -> {{ {inst.get_tuple_name()}[{', '.join(its)}] -> "
+                f"[{isl_text(r.alphas[d - 1], names, divs)}] }}",
+                context=inst.get_ctx()).align_params(inst.get_space())
+    return m.intersect_domain(inst).range()
+
+
+def densify_factor(rels: Sequence[Rel], d: int, divs: Divs) -> int:
+    """The factor clayx's ``densify`` divides α ``d`` of ``rels`` by (see
+    :func:`clayx.directives.affine.densify`): the largest divisor of the
+    dates' common stride that divides every date (1: none).  Relations
+    without a known domain count by the gcd of their coefficients."""
+    sets = []
+    g = 0
+    for r in rels:
+        if r.stdom is None or r.empty and r.dom is None:
+            for v in r.alphas[d - 1].c.values():
+                g = gcd(g, int(v) if Fraction(v).denominator == 1 else 1)
+            continue
+        s = dates(r, d, divs)
+        if s.is_empty():
+            continue
+        sets.append(s)
+        try:
+            g = gcd(g, int(s.get_stride(0).to_python()))
+        except (isl.Error, ValueError):
+            g = gcd(g, 1)
+    for cand in range(g, 1, -1):
+        if g % cand:
+            continue
+        if all(s.is_subset(_multiples(s, cand)) for s in sets):
+            return cand
+    return 1
+
+
+def _multiples(s: isl.Set, g: int) -> isl.Set:
+    ps = [s.get_dim_name(_dt.param, k) for k in range(s.dim(_dt.param))]
+    return isl.Set(f"[{', '.join(ps)}] -> {{ [x] : exists (e: x = {g}e) }}",
+                   context=s.get_ctx()).align_params(s.get_space())
+
+
 def shifted(a: Aff, key, m: int, divs: Divs) -> Aff:
     """``a`` with the variable ``key`` replaced by ``key + m``, inside its
     divs too."""
@@ -623,10 +690,23 @@ def unroll_main(r: Rel, k: int, f: int, epilog: bool, divs: Divs,
         raise WhiteboxError(f"internal: the domain of {r.stmt} is not known")
     part = instances(r, divs)
     a = r.alphas[k - 1] if alpha is None else alpha
-    names = _form_names(r.stdom)
-    mult = _set(r.stdom, f"exists (e0: {isl_text(a, names, divs)} = {f}*e0)")
     return part.intersect(lowered_domain(r.stdom, k - 1, f if epilog else f - 1)) \
-        .intersect(mult).coalesce()
+        .intersect(multiples(r.stdom, a, f, divs)).coalesce()
+
+
+def same_on(s: isl.Set, a: Aff, b: Aff, divs: Divs) -> bool:
+    """Do the forms ``a`` and ``b`` take the same value at every point of
+    ``s`` (a set of a statement's instances)?"""
+    if a == b:
+        return True
+    names = _form_names(s)
+    return s.is_subset(_set(s, f"{isl_text(a, names, divs)} = {isl_text(b, names, divs)}"))
+
+
+def multiples(s: isl.Set, a: Aff, f: int, divs: Divs) -> isl.Set:
+    """The points of ``s``'s space (a statement's) where ``a`` is a
+    multiple of ``f``."""
+    return _set(s, f"exists (e0: {isl_text(a, _form_names(s), divs)} = {f}*e0)")
 
 
 def unroll_domains(r: Rel, k: int, f: int, epilog: bool, divs: Divs,
@@ -788,15 +868,80 @@ def from_relation(m: isl.Map, beta: Sequence[int], dim: int, domain: isl.Set,
                    dom=m.domain().intersect(domain).coalesce())
     pma = isl.PwMultiAff.from_map(inst).gist(domain).coalesce()
     parts = pieces(pma)
-    if len(parts) != 1:
-        raise WhiteboxError(f"a relation of {stmt} is piecewise ({len(parts)} pieces): "
-                            "Clay schedules one part of a statement by one affine "
-                            "function (index-set split it first)")
-    dom_piece, ma = parts[0]
+    if len(parts) == 1:
+        affs = [parts[0][1].get_at(k) for k in range(parts[0][1].dim(_dt.out))]
+    else:
+        affs = _unpieced(inst, domain)
+        if affs is None:
+            raise WhiteboxError(f"a relation of {stmt} is piecewise ({len(parts)} pieces): "
+                                "Clay schedules one part of a statement by one affine "
+                                "function (index-set split it first)")
     elim = dict(elim or {})
-    alphas = [_aff(ma.get_at(k), divs, params, elim) for k in range(ma.dim(_dt.out))]
+    alphas = [_aff(a, divs, params, elim) for a in affs]
     cons = [] if part.plain_is_universe() else _constraints(part, divs, params)
     return Rel(stmt, dim, tuple(beta), alphas, cons, tag, elim, stdom=domain)
+
+
+def _dim(m: isl.Map, k: int) -> isl.Map:
+    """The output dimension ``k`` of ``m`` alone."""
+    n = m.dim(_dt.out)
+    return m.project_out(_dt.out, k + 1, n - k - 1).project_out(_dt.out, 0, k)
+
+
+def _one_piece(m: isl.Map, domain: isl.Set):
+    """The quasi-affine function (an isl ``Aff``) the one-dimensional,
+    single-valued ``m`` is on ``domain`` when isl finds one piece; else
+    None."""
+    ps = pieces(isl.PwMultiAff.from_map(m).gist(domain).coalesce())
+    return ps[0][1].get_at(0) if len(ps) == 1 else None
+
+
+def _unpieced(inst: isl.Map, domain: isl.Set) -> list | None:
+    """The dimensions of the single-valued ``inst`` as one quasi-affine
+    function each (isl ``Aff`` s) when isl gives them in pieces: a dimension
+    isl splits (``floor(j/5) - 2·floor(j/10)``: 0 or 1 by the residue of
+    ``j``) is read as ``o_k + c·o_l - c·o_l`` with ``o_k + c·o_l`` and
+    ``o_l`` of one piece each (``c`` from a constraint of the map that
+    holds ``o_k + c·o_l``: a skew of a tile loop, ``floor(j/5)``); None
+    when a dimension stays piecewise."""
+    n = inst.dim(_dt.out)
+    got = {}
+    for k in range(n):
+        a = _one_piece(_dim(inst, k), domain)
+        if a is not None:
+            got[k] = a
+    changed = True
+    while changed and len(got) < n:
+        changed = False
+        for k in (k for k in range(n) if k not in got):
+            for m, c in ((m, c) for m in list(got) for c in _skews(inst, k, m)):
+                a = _one_piece(_dim(inst.apply_range(_combination(inst, k, m, c)), 0), domain)
+                if a is not None:
+                    got[k] = a.sub(got[m].scale_val(isl.Val.int_from_si(a.get_ctx(), c)))
+                    changed = True
+                    break
+    return [got[k] for k in range(n)] if len(got) == n else None
+
+
+def _skews(m: isl.Map, k: int, l: int) -> list[int]:
+    """The ``c`` for which a constraint of ``m`` holds ``o_k + c·o_l`` (up
+    to a factor), smallest first."""
+    out = set()
+    for b in m.get_basic_maps():
+        for con in b.get_constraints():
+            a = int(con.get_coefficient_val(_dt.out, k).to_python())
+            v = int(con.get_coefficient_val(_dt.out, l).to_python())
+            if a and v and v % a == 0:
+                out.add(v // a)
+    return sorted(out, key=lambda c: (abs(c), c))
+
+
+def _combination(m: isl.Map, k: int, l: int, c: int) -> isl.Map:
+    """The map ``[o…] -> [o_k + c·o_l]`` on ``m``'s range."""
+    os = [f"o{x}" for x in range(m.dim(_dt.out))]
+    ps = [m.get_dim_name(_dt.param, x) for x in range(m.dim(_dt.param))]
+    return isl.Map(f"[{', '.join(ps)}] -> {{ [{', '.join(os)}] -> [o{k} + {c}*o{l}] }}",
+                   context=m.get_ctx()).align_params(m.get_space())
 
 
 def _plain_alphas(inst: isl.Map, divs: Divs, params: Sequence[str], elim: dict) -> list[Aff]:

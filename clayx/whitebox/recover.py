@@ -73,7 +73,7 @@ from ..errors import ClayxError
 from ..model import beta_tree_error
 from .model import ONE, Aff, Rel, Sched, WhiteboxError, it
 from .steps import Recorder, Step
-from .unrolls import Unrolls
+from .unrolls import Unrolls, undensify_once
 
 __all__ = ["MAX_ORDERS", "recover", "reduce"]
 
@@ -291,7 +291,7 @@ def _reduce(T: Sched, oracle, careful: bool, scaled_points: bool,
     seen: set[str] = set()      # the reduced targets met: a repeat is a cycle
     banned: set[tuple] = set()  # careful: (state, kind) whose result was illegal
     kinds = [
-        lambda: _reread_chunks(T, nested_chunks),
+        lambda: _reread_chunks(T, nested_chunks) or undensify_once(T, found),
         lambda: _densify_once(T, found, oracle, scaled_points),
         lambda: _plain_div_once(T, found),
         lambda: _unskew_once(T, found),
@@ -3018,7 +3018,7 @@ def _recover(O: Sched, T: Sched, names: dict | None, oracle, careful: bool,
                 f"{st.text(rec.sched.params)}"
                 " breaks a dependence on the way, and "
                 "the recovery knows no other order of the steps that tile the target")
-    for loop, form, parts in splits:
+    for loop, form, parts, fixes in splits:
         ineq = next(iter(parts.values()))[0]
         rec.do("iss", loop, ineq, form, new_tag=lambda x, parts=parts: parts[x.tag][1],
                comment="split the loop by its tile loops")
@@ -3028,6 +3028,7 @@ def _recover(O: Sched, T: Sched, names: dict | None, oracle, careful: bool,
             rec.sched.by_tag(copy).cons[-1] = -c - Aff.const(1)
         if oracle is not None:
             core._refresh(*parts, *(copy for _, copy in parts.values()))
+            _late_alphas(rec, fixes)
             if not oracle(rec.sched):
                 raise WhiteboxError("an index-set split made after the tiling breaks a "
                                     "dependence")
@@ -3044,15 +3045,20 @@ def _recover(O: Sched, T: Sched, names: dict | None, oracle, careful: bool,
 def _late_splits(T: Sched, oracle) -> tuple[Sched, list[tuple]] | None:
     """``T`` with the statements split in two parts that one ``iss`` of
     their loop can make last as one relation each, and the splits
-    ``(loop, (α coefficients, rest), {tag: (inequality, tag of its copy)})``
-    (None when there is none, or no oracle).  Such a loop holds only pairs
-    of parts of its statements, the first parts then the second ones in
-    the same order, the two of a pair with the same α dimensions; the
-    inequality is one of the first part's instances (over its iterators,
-    strip-mined dimensions and parameters) that the second part's
-    instances all break, of one integral form on the α dimensions for all
-    pairs (Clay's ``iss`` on the α dimensions: its form on the iterators
-    differs where the pairs' dimensions do)."""
+    ``(loop, (α coefficients, rest), {tag: (inequality, tag of its copy)},
+    {tag: α dimensions})`` (None when there is none, or no oracle).  Such a
+    loop holds only pairs of parts of its statements, the first parts then
+    the second ones in the same order, the two of a pair with the same α
+    dimensions up to steps of one part after the split (a ``reshape`` or
+    ``shift`` of one half: the last dict, the α dimensions those parts get
+    then, :func:`_late_alphas`) or to the iterators one part fixes; the
+    merged relation has the α dimensions of the other part (the one with
+    fewer fixed iterators, and whose dimensions in both halves keep the
+    target legal).  The inequality is one of the first part's instances
+    (over its iterators, strip-mined dimensions and parameters) that the
+    second part's instances all break, of one integral form on the α
+    dimensions for all pairs (Clay's ``iss`` on the α dimensions: its form
+    on the iterators differs where the pairs' dimensions do)."""
     if oracle is None:
         return None
     import islpy as isl
@@ -3065,15 +3071,17 @@ def _late_splits(T: Sched, oracle) -> tuple[Sched, list[tuple]] | None:
     for rs in by.values():
         rs = sorted(rs, key=lambda r: r.beta)
         used: set[int] = set()
-        for a in rs:
-            for b in rs:
-                diff = [k for k in range(min(len(a.beta), len(b.beta)))
-                        if a.beta[k] != b.beta[k]]
-                if (a.tag not in used and b.tag not in used and a.alphas == b.alphas
-                        and len(a.beta) == len(b.beta) and a.stdom is not None
-                        and len(diff) == 1 and diff[0] > 0 and b.beta[diff[0]] > a.beta[diff[0]]):
-                    used |= {a.tag, b.tag}
-                    loops.setdefault(a.beta[:diff[0]], []).append((a, b))
+        for strict in (True, False):        # the same α dimensions first
+            for a in rs:
+                for b in rs:
+                    diff = [k for k in range(min(len(a.beta), len(b.beta)))
+                            if a.beta[k] != b.beta[k]]
+                    if (a.tag not in used and b.tag not in used and len(a.beta) == len(b.beta)
+                            and a.stdom is not None and len(diff) == 1 and diff[0] > 0
+                            and b.beta[diff[0]] > a.beta[diff[0]]
+                            and (a.alphas == b.alphas if strict else _akin(a, b, T.divs))):
+                        used |= {a.tag, b.tag}
+                        loops.setdefault(a.beta[:diff[0]], []).append((a, b))
     T2 = T.copy()
     splits = []
     for loop, pairs in loops.items():
@@ -3081,34 +3089,134 @@ def _late_splits(T: Sched, oracle) -> tuple[Sched, list[tuple]] | None:
         if ({x.tag for x in T.under(loop)} != {r.tag for pair in pairs for r in pair}
                 or any(b.beta[d] != a.beta[d] + n for a, b in pairs)):
             continue
-        sets = [(a, instances(a, T.divs), instances(b, T.divs)) for a, b in pairs]
+        bases = [_base(T, a, b, oracle) for a, b in pairs]
+        if any(x is None for x in bases):
+            continue
+        sets = [(base, instances(a, T.divs), instances(b, T.divs))
+                for base, (a, b) in zip(bases, pairs)]
         found = None
         first, A0, _ = next((x for x in sets if not x[1].is_empty()), sets[0])
+        if A0.is_empty():
+            continue                # first parts without instances: no inequality to read
         for bset in A0.get_basic_sets():
             for c in constraints(isl.Set.from_basic_set(bset), T.divs, T.params,
                                  with_divs=True):
                 form = _alpha_form(first, c)
                 if form is None:
                     continue
-                ineqs = {a.tag: _on_alphas(a, form) for a, _, _ in sets}
-                if all(A.is_subset(_half(a, ineqs[a.tag], T.divs))
-                       and B.is_subset(_half(a, -ineqs[a.tag] - Aff.const(1), T.divs))
-                       for a, A, B in sets):
+                if any(len(form[0]) > a.depth for a, _, _ in sets):
+                    continue            # a form on dimensions a pair lacks
+                # on each pair's merged dimensions, by the tag of its first part
+                ineqs = {a.tag: _on_alphas(x, form) for (a, _), (x, _, _) in zip(pairs, sets)}
+                if all(A.is_subset(_half(x, ineqs[a.tag], T.divs))
+                       and B.is_subset(_half(x, -ineqs[a.tag] - Aff.const(1), T.divs))
+                       for (a, _), (x, A, B) in zip(pairs, sets)):
                     found = (form, ineqs)
                     break
             if found is not None:
                 break
         if found is None:
             continue
-        for a, b in pairs:
+        merged = [_merged_cons(a, b, A, B, T) for (a, b), (_, A, B) in zip(pairs, sets)]
+        if any(c is None for c in merged):
+            continue
+        fixes = {}
+        for (a, b), cons, base in zip(pairs, merged, bases):
             m = T2.by_tag(a.tag)
-            m.cons = [x for x in a.cons if x in b.cons]
+            m.alphas = list(base.alphas)
+            for x in (a, b):
+                if not _same_alphas(x, base.alphas, T.divs):
+                    fixes[x.tag] = list(x.alphas)
+            m.cons = cons
             m.dom = None
             m.empty = False
             m.elim = oracle.elim(a.stmt, m.cons)
             T2.rels = [x for x in T2.rels if x.tag != b.tag]
-        splits.append((loop, found[0], {a.tag: (found[1][a.tag], b.tag) for a, b in pairs}))
+        splits.append((loop, found[0], {a.tag: (found[1][a.tag], b.tag) for a, b in pairs},
+                       fixes))
     return (T2, splits) if splits else None
+
+
+def _akin(a: Rel, b: Rel, divs) -> bool:
+    """Can ``a`` and ``b`` be halves of one relation split last: the same
+    α dimensions on the instances of one of them, or up to a reshape or
+    shift of one (a difference without strip-mined dimensions)?"""
+    if len(a.alphas) != len(b.alphas) or a.stdom is None or b.stdom is None:
+        return False
+    if a.alphas == b.alphas:
+        return True
+    if all(not (x - y).keys("d") for x, y in zip(a.alphas, b.alphas)):
+        return True
+    return _same_alphas(a, b.alphas, divs) or _same_alphas(b, a.alphas, divs)
+
+
+def _same_alphas(r: Rel, alphas: list[Aff], divs) -> bool:
+    """Do ``alphas`` give ``r``'s instances the dates ``r``'s α dimensions
+    give them?"""
+    from .model import instances, same_on
+    if [r.canon(v) for v in alphas] == r.alphas:
+        return True
+    inst = instances(r, divs)
+    return all(same_on(inst, x, y, divs) for x, y in zip(r.alphas, alphas))
+
+
+def _base(T: Sched, a: Rel, b: Rel, oracle) -> Rel | None:
+    """The relation whose α dimensions the halves ``a`` and ``b`` have
+    before the split (see :func:`_late_splits`): ``a`` or ``b`` (fewer
+    fixed iterators first), the first that gives both halves α dimensions
+    that are the other's up to its fixed iterators, or that keep the
+    target legal when both halves have them; None if neither does."""
+    for x, y in sorted(((a, b), (b, a)), key=lambda p: len(p[0].elim)):
+        if _same_alphas(y, x.alphas, T.divs):
+            return x
+    for x, y in sorted(((a, b), (b, a)), key=lambda p: len(p[0].elim)):
+        X = T.copy()
+        X.by_tag(y.tag).alphas = [y.canon(v) for v in x.alphas]
+        if oracle(X):
+            return x
+    return None
+
+
+def _late_alphas(rec: Recorder, fixes: dict) -> None:
+    """After a late split: the steps (``reshape`` s and a ``shift`` per
+    dimension, on the part alone) that give the parts of ``fixes`` their
+    own α dimensions."""
+    for tag, alphas in fixes.items():
+        r = rec.sched.by_tag(tag)
+        for j, new in enumerate(alphas, 1):
+            cur = r.alphas[j - 1]
+            new = r.canon(new)
+            if cur == new:
+                continue
+            plan = _reshaped(r, cur, new, j)
+            if not _full_rank_path(r, plan):
+                raise WhiteboxError(f"cannot give a part of {r.stmt} split after its tiling "
+                                    "its own dimensions: a reshape makes them dependent")
+            for st in plan:
+                if st[0] == "reshape":
+                    rec.do("reshape", r.beta, st[1], st[2], st[3], comment="reshape one half")
+                else:
+                    rec.do("shift", r.beta, j, st[2].integral(), comment="shift one half")
+            if r.canon(r.alphas[j - 1]) != new:
+                raise WhiteboxError(f"cannot give a part of {r.stmt} split after its tiling "
+                                    "its own dimensions")
+
+
+def _merged_cons(a: Rel, b: Rel, A, B, T: Sched) -> list[Aff] | None:
+    """The constraints of the relation ``a`` and ``b`` (instances ``A`` and
+    ``B``) are halves of: the ones they share, or, for parts read with
+    strides (their instances as isl sets), those of ``A ∪ B`` when it is
+    convex without strides; None when it is not."""
+    U = A.union(B).coalesce()
+    if a.dom is None and b.dom is None or U.is_empty():
+        return [x for x in a.cons if x in b.cons]
+    import islpy as isl
+
+    from .model import constraints
+    if len(U.get_basic_sets()) != 1 or any(x.dim(isl.dim_type.div) for x in U.get_basic_sets()):
+        return None
+    U = U.gist(a.stdom).coalesce()
+    return [] if U.plain_is_universe() else constraints(U, T.divs, T.params)
 
 
 def _on_alphas(r: Rel, form: tuple) -> Aff:

@@ -71,7 +71,6 @@ Before/after (gemm, a loop shifted twice then reversed twice)::
 
 from __future__ import annotations
 
-from math import gcd
 
 from .model import Aff, Sched
 from .recover import _on_alphas
@@ -346,12 +345,6 @@ def _apply(sched: Sched, s: Step, fresh=None) -> None:
         rec.do(s.name, *s.args, new_tag=fresh)
     elif s.name in ("unroll", "unroll_noepilog"):
         rec.do(s.name, *s.args, new_tag=fresh)
-    elif s.name == "densify":
-        g = 0
-        for r in sched.under(s.args[0]):
-            for v in r.alphas[s.args[1] - 1].c.values():
-                g = gcd(g, int(v))
-        rec.do("densify", *s.args, factor=max(g, 1))
     else:
         rec.do(s.name, *s.args)
 

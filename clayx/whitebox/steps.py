@@ -130,7 +130,7 @@ class Recorder:
         if name in self.PLAIN:
             getattr(s, name)(*args)
         elif name == "densify":
-            s.densify(args[0], args[1], kw["factor"])
+            s.densify(args[0], args[1], kw.get("factor"))
         elif name == "iss":
             s.iss(args[0], args[1], kw["new_tag"])
         elif name == "peel":

@@ -36,15 +36,17 @@ dependence) is refused with a :class:`~.model.WhiteboxError` that says so.
 
 from __future__ import annotations
 
-from math import gcd
+from fractions import Fraction
+from math import gcd, lcm
 from typing import Sequence
 
 import islpy as isl
 
-from .model import (Aff, Divs, Rel, WhiteboxError, constraints, equalities, instances, it,
-                    read_form, unroll_domains, unroll_main)
+from .model import (Aff, Divs, Rel, Sched, WhiteboxError, constraints, densify_factor,
+                    equalities, instances, it, multiples, read_form, unroll_domains, unroll_main)
+from .steps import Step
 
-__all__ = ["Unrolls", "factors"]
+__all__ = ["Unrolls", "factors", "undensify_once"]
 
 _dt = isl.dim_type
 
@@ -260,22 +262,33 @@ class Unrolls:
     # -- 2-4 ----------------------------------------------------------------------------
     def apply(self) -> None:
         """Unroll the pending parts, then split or unroll their parts in
-        turn, until every current relation has its target tag."""
+        turn, until every current relation has its target tag.  An unroll
+        that cannot be made early (its statements apart from the others of
+        its loop) waits for the round after one where others were made:
+        an unroll of an inner loop first gives the parts that the outer
+        unroll takes with it."""
         work = list(self.pending.items())
         self.pending = {}
         rounds = 0
-        while work:
+        waiting: list = []
+        while work or waiting:
             rounds += 1
             if rounds > 8:
                 raise WhiteboxError("cannot recover the target's unrolls: too deeply nested")
-            events = []
+            events = list(waiting)
             for tag, members in work:
                 ev = self._one(tag, members)
                 if ev is not None:
                     events.append(ev)
-            work = []
+            work, waiting, first = [], [], None
             for batch in self._batches(events):
-                work += self._unroll(batch)
+                try:
+                    work += self._unroll(batch)
+                except _Early as e:
+                    waiting += batch
+                    first = first or e
+            if waiting and not work:
+                raise first
 
     def _one(self, tag: int, members: list[Rel]):
         """Split the current relation ``tag`` into ``members`` when convex
@@ -426,24 +439,18 @@ class Unrolls:
                     f"cannot unroll the loop at depth {k} of {r.stmt} by {f}: its dimension "
                     f"{r.alphas[k - 1].text()} is not in the class the target's main part "
                     f"keeps ({a.text()} a multiple of {f})")
-        loop = C.by_tag(tags[0]).beta[:k]
         name = C.by_tag(tags[0]).stmt
-        self._isolate(loop, set(tags))
-        under = {x.tag for x in C.under(loop)}
-        if len({tuple(map(repr, s)) for s in shifts.values()}) == 1 and under == set(tags):
-            todo = [(loop, shifts[tags[0]])]
+        snap = core.snapshot()
+        # the relations to unroll in a loop of their own: first in their
+        # loop, or last (after the statements they depend on)
+        for last in (False, True):
+            self._isolate(C.by_tag(tags[0]).beta[:k], set(tags), last)
+            self._into_class(k, tags, shifts, name)
+            if core.oracle is None or core.oracle(C):
+                break
+            core.restore(snap)
         else:
-            todo = [(C.by_tag(t).beta, shifts[t]) for t in tags]
-        for beta, steps in todo:
-            for st in steps:
-                if st[0] == "reshape":
-                    rec.do("reshape", beta, k, st[1] + 1, st[2],
-                           comment=f"put {name}'s loop at depth {k} in the unrolled class")
-                else:
-                    rec.do("shift", beta, k, st[1],
-                           comment=f"put {name}'s loop at depth {k} in the unrolled class")
-        if core.oracle is not None and not core.oracle(C):
-            raise WhiteboxError(
+            raise _Early(
                 f"cannot unroll the loop at depth {k} of {name} early: separating it or "
                 "shifting it into the target's residue class breaks a dependence")
         fresh: dict[tuple, int] = {}
@@ -466,10 +473,29 @@ class Unrolls:
                 work.append((pt, members))
         return work
 
-    def _isolate(self, loop: tuple, tags: set) -> None:
+    def _into_class(self, k: int, tags: list[int], shifts: dict, name: str) -> None:
+        """Record the steps ``shifts`` that put α_k of the relations ``tags``
+        in the unrolled class: once on their loop when it holds only them
+        and they need the same steps, else on each."""
+        C = self.C
+        loop = C.by_tag(tags[0]).beta[:k]
+        under = {x.tag for x in C.under(loop)}
+        if len({tuple(map(repr, s)) for s in shifts.values()}) == 1 and under == set(tags):
+            todo = [(loop, shifts[tags[0]])]
+        else:
+            todo = [(C.by_tag(t).beta, shifts[t]) for t in tags]
+        for beta, steps in todo:
+            for st in steps:
+                comment = f"put {name}'s loop at depth {k} in the unrolled class"
+                if st[0] == "reshape":
+                    self.core.rec.do("reshape", beta, k, st[1] + 1, st[2], comment=comment)
+                else:
+                    self.core.rec.do("shift", beta, k, st[1], comment=comment)
+
+    def _isolate(self, loop: tuple, tags: set, last: bool = False) -> None:
         """Make ``loop`` hold only relations of ``tags`` (the others go to a
-        loop right after it), by ``reorder`` and ``split`` from the inside
-        out."""
+        loop right after it, or, ``last``, right before it), by ``reorder``
+        and ``split`` from the inside out."""
         C = self.C
         if {x.tag for x in C.under(loop)} <= tags:
             return
@@ -478,20 +504,21 @@ class Unrolls:
             mixed = next((c for c in kids if C.is_loop(c) and not self._pure(c, tags)), None)
             if mixed is None:
                 break
-            self._isolate(mixed, tags)
+            self._isolate(mixed, tags, last)
         kids = C.children(loop)
         mine = [i for i, c in enumerate(kids) if {x.tag for x in C.under(c)} <= tags]
         if not mine:
             return
         others = [i for i in range(len(kids)) if i not in mine]
+        seq = others + mine if last else mine + others
         order = [0] * len(kids)
-        for pos, i in enumerate(mine + others):
+        for pos, i in enumerate(seq):
             order[i] = pos
         if order != list(range(len(kids))):
             self.core.rec.do("reorder", loop, order,
-                             comment="the statements to unroll first")
-        last = C.children(loop)[len(mine) - 1]
-        self.core.rec.do("split", C.under(last)[-1].beta, len(loop),
+                             comment=f"the statements to unroll {'last' if last else 'first'}")
+        cut = C.children(loop)[(len(others) if last else len(mine)) - 1]
+        self.core.rec.do("split", C.under(cut)[-1].beta, len(loop),
                          comment="the statements to unroll in a loop of their own")
 
     @property
@@ -501,6 +528,11 @@ class Unrolls:
     def _pure(self, c: tuple, tags: set) -> bool:
         ts = {x.tag for x in self.C.under(c)}
         return ts <= tags or not (ts & tags)
+
+
+class _Early(WhiteboxError):
+    """An unroll whose statements cannot be put apart (or in the residue
+    class) legally now: :meth:`Unrolls.apply` tries it again later."""
 
 
 def _relative(t: isl.Set, P: isl.Set, stdom: isl.Set) -> isl.Set:
@@ -574,3 +606,87 @@ def _with_empties(pieces: list[list[Rel]], empties: list[Rel]) -> list[list[Rel]
     for t, j in zip(empties, free):
         out[j].append(t)
     return out
+
+
+# --- a densify of an unroll's part -------------------------------------------------------
+
+def undensify_once(T: Sched, found: list[Step]) -> bool:
+    """Undo a ``densify`` of the loop at depth ``d`` of unroll parts (their
+    α_d takes only multiples of ``g`` there: clayx's densify divides it, and
+    the part reads ``floor(e / g)``, exact on its instances): under the
+    outermost prefix where every relation's α_d is such a quotient by the
+    same ``g`` (an empty part: any), α_d becomes ``g`` times it (``e``, or
+    ``e - c`` where ``e`` is ``c`` modulo ``g`` on the part: a copy), and
+    ``densify(prefix, d)`` is the direct step, when it divides by ``g``
+    exactly (:func:`.model.densify_factor`).  Only a quotient the other
+    dimensions need (its ``e`` not spanned by them: not the chunk of a
+    point loop) is read so."""
+    for r in T.rels:
+        if r.dom is None or r.empty:
+            continue
+        for d, a in enumerate(r.alphas, 1):
+            first = _undensified(r, d, T.divs)
+            if first is None:
+                continue
+            g = first[1]
+            for m in [*range(max(1, d), len(r.beta)), len(r.beta)]:
+                p = r.beta[:m]
+                X = T.copy()
+                group = X.under(p)
+                ok = any(not x.empty for x in group)
+                for x in group:
+                    u = _undensified(x, d, T.divs) if x.depth >= d else None
+                    if u is not None and u[1] == g:
+                        x.alphas[d - 1] = x.canon(u[0])
+                    elif x.empty and x.depth >= d and x.alphas[d - 1].is_integral:
+                        x.alphas[d - 1] = x.alphas[d - 1].scale(g)
+                    else:
+                        ok = False
+                        break
+                if not ok or densify_factor(X.under(p), d, X.divs) != g:
+                    continue
+                T.rels = X.rels
+                found.append(Step("densify", (p, d)))
+                return True
+    return False
+
+
+def _undensified(r: Rel, d: int, divs: Divs) -> tuple[Aff, int] | None:
+    """``(g · α_d, g)`` for α ``d`` of ``r`` whose divs are affine on the
+    part's instances (``floor(e / s)`` with ``e`` one residue ``c`` modulo
+    ``s`` there: ``(e - c) / s``) and whose form with them so replaced has
+    denominators (``g`` their lcm), when the other dimensions do not span
+    it; else None."""
+    a = r.alphas[d - 1]
+    ks = a.keys("d")
+    if not ks or r.dom is None:
+        return None
+    inst = instances(r, divs)
+    if inst.is_empty():
+        return None
+    sub = a
+    for k in ks:
+        num, den = divs.of(k)
+        # floor(num / den) = (num - rem) / den when num ≡ rem on the part
+        rem = next((c for c in range(den)
+                    if inst.is_subset(multiples(inst, num - Aff.const(c), den, divs))), None)
+        if rem is None:
+            return None
+        sub = sub.substitute(k, (num - Aff.const(rem)).scale(Fraction(1, den)))
+    g = 1
+    for v in sub.c.values():
+        g = lcm(g, Fraction(v).denominator)
+    if g == 1:
+        return None
+    old = sub.scale(g).integral()
+    from .recover import solve
+    keys = [it(k) for k in r.free]
+    basis: list[Aff] = []             # independent rows of the other dimensions
+    for j, x in enumerate(r.alphas):
+        row = x.part("i")
+        if j != d - 1 and not row.is_zero and (not basis or solve(basis, row, keys) is None):
+            basis.append(row)
+    mine = old.part("i")
+    if mine.is_zero or basis and solve(basis, mine, keys) is not None:
+        return None                   # spanned by the others: a chunk, not a quotient
+    return old, g
