@@ -30,8 +30,9 @@ from ..directives.unroll import lowered_domain, translated
 from ..errors import ClayxError
 
 __all__ = ["Aff", "Divs", "Rel", "Sched", "WhiteboxError", "dates", "densify_factor",
-           "equalities", "exact_quotient", "from_relation", "constraints", "instances",
-           "multiples", "read_form", "same_on", "shifted", "to_map", "unroll_domains", "unroll_main"]
+           "equalities", "exact_quotient", "form_map", "from_relation", "constraints",
+           "instances", "multiples", "on_alphas", "read_form", "same_on", "shifted", "to_map",
+           "unroll_domains", "unroll_main"]
 
 _dt = isl.dim_type
 
@@ -1036,3 +1037,22 @@ def _empty_relation(m: isl.Map, beta: Sequence[int], dim: int, domain: isl.Set, 
     else:
         cons = [] if part.plain_is_universe() else _constraints(part, divs, params)
     return Rel(stmt, dim, tuple(beta), alphas, cons, tag, {}, True, domain, dom)
+
+
+def form_map(r: Rel, a: Aff, divs):
+    """The isl map from the instances of ``r`` (which needs its ``stdom``)
+    to the value of the form ``a``."""
+    s = instances(r, divs)
+    its, ps = _names(s)
+    head = f"[{', '.join(ps)}] -> {{ {s.get_tuple_name()}[{', '.join(its)}] -> "
+    return isl.Map(head + f"[{isl_text(a, _form_names(s), divs)}] }}", context=s.get_ctx()) \
+        .align_params(s.get_space()).intersect_domain(s)
+
+
+def on_alphas(r: Rel, form: tuple) -> Aff:
+    """The form ``(α coefficients, rest)`` on ``r``'s α dimensions."""
+    coef, rest = form
+    out = rest
+    for l, v in enumerate(coef):
+        out = out + r.alphas[l].scale(v)
+    return out

@@ -71,7 +71,7 @@ from typing import Sequence
 
 from ..errors import ClayxError
 from ..model import beta_tree_error
-from .model import ONE, Aff, Rel, Sched, WhiteboxError, it
+from .model import ONE, Aff, Rel, Sched, WhiteboxError, form_map, it, on_alphas
 from .steps import Recorder, Step
 from .unrolls import Unrolls, undensify_once
 
@@ -1441,26 +1441,14 @@ def _constant_on(r: Rel, a: Aff, divs) -> bool:
     without ``stdom`` (unknown)."""
     if r.stdom is None:
         return True
-    rng = _form_map(r, a, divs).range()
+    rng = form_map(r, a, divs).range()
     return rng.lexmin().is_equal(rng.lexmax())
-
-
-def _form_map(r: Rel, a: Aff, divs):
-    """The isl map from the instances of ``r`` (which needs its ``stdom``)
-    to the value of the form ``a``."""
-    import islpy as isl
-    from .model import _form_names, _names, instances, isl_text
-    s = instances(r, divs)
-    its, ps = _names(s)
-    head = f"[{', '.join(ps)}] -> {{ {s.get_tuple_name()}[{', '.join(its)}] -> "
-    return isl.Map(head + f"[{isl_text(a, _form_names(s), divs)}] }}", context=s.get_ctx()) \
-        .align_params(s.get_space()).intersect_domain(s)
 
 
 def _equal_on(r: Rel, a: Aff, b: Aff, divs) -> bool:
     """Are the forms ``a`` and ``b`` equal on the instances of ``r`` (which
     needs its ``stdom``)?"""
-    return _form_map(r, a, divs).is_equal(_form_map(r, b, divs))
+    return form_map(r, a, divs).is_equal(form_map(r, b, divs))
 
 
 def _div_as(T: Sched, key, owner) -> Aff | None:
@@ -3107,7 +3095,7 @@ def _late_splits(T: Sched, oracle) -> tuple[Sched, list[tuple]] | None:
                 if any(len(form[0]) > a.depth for a, _, _ in sets):
                     continue            # a form on dimensions a pair lacks
                 # on each pair's merged dimensions, by the tag of its first part
-                ineqs = {a.tag: _on_alphas(x, form) for (a, _), (x, _, _) in zip(pairs, sets)}
+                ineqs = {a.tag: on_alphas(x, form) for (a, _), (x, _, _) in zip(pairs, sets)}
                 if all(A.is_subset(_half(x, ineqs[a.tag], T.divs))
                        and B.is_subset(_half(x, -ineqs[a.tag] - Aff.const(1), T.divs))
                        for (a, _), (x, A, B) in zip(pairs, sets)):
@@ -3217,15 +3205,6 @@ def _merged_cons(a: Rel, b: Rel, A, B, T: Sched) -> list[Aff] | None:
         return None
     U = U.gist(a.stdom).coalesce()
     return [] if U.plain_is_universe() else constraints(U, T.divs, T.params)
-
-
-def _on_alphas(r: Rel, form: tuple) -> Aff:
-    """The form ``(α coefficients, rest)`` on ``r``'s α dimensions."""
-    coef, rest = form
-    out = rest
-    for l, v in enumerate(coef):
-        out = out + r.alphas[l].scale(v)
-    return out
 
 
 def _half(r: Rel, c: Aff, divs):

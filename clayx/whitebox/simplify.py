@@ -72,8 +72,7 @@ Before/after (gemm, a loop shifted twice then reversed twice)::
 from __future__ import annotations
 
 
-from .model import Aff, Sched
-from .recover import _on_alphas
+from .model import Aff, Sched, on_alphas
 from .steps import Recorder, Step, tile_step
 
 __all__ = ["ORACLE_BUDGET", "RULES", "early_splits", "loop_names", "merge_across_fusion",
@@ -338,7 +337,7 @@ def _apply(sched: Sched, s: Step, fresh=None) -> None:
         for c in sched.rels:
             if c.tag in halves:
                 r = halves[c.tag]
-                r.cons[-1] = _on_alphas(r, s.args[2])
+                r.cons[-1] = on_alphas(r, s.args[2])
                 c.cons[-1] = -r.cons[-1] - Aff.const(1)
                 c.tag = fresh(r)
     elif s.name in ("iss", "peel"):
@@ -486,7 +485,7 @@ def _peel_amount(S: Sched, loop: tuple, st: Step) -> Aff | None:
         if len(st.args) == 3:
             if len(st.args[2][0]) > r.depth:
                 return None
-            e = _on_alphas(r, st.args[2])
+            e = on_alphas(r, st.args[2])
         else:
             e = st.args[1]
         q = r.canon(-e - Aff.const(1) - r.alphas[d - 1])
