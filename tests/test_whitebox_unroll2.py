@@ -18,13 +18,13 @@ import sys
 import islpy as isl
 import pytest
 
-from clayx.whitebox import WhiteboxError, whitebox
+from clayx.whitebox import WhiteboxError
 from clayx.whitebox.model import (Aff, Divs, densify_factor, exact_quotient, from_relation,
                                   it, same_on)
 from clayx.whitebox.steps import Step
 from clayx.whitebox.unrolls import undensify_once
 
-from whitebox_cases import (assert_recovered, assert_recovered_code_runs, replays,
+from whitebox_cases import (assert_recovered, assert_recovered_code_runs,
                             session as _session, symbolic_target as _target)
 
 _recover = sys.modules["clayx.whitebox.recover"]      # the name is shadowed by the function
@@ -276,42 +276,3 @@ def test_recovered_script_runs_equal_to_the_original(tmp_path, seed, sizes):
     # unroll epilogs)
     stem, _, seq, _ = next(c for c in CASES if c[1] == seed)
     assert_recovered_code_runs(tmp_path, stem, seq, sizes)
-
-
-#: jacobi-2d 29218: an unroll of the time loop after an unroll of S1's inner
-#: loop and an index-set split of S0 (empty half): S0 alone cannot leave the
-#: time loop early; it waits for S1's inner unroll, then both go together.
-#: About a minute of recovery.
-LATE_UNROLL = ("unroll([0, 1, 0], 3); unroll_mark([0, 1], 1); "
-               "iss([0, 0], {1, 1, 0 | | 1, 0 | -1}); unroll([0], 4);")
-LATE_UNROLL_WANT = (
-    "iss([0, 0, 0], {[] | [] | [0, 0] | 0});\nembed([0, 0, 0, 0]);\n"
-    "iss([0, 0, 0, 0], {[] | [] | [0, 0] | 0});\nsplit([0, 0, 0, 0, 0], 4);\n"
-    "unembed([0, 0, 0, 0, 0]);\nunembed([0, 0, 0, 1, 0]);\nembed([0, 0, 0, 1]);\n"
-    "iss([0, 0, 0, 1], {[] | [] | [0, 0] | 0});\nsplit([0, 0, 0, 1, 0], 4);\n"
-    "unembed([0, 0, 0, 1, 0]);\nunembed([0, 0, 0, 2, 0]);\nembed([0, 0, 0, 2]);\n"
-    "iss([0, 0, 0, 2], {[] | [] | [0, 0] | 0});\nsplit([0, 0, 0, 2, 0], 4);\n"
-    "unembed([0, 0, 0, 2, 0]);\nunembed([0, 0, 0, 3, 0]);\nembed([0, 0, 0, 3]);\n"
-    "iss([0, 0, 0, 3], {[] | [] | [0, 0] | 0});\nsplit([0, 0, 0, 3, 0], 4);\n"
-    "unembed([0, 0, 0, 3, 0]);\nunembed([0, 0, 0, 4, 0]);\nunroll([0, 1, 0], 3);\n"
-    "reorder([0, 0, 0], [1, 2, 3, 4, 5, 0]);\nsplit([0, 0, 0, 0], 3);\n"
-    "split([0, 0, 0, 0], 2);\nreorder([0], [0, 2, 1]);\nsplit([0, 1, 1, 0], 1);\n"
-    "unroll([0], 4);\nsplit([2, 0, 0, 3], 3);\nsplit([2, 0, 0], 2);\nsplit([2, 0], 1);\n"
-    "reorder([], [0, 2, 1, 3]);\nfuse([0]);\nfuse([1]);\nsplit([0, 8, 0, 0], 3);\n"
-    "split([0, 8, 1, 0], 3);\nsplit([0, 8, 2, 0], 3);\nsplit([0, 8, 0], 2);\n"
-    "split([0, 9, 0], 2);\nsplit([0, 10, 0], 2);\n"
-    "reorder([0], [0, 2, 3, 5, 6, 8, 9, 11, 1, 4, 7, 10]);\nfuse([0, 0]);\n"
-    "fuse([0, 2]);\nfuse([0, 4]);\nfuse([0, 6]);\nreorder([0, 0], [1, 0]);\n"
-    "reorder([0, 2], [1, 0]);\nreorder([0, 4], [1, 0]);\nreorder([0, 6], [1, 0]);\n"
-    "reorder([1], [0, 2, 1]);\nfuse([1, 0]);\nreorder([1, 0], [1, 0]);\n"
-    "unroll_mark([0, 1], 1);\nunroll_mark([0, 3], 1);\nunroll_mark([0, 5], 1);\n"
-    "unroll_mark([0, 7], 1);\nunroll_mark([1, 1], 1);\n")
-
-
-@pytest.mark.slow
-def test_an_outer_unroll_waits_for_the_inner_unroll_of_the_other_statements():
-    s = _session("jacobi-2d", LATE_UNROLL)
-    target = s.current.schedule
-    r = whitebox(s.original, target)        # simplified only (the raw one: as long again)
-    assert r.exact and r.text(comments=False) == LATE_UNROLL_WANT
-    assert replays("jacobi-2d", LATE_UNROLL_WANT, target)

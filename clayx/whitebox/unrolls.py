@@ -262,33 +262,22 @@ class Unrolls:
     # -- 2-4 ----------------------------------------------------------------------------
     def apply(self) -> None:
         """Unroll the pending parts, then split or unroll their parts in
-        turn, until every current relation has its target tag.  An unroll
-        that cannot be made early (its statements apart from the others of
-        its loop) waits for the round after one where others were made:
-        an unroll of an inner loop first gives the parts that the outer
-        unroll takes with it."""
+        turn, until every current relation has its target tag."""
         work = list(self.pending.items())
         self.pending = {}
         rounds = 0
-        waiting: list = []
-        while work or waiting:
+        while work:
             rounds += 1
             if rounds > 8:
                 raise WhiteboxError("cannot recover the target's unrolls: too deeply nested")
-            events = list(waiting)
+            events = []
             for tag, members in work:
                 ev = self._one(tag, members)
                 if ev is not None:
                     events.append(ev)
-            work, waiting, first = [], [], None
+            work = []
             for batch in self._batches(events):
-                try:
-                    work += self._unroll(batch)
-                except _Early as e:
-                    waiting += batch
-                    first = first or e
-            if waiting and not work:
-                raise first
+                work += self._unroll(batch)
 
     def _one(self, tag: int, members: list[Rel]):
         """Split the current relation ``tag`` into ``members`` when convex
@@ -450,7 +439,7 @@ class Unrolls:
                 break
             core.restore(snap)
         else:
-            raise _Early(
+            raise WhiteboxError(
                 f"cannot unroll the loop at depth {k} of {name} early: separating it or "
                 "shifting it into the target's residue class breaks a dependence")
         fresh: dict[tuple, int] = {}
@@ -528,11 +517,6 @@ class Unrolls:
     def _pure(self, c: tuple, tags: set) -> bool:
         ts = {x.tag for x in self.C.under(c)}
         return ts <= tags or not (ts & tags)
-
-
-class _Early(WhiteboxError):
-    """An unroll whose statements cannot be put apart (or in the residue
-    class) legally now: :meth:`Unrolls.apply` tries it again later."""
 
 
 def _relative(t: isl.Set, P: isl.Set, stdom: isl.Set) -> isl.Set:
