@@ -315,6 +315,8 @@ def _reduce(T: Sched, oracle, careful: bool, scaled_points: bool,
             if not kind():
                 continue
             if careful and not oracle(T):
+                if _widen_shifts(T, found, before[1], oracle):
+                    break
                 T.rels, n_found = before
                 del found[n_found:]
                 banned.add((state, n))
@@ -344,6 +346,62 @@ def _reduce(T: Sched, oracle, careful: bool, scaled_points: bool,
             "a tile loop in a way the recovery does not undo)")
     return list(reversed(found))
 
+
+
+def _widen_shifts(T: Sched, found: list[Step], start: int, oracle) -> bool:
+    """When the reduction that recorded ``found[start:]`` undid only
+    ``shift`` s and its result breaks a dependence: the same shift undone on
+    a larger loop, the relations that share the shifted dimension with the
+    ones undone shifted back too (a target loop shifted as a whole after a
+    tile of part of it: ``tile([0, 0, 0], 1, 1, 3); shift([0, 0], 2, {}, 1)``
+    on trmm, the point loop of ``S0`` and the loop of ``S1`` both ``i - 1``;
+    undoing the shift of ``S0`` alone leaves ``S1`` behind it).  The loops
+    are tried from the innermost out, each step alone, then all of them; the
+    first legal result is kept (``T`` and ``found`` changed) and True
+    returned; otherwise ``T`` is unchanged."""
+    new = found[start:]
+    if not new or any(st.name != "shift" for st in new):
+        return False
+    saved = [r.copy() for r in T.rels]
+    tried: set[tuple] = set()
+
+    def attempt(picks: list[tuple[int, tuple]]) -> bool:
+        moved = []
+        for i, q in picks:
+            p, j, amount = new[i].args
+            extra = [x for x in T.under(q) if x.beta[:len(p)] != tuple(p)]
+            if not extra:
+                return False
+            moved.append((i, q, frozenset(x.tag for x in extra)))
+        key = tuple(moved)
+        if key in tried:
+            return False
+        tried.add(key)
+        for i, q in picks:
+            p, j, amount = new[i].args
+            for x in T.under(q):
+                if x.beta[:len(p)] != tuple(p):
+                    x.alphas[j - 1] = x.alphas[j - 1] + amount
+        if oracle(T):
+            for i, q in picks:
+                p, j, amount = new[i].args
+                found[start + i] = Step("shift", (tuple(q), j, amount), new[i].comment)
+            return True
+        T.rels = [r.copy() for r in saved]
+        return False
+
+    depth = max(len(st.args[0]) for st in new)
+    for m in range(depth - 1, 0, -1):
+        for i, st in enumerate(new):
+            p, j = tuple(st.args[0]), st.args[1]
+            if j <= m < len(p) and attempt([(i, p[:m])]):
+                return True
+        if len(new) > 1:
+            picks = [(i, tuple(st.args[0])[:m]) for i, st in enumerate(new)
+                     if st.args[1] <= m < len(st.args[0])]
+            if len(picks) == len(new) and attempt(picks):
+                return True
+    return False
 
 def _loop_prefixes(r: Rel, min_len: int = 1):
     for m in range(max(1, min_len), len(r.beta)):
