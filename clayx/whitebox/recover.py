@@ -284,12 +284,12 @@ def _reduce(T: Sched, oracle, careful: bool, scaled_points: bool,
         lambda: _plain_div_once(T, found),
         lambda: _unskew_once(T, found),
         lambda: _linearize_once(T, found, oracle, doubts),
-        lambda: _fix_point_once(T, found, oracle),
+        lambda: _fix_point_once(T, found, oracle, careful=careful),
         lambda: _unskew_chunk_once(T, found, oracle),
         lambda: _sink_chunk_once(T, found, oracle),
         lambda: _linearize_once(T, found, oracle, doubts, general=True),
         lambda: _unreshape_chunk_once(T, found, oracle),
-        lambda: _fix_point_once(T, found, oracle, outer=True),
+        lambda: _fix_point_once(T, found, oracle, outer=True, careful=careful),
         lambda: split_loops and _split_chunk_loop_once(T, found, oracle),
         lambda: _unshift_point_part_once(T, found, oracle),
         lambda: _sink_chunk_once(T, found, oracle, reversed_point=True),
@@ -1573,22 +1573,25 @@ def _chunk_of(T: Sched, x: Rel, t: int, p: int, size: int, oracle,
     return oracle.equal(x, x.alphas[t - 1], chunk, T.divs)
 
 
-def _fix_point_once(T: Sched, found: list[Step], oracle=None, outer: bool = False) -> bool:
+def _fix_point_once(T: Sched, found: list[Step], oracle=None, outer: bool = False,
+                    careful: bool = False) -> bool:
     """Make the dimension a chunk ``floor(e / s)`` was taken from equal to
     ``e`` again, when a ``reverse``, ``skew`` or ``shift`` changed it after
     the ``stripmine`` (checked by replaying the direct steps); then a
     ``reshape`` by iterators that no dimension of the nest is.  ``outer``:
     a point loop outside its chunk loop (an interchange moved the chunk
     in; :func:`_sink_chunk_once` then moves it back), tried after every
-    other reduction (a chunk of a skewed loop reads as one of many forms)."""
+    other reduction (a chunk of a skewed loop reads as one of many forms).
+    ``careful`` (:func:`reduce`'s): a choice whose reduced target breaks a
+    dependence is skipped, the next one tried."""
     for reshapes in (False, True):
-        if _fix_point_pass(T, found, reshapes, oracle, outer):
+        if _fix_point_pass(T, found, reshapes, oracle, outer, careful):
             return True
     return False
 
 
 def _fix_point_pass(T: Sched, found: list[Step], reshapes: bool, oracle,
-                    outer: bool = False) -> bool:
+                    outer: bool = False, careful: bool = False) -> bool:
     later = []      # reshapes: the candidates, fewest iterators first
     for r in T.rels:
         for t, num, size in _loose_chunks(T, r):
@@ -1630,15 +1633,17 @@ def _fix_point_pass(T: Sched, found: list[Step], reshapes: bool, oracle,
                                        Aff())
                     if const.part("i", "d").c:
                         continue
-                    if _fix_point(T, r, t, p, sign, others, coef, const, found, oracle):
+                    if _fix_point(T, r, t, p, sign, others, coef, const, found, oracle,
+                                  careful):
                         return True
     for *_, r, t, p, sign, rest in sorted(later, key=lambda c: c[:2]):
-        if _fix_point(T, r, t, p, sign, [], [], rest, found, oracle):
+        if _fix_point(T, r, t, p, sign, [], [], rest, found, oracle, careful):
             return True
     return False
 
 
-def _fix_point(T, r, t, p, sign, others, coef, const, found, oracle=None) -> bool:
+def _fix_point(T, r, t, p, sign, others, coef, const, found, oracle=None,
+               careful: bool = False) -> bool:
     """Try the inverse steps that make α_p of ``r`` (and of a set of
     relations around it) ``sign·α_p + Σ coef·α_q + const`` (``const`` with
     iterator terms: undone by ``reshape`` s).  With an oracle, the
@@ -1678,6 +1683,7 @@ def _fix_point(T, r, t, p, sign, others, coef, const, found, oracle=None) -> boo
             direct.append(Step("reverse", (prefix, p)))
         if T.is_loop(prefix) or not any(s.name == "skew" for s in direct):
             if _replays(X, direct, T) and (not const.keys("i") and len(direct) < 2
+                                           and not careful
                                            or _legal_path(X, direct, oracle)):
                 T.rels = X.rels
                 found.extend(reversed(direct))
