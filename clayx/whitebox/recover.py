@@ -284,16 +284,20 @@ def _reduce(T: Sched, oracle, careful: bool, scaled_points: bool,
         lambda: _plain_div_once(T, found),
         lambda: _unskew_once(T, found),
         lambda: _linearize_once(T, found, oracle, doubts),
-        lambda: _fix_point_once(T, found, oracle, careful=careful),
+        lambda: _fix_point_once(T, found, oracle),
         lambda: _unskew_chunk_once(T, found, oracle),
         lambda: _sink_chunk_once(T, found, oracle),
         lambda: _linearize_once(T, found, oracle, doubts, general=True),
         lambda: _unreshape_chunk_once(T, found, oracle),
-        lambda: _fix_point_once(T, found, oracle, outer=True, careful=careful),
+        lambda: _fix_point_once(T, found, oracle, outer=True),
         lambda: split_loops and _split_chunk_loop_once(T, found, oracle),
         lambda: _unshift_point_part_once(T, found, oracle),
         lambda: _sink_chunk_once(T, found, oracle, reversed_point=True),
         lambda: _unskew_once(T, found, oracle, alone=True),
+        # careful: the point loop made its chunk's by another choice when
+        # the first one's result breaks a dependence (and was banned)
+        lambda: careful and _fix_point_once(T, found, oracle, careful=True),
+        lambda: careful and _fix_point_once(T, found, oracle, outer=True, careful=True),
     ]
     if chunks_first:
         kinds.insert(1, kinds.pop(4))
