@@ -318,9 +318,8 @@ def _reduce(T: Sched, oracle, careful: bool, scaled_points: bool,
             before = ([r.copy() for r in T.rels], len(found)) if careful else None
             if not kind():
                 continue
-            if careful and not oracle(T):
-                if _widen_shifts(T, found, before[1], oracle):
-                    break
+            if (careful and not oracle(T) and not _widen_shifts(T, found, before[1], oracle)
+                    and not _unshift_result(T, found, before, oracle)):
                 T.rels, n_found = before
                 del found[n_found:]
                 banned.add((state, n))
@@ -350,6 +349,54 @@ def _reduce(T: Sched, oracle, careful: bool, scaled_points: bool,
             "a tile loop in a way the recovery does not undo)")
     return list(reversed(found))
 
+
+def _unshift_result(T: Sched, found: list[Step], before: tuple, oracle) -> bool:
+    """When the reduction that recorded ``found[before[1]:]`` gives a
+    result that breaks a dependence: that result with a constant offset of
+    a dimension it changed undone too, when that is legal and a legal path
+    of direct steps leads back (the ``shift`` last, else first).  The form
+    isl gives a div can leave an offset behind: ``floor(j / 4)`` read as
+    ``-d - 1`` (a reversed, shifted tile loop), a loop skewed by it reads
+    ``i + 1 + d`` and is unskewed to ``i + 1``, where the target's order
+    needs ``i`` (gemm ``tile([0], 2, 2, 4); skew([0, 0], 1, 2, 1)``).  The
+    shift is of the loop of the reduction's last step, for all its
+    relations, when they all have that offset; ``T`` and ``found`` are
+    changed only on success."""
+    rels, start = before
+    new = found[start:]
+    if not new or not isinstance(new[-1].args[0], tuple) or not new[-1].args[0]:
+        return False
+    p = new[-1].args[0]
+    members = [x for x in T.under(p) if not x.empty]
+    if not members:
+        return False
+    old = T.copy()
+    old.rels = [r.copy() for r in rels]
+    was = {r.tag: r.alphas for r in rels}
+
+    def changed(x: Rel, k: int) -> bool:
+        a = was.get(x.tag)
+        return a is None or len(a) < k or a[k - 1] != x.alphas[k - 1]
+
+    direct = list(reversed(new))
+    for k in range(1, min(len(p), min(x.depth for x in members)) + 1):
+        offsets = {x.alphas[k - 1].part("p", "1") for x in members}
+        if len(offsets) != 1:
+            continue
+        c = offsets.pop()
+        if c.is_zero or not c.is_integral or not any(changed(x, k) for x in members):
+            continue
+        X = T.copy()
+        X.shift(p, k, c)
+        if not oracle(X):
+            continue
+        shift = Step("shift", (p, k, -c.integral()))
+        for path in (direct + [shift], [shift] + direct):
+            if _replays(X, path, old, oracle) and _legal_path(X, path, oracle):
+                T.rels = X.rels
+                found[start:] = list(reversed(path))
+                return True
+    return False
 
 
 def _widen_shifts(T: Sched, found: list[Step], start: int, oracle) -> bool:
