@@ -2681,7 +2681,10 @@ def _recover(O: Sched, T: Sched, names: dict | None, oracle, careful: bool,
             cur = rec.sched.by_tag(r.tag)
             rec.do("embed", cur.beta, comment=f"a one-iteration loop around {r.stmt}")
     core.process()
-    for st in _legal_order(rec.sched, post, oracle):
+    post = _legal_order(rec.sched, post, oracle)
+    if careful and oracle is not None:
+        post = _legal_post(rec.sched, post, oracle) or post
+    for st in post:
         rec.do(st.name, *st.args, comment=_post_comment(st))
         if careful and oracle is not None and not oracle(rec.sched):
             # a reduction that undid several steps at once checked the
@@ -2854,6 +2857,46 @@ def _legal_order(sched: Sched, steps: list[Step], oracle) -> list[Step]:
         i = j + 1
     return out
 
+
+
+#: The steps whose pairs :func:`_legal_post` tries to leave out (each
+#: undoes the other with the steps between them adjusted).
+_PAIRED = frozenset({"interchange", "reverse"})
+
+
+def _legal_post(sched: Sched, steps: list[Step], oracle) -> list[Step] | None:
+    """``steps`` (direct steps from ``sched``) when every schedule after
+    each of them is legal, else a variant that reaches the same schedule
+    that way, else None.  The variants: a pair of ``interchange`` s or
+    ``reverse`` s left out (the reduction can read a tile's loops in an
+    order the direct steps then put back: ``stripmine; interchange(1, 2);
+    tile(3, 1); interchange(2, 3)`` is ``stripmine; tile(3, 1)``, whose
+    schedules on the way are the user's: lu ``stripmine([0], 1, 2);
+    tile([0, 0], 3, 1, 32)``), then one step moved elsewhere."""
+    def legal(seq: Sequence[Step]) -> bool:
+        rec = Recorder(sched.copy())
+        for st in seq:
+            rec.do(st.name, *st.args)
+            if not oracle(rec.sched):
+                return False
+        return True
+
+    if legal(steps):
+        return steps
+    goal = Recorder(sched.copy())
+    for st in steps:
+        goal.do(st.name, *st.args)
+    n = len(steps)
+    variants = [steps[:i] + steps[i + 1:j] + steps[j + 1:]
+                for i in range(n) for j in range(i + 1, n)
+                if steps[i].name == steps[j].name and steps[i].name in _PAIRED]
+    for i in range(n):
+        rest = steps[:i] + steps[i + 1:]
+        variants += [rest[:k] + [steps[i]] + rest[k:] for k in range(n) if k != i]
+    for seq in variants:
+        if _replays(sched, seq, goal.sched) and legal(seq):
+            return seq
+    return None
 
 def _post_comment(st: Step) -> str:
     if st.name == "tile":
