@@ -69,6 +69,17 @@ CASES = [
      "reverse([0, 0], 2);\nstripmine([0, 0], 1, 2);\ninterchange([0, 0], 1, 2);\n"
      "shift([0], 1, {}, 1);\nstripmine([0, 1], 1, 2);\nstripmine([0, 0, 0], 1, 3);\n"
      "skew([0, 0, 1], 2, 1, 1);\nskew([0, 0, 0], 2, 3, 3);\nskew([0, 0, 0], 1, 3, 1);\n"),
+    # S1's tile loop floor(j / 3), fused with S0's reversed j, is written
+    # -d - 1 (d = floor((-j - 1) / 3)): read as a reversed chunk it runs
+    # backwards next to S0; read as the plain chunk it is, the user's tile
+    ("syrk", 36139, "tile([0, 1, 0], 2, 2, 3); reverse([0, 0, 0], 2); "
+                    "grain([0, 1, 0, 0, 0], 2, 3); fuse([0, 1, 0]); grain([0, 0, 0], 2, 3);",
+     "reverse([0, 0], 2);\nstripmine([0, 1], 2, 3);\ngrain([0, 1], 2, 3);\ngrain([0, 0], 2, 3);\n"),
+    ("mvt", 53122, "tile([1], 2, 1, 3); grain([1, 0], 1, 3); fuse([0]); "
+                   "shift([0], 1, {1}, -2); reorder_loops([0, 1], 2);",
+     "shift([0], 1, {1}, -2);\nshift([1], 2, {}, -3);\ninterchange([1], 1, 2);\n"
+     "stripmine([1], 1, 3);\nfuse([0]);\nshift([0, 1], 2, {}, 3);\ngrain([0, 1], 1, 3);\n"
+     "shift([0, 1], 1, {1}, 1);\n"),
 ]
 
 
@@ -174,6 +185,36 @@ def test_unshift_result_refuses_when_no_offset_removal_is_legal():
     assert str(T) == text and len(found) == 1
     # nothing recorded by the reduction
     assert not _recover._unshift_result(T, [], ([r.copy() for r in T.rels], 0), oracle)
+
+
+# --- _unreversed_chunks --------------------------------------------------------------------
+
+def test_unreversed_chunks_reads_minus_d_minus_1_as_the_plain_tile_loop():
+    T, _ = symbolic_target("gemm", "tile([0], 2, 2, 4);")
+    s0 = T.by_tag(0)
+    d = s0.alphas[1]                        # floor(j / 4)
+    j = Aff.var(it(1))
+    e = T.divs.get(-j - Aff.const(1), 4)    # floor((-j - 1) / 4) = -floor(j / 4) - 1
+    s0.alphas[1] = e.scale(-1) - Aff.const(1)
+    assert _recover._unreversed_chunks(T)
+    assert s0.alphas[1] == d
+    assert not _recover._unreversed_chunks(T)       # nothing left to rewrite
+
+
+def test_unreversed_chunks_leaves_other_forms():
+    T, _ = symbolic_target("gemm", "tile([0], 2, 2, 4);")
+    s0 = T.by_tag(0)
+    d = s0.alphas[1]
+    # a plain chunk, a reversed one with an iterator, one scaled: unchanged
+    for form in (d, d.scale(-1) + Aff.var(it(0)), d.scale(-2)):
+        s0.alphas[1] = form
+        before = str(T)
+        assert not _recover._unreversed_chunks(T)
+        assert str(T) == before
+    # -floor(j / 4) alone is floor((3 - j) / 4): a chunk of -j, rewritten
+    s0.alphas[1] = d.scale(-1)
+    assert _recover._unreversed_chunks(T)
+    assert s0.alphas[1].keys("d") and s0.alphas[1] != d.scale(-1)
 
 
 # --- _legal_post --------------------------------------------------------------------------

@@ -298,6 +298,7 @@ def _reduce(T: Sched, oracle, careful: bool, scaled_points: bool,
         # the first one's result breaks a dependence (and was banned)
         lambda: careful and _fix_point_once(T, found, oracle, careful=True),
         lambda: careful and _fix_point_once(T, found, oracle, outer=True, careful=True),
+        lambda: careful and _unreversed_chunks(T),
     ]
     if chunks_first:
         kinds.insert(1, kinds.pop(4))
@@ -349,6 +350,30 @@ def _reduce(T: Sched, oracle, careful: bool, scaled_points: bool,
             "a tile loop in a way the recovery does not undo)")
     return list(reversed(found))
 
+
+
+def _unreversed_chunks(T: Sched) -> bool:
+    """Write a dimension ``-d + c`` (one div ``d = floor(n / s)`` with
+    coefficient -1, ``c`` parametric) as the plain chunk ``floor(N / s)``
+    it equals (``N = s - 1 - n + s·c``, :func:`_signed_chunks`) when ``N``
+    has iterators.  The same function, so no step: careful reductions try
+    it last, when reading the dimension as a reversed chunk (a reversed
+    point loop, strip-mined, reversed back) passes through a schedule that
+    breaks a dependence: isl writes syrk's tile loop ``floor(j / 3)``,
+    fused with a reversed loop, as ``-d - 1`` with ``d = floor((-j - 1) /
+    3)``, whose reversed reading runs the tile loop backwards next to the
+    statement it shares the loop with."""
+    for r in T.rels:
+        for t, a in enumerate(r.alphas, 1):
+            ds = a.keys("d")
+            if a.keys("i") or len(ds) != 1 or a[ds[0]] != -1:
+                continue
+            for sign, num, size in _signed_chunks(T, a):
+                new = T.divs.get(num, size)
+                if sign == 1 and num.keys("i") and new != a:
+                    r.alphas[t - 1] = new
+                    return True
+    return False
 
 def _unshift_result(T: Sched, found: list[Step], before: tuple, oracle) -> bool:
     """When the reduction that recorded ``found[before[1]:]`` gives a
