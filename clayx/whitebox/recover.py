@@ -228,7 +228,12 @@ def reduce(T: Sched, oracle=None, careful: bool = False) -> list[Step]:
     ``careful`` (with an oracle): every reduced target must be legal (a
     reduction that gives an illegal one is skipped, the next kind is
     tried), so every direct step goes from a legal schedule to a legal one;
-    one legality check per reduction.
+    one legality check per reduction.  Before a reduction is skipped, its
+    shifts are tried on the whole loop (:func:`_widen_shifts`) and an
+    offset it left is undone (:func:`_unshift_result`); last, a point loop
+    is made its chunk's from another dimension (``_fix_point_once`` with
+    ``careful``) and a tile loop written ``-d + c`` is read as the plain
+    chunk it is (:func:`_unreversed_chunks`).
 
     A scaled point loop of a tile is first read as scaled after the tile
     (``grain`` undone first); when that leaves a strip-mined dimension, as
