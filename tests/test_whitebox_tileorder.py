@@ -261,3 +261,21 @@ def test_recovered_tiling_runs_equal_to_the_original(tmp_path, seed, sizes):
     # the original's output bit for bit (sizes that leave partial tiles)
     stem, _, seq, _ = next(c for c in CASES if c[1] == seed)
     assert_recovered_code_runs(tmp_path, stem, seq, sizes)
+
+
+def test_a_repaired_reduction_that_dead_ends_falls_back_to_the_plain_careful_one():
+    # the widened shift leads the careful reduction round in circles; the
+    # careful recovery without the repairs (as before them) recovers it
+    from clayx.whitebox import whitebox
+    from whitebox_cases import replays, session
+    seq = ("reverse([1, 0], 1); tile([1], 1, 1, 4); reverse([1, 0, 1, 1], 1); "
+           "shift([0, 0], 1, {0 | 1}, 0); peel([0], {-1, -1 | 6}); fuse([2, 0]); "
+           "tile([1], 1, 1, 32); reshape([1, 0], 2, 1, -2);")
+    s = session("bicg", seq)
+    target = s.current.schedule
+    r = whitebox(s.original, target)
+    assert r.exact and replays("bicg", r.text(comments=False), target)
+    T, oracle = symbolic_target("bicg", seq)
+    with pytest.raises(_recover.WhiteboxError, match="round in circles"):
+        _recover.reduce(T.copy(), oracle, careful=True)
+    _recover.reduce(T.copy(), oracle, careful=True, repair=False)

@@ -220,7 +220,7 @@ def _is_div(a: Aff) -> tuple | None:
 
 # --- 1. the target's complementary transformations ---------------------------------------
 
-def reduce(T: Sched, oracle=None, careful: bool = False) -> list[Step]:
+def reduce(T: Sched, oracle=None, careful: bool = False, repair: bool = True) -> list[Step]:
     """Apply inverse steps to ``T`` until it is a core schedule (see the
     module docstring, part 1); return the direct steps in the order they
     must be applied (from the core to the original ``T``).
@@ -233,7 +233,7 @@ def reduce(T: Sched, oracle=None, careful: bool = False) -> list[Step]:
     offset it left is undone (:func:`_unshift_result`); last, a point loop
     is made its chunk's from another dimension (``_fix_point_once`` with
     ``careful``) and a tile loop written ``-d + c`` is read as the plain
-    chunk it is (:func:`_unreversed_chunks`).
+    chunk it is (:func:`_unreversed_chunks`); not with ``repair`` false.
 
     A scaled point loop of a tile is first read as scaled after the tile
     (``grain`` undone first); when that leaves a strip-mined dimension, as
@@ -243,21 +243,22 @@ def reduce(T: Sched, oracle=None, careful: bool = False) -> list[Step]:
     ``grain`` of the loop before the tile, not one per part)."""
     start = T.copy()
     try:
-        return _reduce(T, oracle, careful, True)
+        return _reduce(T, oracle, careful, True, repair=repair)
     except WhiteboxError as e:
         if "strip-mined dimension" not in str(e) and "round in circles" not in str(e):
             raise
         for scaled, chunks_first, split, sink_first in REDUCE_PASSES:
             T.rels = [r.copy() for r in start.rels]
             try:
-                return _reduce(T, oracle, careful, scaled, chunks_first, split, sink_first)
+                return _reduce(T, oracle, careful, scaled, chunks_first, split, sink_first,
+                               repair=repair)
             except WhiteboxError:
                 pass
         # last: a flat chunk not read as a chunk of a chunk dimension (a
         # reshape of the chunk loop made it look like one: fuzz seed 24205)
         T.rels = [r.copy() for r in start.rels]
         try:
-            return _reduce(T, oracle, careful, True, nested_chunks=False)
+            return _reduce(T, oracle, careful, True, nested_chunks=False, repair=repair)
         except WhiteboxError:
             pass
         T.rels = start.rels
@@ -278,7 +279,8 @@ REDUCE_PASSES = ((False, False, False, False), (False, True, False, False),
 
 def _reduce(T: Sched, oracle, careful: bool, scaled_points: bool,
             chunks_first: bool = False, split_loops: bool = False,
-            sink_first: bool = False, nested_chunks: bool = True) -> list[Step]:
+            sink_first: bool = False, nested_chunks: bool = True,
+            repair: bool = True) -> list[Step]:
     found: list[Step] = []
     doubts: list[str] = []      # reductions whose result was found illegal once
     seen: set[str] = set()      # the reduced targets met: a repeat is a cycle
@@ -301,15 +303,16 @@ def _reduce(T: Sched, oracle, careful: bool, scaled_points: bool,
         lambda: _unskew_once(T, found, oracle, alone=True),
         # careful: the point loop made its chunk's by another choice when
         # the first one's result breaks a dependence (and was banned)
-        lambda: careful and _fix_point_once(T, found, oracle, careful=True),
-        lambda: careful and _fix_point_once(T, found, oracle, outer=True, careful=True),
-        lambda: careful and _unreversed_chunks(T),
+        lambda: repair and _fix_point_once(T, found, oracle, careful=True),
+        lambda: repair and _fix_point_once(T, found, oracle, outer=True, careful=True),
+        lambda: repair and _unreversed_chunks(T),
     ]
     if chunks_first:
         kinds.insert(1, kinds.pop(4))
     if sink_first:
         kinds.insert(1, kinds.pop(7))
     careful = careful and oracle is not None
+    repair = repair and careful
     while True:
         state = str(T)
         if state in seen or len(seen) > 500:
@@ -324,8 +327,9 @@ def _reduce(T: Sched, oracle, careful: bool, scaled_points: bool,
             before = ([r.copy() for r in T.rels], len(found)) if careful else None
             if not kind():
                 continue
-            if (careful and not oracle(T) and not _widen_shifts(T, found, before[1], oracle)
-                    and not _unshift_result(T, found, before, oracle)):
+            if careful and not oracle(T) and not (
+                    repair and (_widen_shifts(T, found, before[1], oracle)
+                                or _unshift_result(T, found, before, oracle))):
                 T.rels, n_found = before
                 del found[n_found:]
                 banned.add((state, n))
@@ -2669,10 +2673,20 @@ def recover(O: Sched, T: Sched, names: dict | None = None,
     by an inequality that needs its strip-mined dimensions (an ``iss``
     after a tile: the parts look strided) or whose split before the tile
     breaks a dependence, the target is recovered with the two parts as one
-    relation, and split last (:func:`_late_splits`)."""
+    relation, and split last (:func:`_late_splits`).
+
+    Careful, the repairs of :func:`reduce` and :func:`_legal_post` are
+    made first; when that fails, the recovery is tried again without them
+    (a repaired reduction can lead to a dead end that the plain careful
+    one avoids: bicg fuzz seed 63234)."""
     try:
         return _recover(O, T, names, oracle, careful)
     except WhiteboxError as e:
+        if careful and oracle is not None:
+            try:
+                return _recover(O, T, names, oracle, careful, repair=False)
+            except WhiteboxError:
+                pass
         late = _late_splits(T, oracle)
         if late is None:
             raise
@@ -2683,13 +2697,13 @@ def recover(O: Sched, T: Sched, names: dict | None = None,
 
 
 def _recover(O: Sched, T: Sched, names: dict | None, oracle, careful: bool,
-             splits: Sequence[tuple] = ()) -> tuple[list[Step], Sched]:
+             splits: Sequence[tuple] = (), repair: bool = True) -> tuple[list[Step], Sched]:
     """:func:`recover`, with the index-set ``splits`` of
     :func:`_late_splits` made after the target's tiling."""
     O = O.copy()
     target = T.copy()
     core_T = T.copy()
-    post = reduce(core_T, oracle, careful)
+    post = reduce(core_T, oracle, careful, repair)
     for r in O.rels:
         for a in r.alphas:
             if a.keys("d"):
@@ -2712,7 +2726,7 @@ def _recover(O: Sched, T: Sched, names: dict | None, oracle, careful: bool,
             rec.do("embed", cur.beta, comment=f"a one-iteration loop around {r.stmt}")
     core.process()
     post = _legal_order(rec.sched, post, oracle)
-    if careful and oracle is not None:
+    if careful and repair and oracle is not None:
         post = _legal_post(rec.sched, post, oracle) or post
     for st in post:
         rec.do(st.name, *st.args, comment=_post_comment(st))
