@@ -322,13 +322,15 @@ def test_late_splits_of_pairs_with_other_dimensions_share_the_form_not_the_inequ
 
 #: Refused still, with the reason (not a recovery of the order of α steps).
 REFUSED = [
-    # (trmm's fuzz seed 27175, refused here before, is recovered:
-    # tests/test_whitebox_order2.py)
-    # the tile's steps, undone at once by the reduction, pass through a
-    # schedule that breaks a dependence: refused, not a failed replay as on
-    # main (fuzz seed 31197)
-    ("lu", "stripmine([0], 1, 2); tile([0, 0], 3, 1, 32); iss([0, 0, 0, 0], {0, 1 | | -1 | 5});",
-     r"cannot order the target's tiling legally: its step tile\(\[0\], 3, 1, 32\);"),
+    # (trmm 27175 and lu 31197, refused here before, are recovered:
+    # tests/test_whitebox_order2.py and tests/test_whitebox_tileorder.py)
+    # a tile of a tile loop, reversed inside and reshaped: every reading of
+    # the reversed tile loop the recovery knows breaks a dependence (fuzz
+    # seed 40082)
+    ("mvt", "fuse([0]); tile([0, 0], 2, 2, 16); tile([0, 0], 3, 2, 4); "
+            "reverse([0, 0, 0, 0, 0], 3); fuse([0]); reshape([0, 0, 0, 0, 0], 3, 1, 3);",
+     r"cannot order the target's tiling legally: every way the recovery knows to undo the "
+     r"strip-mined dimension 2 of S0 \(d0\)"),
 ]
 
 

@@ -232,7 +232,7 @@ def _shifted_div(a: Aff) -> tuple | None:
 
 # --- 1. the target's complementary transformations ---------------------------------------
 
-def reduce(T: Sched, oracle=None, careful: bool = False) -> list[Step]:
+def reduce(T: Sched, oracle=None, careful: bool = False, repair: bool = True) -> list[Step]:
     """Apply inverse steps to ``T`` until it is a core schedule (see the
     module docstring, part 1); return the direct steps in the order they
     must be applied (from the core to the original ``T``).
@@ -240,7 +240,12 @@ def reduce(T: Sched, oracle=None, careful: bool = False) -> list[Step]:
     ``careful`` (with an oracle): every reduced target must be legal (a
     reduction that gives an illegal one is skipped, the next kind is
     tried), so every direct step goes from a legal schedule to a legal one;
-    one legality check per reduction.
+    one legality check per reduction.  Before a reduction is skipped, its
+    shifts are tried on the whole loop (:func:`_widen_shifts`) and an
+    offset it left is undone (:func:`_unshift_result`); last, a point loop
+    is made its chunk's from another dimension (``_fix_point_once`` with
+    ``careful``) and a tile loop written ``-d + c`` is read as the plain
+    chunk it is (:func:`_unreversed_chunks`); not with ``repair`` false.
 
     A scaled point loop of a tile is first read as scaled after the tile
     (``grain`` undone first); when that leaves a strip-mined dimension, as
@@ -250,21 +255,22 @@ def reduce(T: Sched, oracle=None, careful: bool = False) -> list[Step]:
     ``grain`` of the loop before the tile, not one per part)."""
     start = T.copy()
     try:
-        return _reduce(T, oracle, careful, True)
+        return _reduce(T, oracle, careful, True, repair=repair)
     except WhiteboxError as e:
         if "strip-mined dimension" not in str(e) and "round in circles" not in str(e):
             raise
         for scaled, chunks_first, split, sink_first in REDUCE_PASSES:
             T.rels = [r.copy() for r in start.rels]
             try:
-                return _reduce(T, oracle, careful, scaled, chunks_first, split, sink_first)
+                return _reduce(T, oracle, careful, scaled, chunks_first, split, sink_first,
+                               repair=repair)
             except WhiteboxError:
                 pass
         # last: a flat chunk not read as a chunk of a chunk dimension (a
         # reshape of the chunk loop made it look like one: fuzz seed 24205)
         T.rels = [r.copy() for r in start.rels]
         try:
-            return _reduce(T, oracle, careful, True, nested_chunks=False)
+            return _reduce(T, oracle, careful, True, nested_chunks=False, repair=repair)
         except WhiteboxError:
             pass
         T.rels = start.rels
@@ -285,7 +291,8 @@ REDUCE_PASSES = ((False, False, False, False), (False, True, False, False),
 
 def _reduce(T: Sched, oracle, careful: bool, scaled_points: bool,
             chunks_first: bool = False, split_loops: bool = False,
-            sink_first: bool = False, nested_chunks: bool = True) -> list[Step]:
+            sink_first: bool = False, nested_chunks: bool = True,
+            repair: bool = True) -> list[Step]:
     found: list[Step] = []
     doubts: list[str] = []      # reductions whose result was found illegal once
     seen: set[str] = set()      # the reduced targets met: a repeat is a cycle
@@ -308,12 +315,18 @@ def _reduce(T: Sched, oracle, careful: bool, scaled_points: bool,
         lambda: _unskew_once(T, found, oracle, alone=True),
         lambda: _unlinearize_once(T, found, oracle),
         lambda: _part_chunks(T),
+        # careful: the point loop made its chunk's by another choice when
+        # the first one's result breaks a dependence (and was banned)
+        lambda: repair and _fix_point_once(T, found, oracle, careful=True),
+        lambda: repair and _fix_point_once(T, found, oracle, outer=True, careful=True),
+        lambda: repair and _unreversed_chunks(T),
     ]
     if chunks_first:
         kinds.insert(1, kinds.pop(4))
     if sink_first:
         kinds.insert(1, kinds.pop(7))
     careful = careful and oracle is not None
+    repair = repair and careful
     while True:
         state = str(T)
         if state in seen or len(seen) > 500:
@@ -328,7 +341,9 @@ def _reduce(T: Sched, oracle, careful: bool, scaled_points: bool,
             before = ([r.copy() for r in T.rels], len(found)) if careful else None
             if not kind():
                 continue
-            if careful and not oracle(T):
+            if careful and not oracle(T) and not (
+                    repair and (_widen_shifts(T, found, before[1], oracle)
+                                or _unshift_result(T, found, before, oracle))):
                 T.rels, n_found = before
                 del found[n_found:]
                 banned.add((state, n))
@@ -358,6 +373,134 @@ def _reduce(T: Sched, oracle, careful: bool, scaled_points: bool,
             "a tile loop in a way the recovery does not undo)")
     return list(reversed(found))
 
+
+
+def _unreversed_chunks(T: Sched) -> bool:
+    """Write a dimension ``-d + c`` (one div ``d = floor(n / s)`` with
+    coefficient -1, ``c`` parametric) as the plain chunk ``floor(N / s)``
+    it equals (``N = s - 1 - n + s·c``, :func:`_signed_chunks`) when ``N``
+    has iterators.  The same function, so no step: careful reductions try
+    it last, when reading the dimension as a reversed chunk (a reversed
+    point loop, strip-mined, reversed back) passes through a schedule that
+    breaks a dependence: isl writes syrk's tile loop ``floor(j / 3)``,
+    fused with a reversed loop, as ``-d - 1`` with ``d = floor((-j - 1) /
+    3)``, whose reversed reading runs the tile loop backwards next to the
+    statement it shares the loop with."""
+    for r in T.rels:
+        for t, a in enumerate(r.alphas, 1):
+            ds = a.keys("d")
+            if a.keys("i") or len(ds) != 1 or a[ds[0]] != -1:
+                continue
+            for sign, num, size in _signed_chunks(T, a):
+                new = T.divs.get(num, size)
+                if sign == 1 and num.keys("i") and new != a:
+                    r.alphas[t - 1] = new
+                    return True
+    return False
+
+def _unshift_result(T: Sched, found: list[Step], before: tuple, oracle) -> bool:
+    """When the reduction that recorded ``found[before[1]:]`` gives a
+    result that breaks a dependence: that result with a constant offset of
+    a dimension it changed undone too, when that is legal and a legal path
+    of direct steps leads back (the ``shift`` last, else first).  The form
+    isl gives a div can leave an offset behind: ``floor(j / 4)`` read as
+    ``-d - 1`` (a reversed, shifted tile loop), a loop skewed by it reads
+    ``i + 1 + d`` and is unskewed to ``i + 1``, where the target's order
+    needs ``i`` (gemm ``tile([0], 2, 2, 4); skew([0, 0], 1, 2, 1)``).  The
+    shift is of the loop of the reduction's last step, for all its
+    relations, when they all have that offset; ``T`` and ``found`` are
+    changed only on success."""
+    rels, start = before
+    new = found[start:]
+    if not new or not isinstance(new[-1].args[0], tuple) or not new[-1].args[0]:
+        return False
+    p = new[-1].args[0]
+    members = [x for x in T.under(p) if not x.empty]
+    if not members:
+        return False
+    old = T.copy()
+    old.rels = [r.copy() for r in rels]
+    was = {r.tag: r.alphas for r in rels}
+
+    def changed(x: Rel, k: int) -> bool:
+        a = was.get(x.tag)
+        return a is None or len(a) < k or a[k - 1] != x.alphas[k - 1]
+
+    direct = list(reversed(new))
+    for k in range(1, min(len(p), min(x.depth for x in members)) + 1):
+        offsets = {x.alphas[k - 1].part("p", "1") for x in members}
+        if len(offsets) != 1:
+            continue
+        c = offsets.pop()
+        if c.is_zero or not c.is_integral or not any(changed(x, k) for x in members):
+            continue
+        X = T.copy()
+        X.shift(p, k, c)
+        if not oracle(X):
+            continue
+        shift = Step("shift", (p, k, -c.integral()))
+        for path in (direct + [shift], [shift] + direct):
+            if _replays(X, path, old, oracle) and _legal_path(X, path, oracle):
+                T.rels = X.rels
+                found[start:] = list(reversed(path))
+                return True
+    return False
+
+
+def _widen_shifts(T: Sched, found: list[Step], start: int, oracle) -> bool:
+    """When the reduction that recorded ``found[start:]`` undid only
+    ``shift`` s and its result breaks a dependence: the same shift undone on
+    a larger loop, the relations that share the shifted dimension with the
+    ones undone shifted back too (a target loop shifted as a whole after a
+    tile of part of it: ``tile([0, 0, 0], 1, 1, 3); shift([0, 0], 2, {}, 1)``
+    on trmm, the point loop of ``S0`` and the loop of ``S1`` both ``i - 1``;
+    undoing the shift of ``S0`` alone leaves ``S1`` behind it).  The loops
+    are tried from the innermost out, each step alone, then all of them; the
+    first legal result is kept (``T`` and ``found`` changed) and True
+    returned; otherwise ``T`` is unchanged."""
+    new = found[start:]
+    if not new or any(st.name != "shift" for st in new):
+        return False
+    saved = [r.copy() for r in T.rels]
+    tried: set[tuple] = set()
+
+    def attempt(picks: list[tuple[int, tuple]]) -> bool:
+        moved = []
+        for i, q in picks:
+            p, j, amount = new[i].args
+            extra = [x for x in T.under(q) if x.beta[:len(p)] != tuple(p)]
+            if not extra:
+                return False
+            moved.append((i, q, frozenset(x.tag for x in extra)))
+        key = tuple(moved)
+        if key in tried:
+            return False
+        tried.add(key)
+        for i, q in picks:
+            p, j, amount = new[i].args
+            for x in T.under(q):
+                if x.beta[:len(p)] != tuple(p):
+                    x.alphas[j - 1] = x.alphas[j - 1] + amount
+        if oracle(T):
+            for i, q in picks:
+                p, j, amount = new[i].args
+                found[start + i] = Step("shift", (tuple(q), j, amount), new[i].comment)
+            return True
+        T.rels = [r.copy() for r in saved]
+        return False
+
+    depth = max(len(st.args[0]) for st in new)
+    for m in range(depth - 1, 0, -1):
+        for i, st in enumerate(new):
+            p, j = tuple(st.args[0]), st.args[1]
+            if j <= m < len(p) and attempt([(i, p[:m])]):
+                return True
+        if len(new) > 1:
+            picks = [(i, tuple(st.args[0])[:m]) for i, st in enumerate(new)
+                     if st.args[1] <= m < len(st.args[0])]
+            if len(picks) == len(new) and attempt(picks):
+                return True
+    return False
 
 def _loop_prefixes(r: Rel, min_len: int = 1):
     for m in range(max(1, min_len), len(r.beta)):
@@ -1681,22 +1824,25 @@ def _chunk_of(T: Sched, x: Rel, t: int, p: int, size: int, oracle,
     return oracle.equal(x, x.alphas[t - 1], chunk, T.divs)
 
 
-def _fix_point_once(T: Sched, found: list[Step], oracle=None, outer: bool = False) -> bool:
+def _fix_point_once(T: Sched, found: list[Step], oracle=None, outer: bool = False,
+                    careful: bool = False) -> bool:
     """Make the dimension a chunk ``floor(e / s)`` was taken from equal to
     ``e`` again, when a ``reverse``, ``skew`` or ``shift`` changed it after
     the ``stripmine`` (checked by replaying the direct steps); then a
     ``reshape`` by iterators that no dimension of the nest is.  ``outer``:
     a point loop outside its chunk loop (an interchange moved the chunk
     in; :func:`_sink_chunk_once` then moves it back), tried after every
-    other reduction (a chunk of a skewed loop reads as one of many forms)."""
+    other reduction (a chunk of a skewed loop reads as one of many forms).
+    ``careful`` (:func:`reduce`'s): a choice whose reduced target breaks a
+    dependence is skipped, the next one tried."""
     for reshapes in (False, True):
-        if _fix_point_pass(T, found, reshapes, oracle, outer):
+        if _fix_point_pass(T, found, reshapes, oracle, outer, careful):
             return True
     return False
 
 
 def _fix_point_pass(T: Sched, found: list[Step], reshapes: bool, oracle,
-                    outer: bool = False) -> bool:
+                    outer: bool = False, careful: bool = False) -> bool:
     later = []      # reshapes: the candidates, fewest iterators first
     for r in T.rels:
         for t, num, size in _loose_chunks(T, r):
@@ -1738,15 +1884,17 @@ def _fix_point_pass(T: Sched, found: list[Step], reshapes: bool, oracle,
                                        Aff())
                     if const.part("i", "d").c:
                         continue
-                    if _fix_point(T, r, t, p, sign, others, coef, const, found, oracle):
+                    if _fix_point(T, r, t, p, sign, others, coef, const, found, oracle,
+                                  careful):
                         return True
     for *_, r, t, p, sign, rest in sorted(later, key=lambda c: c[:2]):
-        if _fix_point(T, r, t, p, sign, [], [], rest, found, oracle):
+        if _fix_point(T, r, t, p, sign, [], [], rest, found, oracle, careful):
             return True
     return False
 
 
-def _fix_point(T, r, t, p, sign, others, coef, const, found, oracle=None) -> bool:
+def _fix_point(T, r, t, p, sign, others, coef, const, found, oracle=None,
+               careful: bool = False) -> bool:
     """Try the inverse steps that make α_p of ``r`` (and of a set of
     relations around it) ``sign·α_p + Σ coef·α_q + const`` (``const`` with
     iterator terms: undone by ``reshape`` s).  With an oracle, the
@@ -1786,6 +1934,7 @@ def _fix_point(T, r, t, p, sign, others, coef, const, found, oracle=None) -> boo
             direct.append(Step("reverse", (prefix, p)))
         if T.is_loop(prefix) or not any(s.name == "skew" for s in direct):
             if _replays(X, direct, T) and (not const.keys("i") and len(direct) < 2
+                                           and not careful
                                            or _legal_path(X, direct, oracle)):
                 T.rels = X.rels
                 found.extend(reversed(direct))
@@ -2954,10 +3103,20 @@ def recover(O: Sched, T: Sched, names: dict | None = None,
     by an inequality that needs its strip-mined dimensions (an ``iss``
     after a tile: the parts look strided) or whose split before the tile
     breaks a dependence, the target is recovered with the two parts as one
-    relation, and split last (:func:`_late_splits`)."""
+    relation, and split last (:func:`_late_splits`).
+
+    Careful, the repairs of :func:`reduce` and :func:`_legal_post` are
+    made first; when that fails, the recovery is tried again without them
+    (a repaired reduction can lead to a dead end that the plain careful
+    one avoids: bicg fuzz seed 63234)."""
     try:
         return _recover(O, T, names, oracle, careful)
     except WhiteboxError as e:
+        if careful and oracle is not None:
+            try:
+                return _recover(O, T, names, oracle, careful, repair=False)
+            except WhiteboxError:
+                pass
         late = _late_splits(T, oracle)
         if late is None:
             raise
@@ -2968,13 +3127,13 @@ def recover(O: Sched, T: Sched, names: dict | None = None,
 
 
 def _recover(O: Sched, T: Sched, names: dict | None, oracle, careful: bool,
-             splits: Sequence[tuple] = ()) -> tuple[list[Step], Sched]:
+             splits: Sequence[tuple] = (), repair: bool = True) -> tuple[list[Step], Sched]:
     """:func:`recover`, with the index-set ``splits`` of
     :func:`_late_splits` made after the target's tiling."""
     O = O.copy()
     target = T.copy()
     core_T = T.copy()
-    post = reduce(core_T, oracle, careful)
+    post = reduce(core_T, oracle, careful, repair)
     for r in O.rels:
         for a in r.alphas:
             if a.keys("d"):
@@ -2996,7 +3155,10 @@ def _recover(O: Sched, T: Sched, names: dict | None, oracle, careful: bool,
             cur = rec.sched.by_tag(r.tag)
             rec.do("embed", cur.beta, comment=f"a one-iteration loop around {r.stmt}")
     core.process()
-    for st in _legal_order(rec.sched, post, oracle):
+    post = _legal_order(rec.sched, post, oracle)
+    if careful and repair and oracle is not None:
+        post = _legal_post(rec.sched, post, oracle) or post
+    for st in post:
         rec.do(st.name, *st.args, comment=_post_comment(st))
         if careful and oracle is not None and not oracle(rec.sched):
             # a reduction that undid several steps at once checked the
@@ -3268,6 +3430,46 @@ def _legal_order(sched: Sched, steps: list[Step], oracle) -> list[Step]:
         i = j + 1
     return out
 
+
+
+#: The steps whose pairs :func:`_legal_post` tries to leave out (each
+#: undoes the other with the steps between them adjusted).
+_PAIRED = frozenset({"interchange", "reverse"})
+
+
+def _legal_post(sched: Sched, steps: list[Step], oracle) -> list[Step] | None:
+    """``steps`` (direct steps from ``sched``) when every schedule after
+    each of them is legal, else a variant that reaches the same schedule
+    that way, else None.  The variants: a pair of ``interchange`` s or
+    ``reverse`` s left out (the reduction can read a tile's loops in an
+    order the direct steps then put back: ``stripmine; interchange(1, 2);
+    tile(3, 1); interchange(2, 3)`` is ``stripmine; tile(3, 1)``, whose
+    schedules on the way are the user's: lu ``stripmine([0], 1, 2);
+    tile([0, 0], 3, 1, 32)``), then one step moved elsewhere."""
+    def legal(seq: Sequence[Step]) -> bool:
+        rec = Recorder(sched.copy())
+        for st in seq:
+            rec.do(st.name, *st.args)
+            if not oracle(rec.sched):
+                return False
+        return True
+
+    if legal(steps):
+        return steps
+    goal = Recorder(sched.copy())
+    for st in steps:
+        goal.do(st.name, *st.args)
+    n = len(steps)
+    variants = [steps[:i] + steps[i + 1:j] + steps[j + 1:]
+                for i in range(n) for j in range(i + 1, n)
+                if steps[i].name == steps[j].name and steps[i].name in _PAIRED]
+    for i in range(n):
+        rest = steps[:i] + steps[i + 1:]
+        variants += [rest[:k] + [steps[i]] + rest[k:] for k in range(n) if k != i]
+    for seq in variants:
+        if _replays(sched, seq, goal.sched) and legal(seq):
+            return seq
+    return None
 
 def _post_comment(st: Step) -> str:
     if st.name == "tile":
