@@ -63,8 +63,7 @@ CASES = [
         "iss([0], {0 | | -1 | -1}); collapse([0]); "
         "skew([1, 0], 2, 1, 2); iss([0], {0, 1 | | 0 | -2}); "
         "unroll([0, 1], 2);",
-     "iss([0, 0], {[] | [0, 1] | [0] | -2});\nsplit([0, 0, 0], 2);\nunroll([0, 1], 2);\n"
-     "interchange([1], 1, 2);\nskew([1], 2, 1, 2);\n"),
+     "peel([0, 0], {0 | -2});\nunroll([0, 1], 2);\ninterchange([1], 1, 2);\nskew([1], 2, 1, 2);\n"),
     # isl writes a skewed tile loop, floor(j / 5) - 2 floor(j / 10), in two
     # pieces: read as o3 + 2 o5 and o5
     ("mvt", 30202, "reorder_loops([1], 1); tile([1], 1, 1, 5); "
