@@ -13,7 +13,6 @@ the target's dates; some are compiled and run against the original."""
 
 from __future__ import annotations
 
-import sys
 
 import pytest
 
@@ -22,9 +21,9 @@ from clayx.whitebox.model import Divs
 from clayx.whitebox.targets import start_of
 
 from whitebox_cases import (assert_recovered, assert_recovered_code_runs,
-                            session as _session, symbolic_target as _target_of)
+                            session as _session, symbolic_target as _target_of,
+                            recover_module as _recover)
 
-_recover = sys.modules["clayx.whitebox.recover"]      # the name is shadowed by the function
 
 #: (kernel, fuzz seed, the random sequence, the script recovered today).
 #: Each was refused before (no order of the α step groups found legal).

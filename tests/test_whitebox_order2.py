@@ -19,7 +19,6 @@ the target's dates; some are compiled and run against the original."""
 
 from __future__ import annotations
 
-import sys
 
 import pytest
 
@@ -27,9 +26,9 @@ from clayx.whitebox import Oracle, symbolic
 from clayx.whitebox.model import Aff, Divs, Rel, it
 from clayx.whitebox.targets import start_of
 
-from whitebox_cases import assert_recovered, assert_recovered_code_runs, session as _session
+from whitebox_cases import (assert_recovered, assert_recovered_code_runs, session as _session,
+                            recover_module as _recover)
 
-_recover = sys.modules["clayx.whitebox.recover"]      # the name is shadowed by the function
 
 #: (kernel, fuzz seed, the random sequence, the script recovered today).
 #: Each was refused on main before (see the module docstring).

@@ -7,7 +7,6 @@ replay, every step checked, to the target's dates."""
 
 from __future__ import annotations
 
-import sys
 
 import pytest
 
@@ -16,9 +15,9 @@ from clayx.whitebox.model import Divs
 from clayx.whitebox.replay import same_dates
 from clayx.whitebox.targets import start_of
 
-from whitebox_cases import EXAMPLES, replays as _replays, session as _session
+from whitebox_cases import (EXAMPLES, replays as _replays, session as _session,
+                            recover_module as _recover)
 
-_recover = sys.modules["clayx.whitebox.recover"]      # the name is shadowed by the function
 
 #: (kernel, the random sequence, the script whitebox recovers from its result)
 CASES = [

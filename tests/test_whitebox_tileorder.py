@@ -12,7 +12,6 @@ some are compiled and run against the original."""
 
 from __future__ import annotations
 
-import sys
 
 import pytest
 
@@ -21,9 +20,9 @@ from clayx.whitebox.model import Aff, Divs, it
 from clayx.whitebox.steps import Recorder, Step
 from clayx.whitebox.targets import start_of
 
-from whitebox_cases import assert_recovered, assert_recovered_code_runs, symbolic_target
+from whitebox_cases import (assert_recovered, assert_recovered_code_runs, symbolic_target,
+                            recover_module as _recover)
 
-_recover = sys.modules["clayx.whitebox.recover"]      # the name is shadowed by the function
 
 #: (kernel, fuzz seed, the random sequence, the script recovered today).
 #: Each was refused before ("cannot order the target's tiling legally").

@@ -12,7 +12,6 @@ and run against the original."""
 
 from __future__ import annotations
 
-import sys
 
 import pytest
 
@@ -20,9 +19,9 @@ from clayx.whitebox import WhiteboxError, whitebox
 from clayx.whitebox.model import Aff, it
 
 from whitebox_cases import (assert_recovered, assert_recovered_code_runs,
-                            session as _session, symbolic_target as _target)
+                            session as _session, symbolic_target as _target,
+                            recover_module as _recover)
 
-_recover = sys.modules["clayx.whitebox.recover"]      # the name is shadowed by the function
 
 #: (kernel, fuzz seed, the random sequence, the script recovered today).
 #: Each was refused by 73737e3 (before these readings).

@@ -11,16 +11,15 @@ some are compiled and run against the original."""
 
 from __future__ import annotations
 
-import sys
 
 import pytest
 
 from clayx.whitebox.model import Aff, it
 from clayx.whitebox.steps import Step
 
-from whitebox_cases import assert_recovered, assert_recovered_code_runs, symbolic_target as _target
+from whitebox_cases import (assert_recovered, assert_recovered_code_runs,
+                            symbolic_target as _target, recover_module as _recover)
 
-_recover = sys.modules["clayx.whitebox.recover"]      # the name is shadowed by the function
 
 #: (kernel, fuzz seed, the random sequence, the script recovered today).
 #: Each was refused by eb6876b (before these readings).

@@ -13,7 +13,6 @@ dates; some are compiled and run against the original."""
 
 from __future__ import annotations
 
-import sys
 
 import islpy as isl
 import pytest
@@ -25,9 +24,9 @@ from clayx.whitebox.steps import Step
 from clayx.whitebox.unrolls import undensify_once
 
 from whitebox_cases import (assert_recovered, assert_recovered_code_runs,
-                            session as _session, symbolic_target as _target)
+                            session as _session, symbolic_target as _target,
+                            recover_module as _recover)
 
-_recover = sys.modules["clayx.whitebox.recover"]      # the name is shadowed by the function
 
 #: (kernel, fuzz seed, the random sequence, the script recovered today).
 #: Each was refused by eb6876b.

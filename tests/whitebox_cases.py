@@ -5,6 +5,7 @@ the target's symbolic form, and the recovered script compiled and run."""
 from __future__ import annotations
 
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,10 @@ from clayx.whitebox.replay import same_dates
 from clayx.whitebox.targets import start_of
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+#: The module :mod:`clayx.whitebox.recover` (its name is shadowed by the
+#: function ``clayx.whitebox.recover``), for tests of its private parts.
+recover_module = sys.modules["clayx.whitebox.recover"]
 
 _BASE: dict[str, clayx.Session] = {}
 

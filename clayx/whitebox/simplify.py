@@ -464,13 +464,21 @@ def merge_across_fusion(steps: list[Step], O: Sched, oracle) -> list[Step]:
 WINDOW = 40
 
 
+def _content(r) -> tuple:
+    """What relation ``r`` is, but its β-vector."""
+    return (r.stmt, tuple(r.canon(a) for a in r.alphas), frozenset(r.canon(c) for c in r.cons),
+            r.empty, None if r.dom is None else str(r.dom))
+
+
+def _marks(S: Sched) -> tuple:
+    """The marks of ``S``, in a fixed order."""
+    return tuple(sorted(repr(m) for m in S.marks))
+
+
 def _key(S: Sched) -> tuple:
     """What Clay's schedule ``S`` is, without the tags: two symbolic
     schedules with the same key are the same relations at the same β."""
-    return (tuple((r.stmt, r.beta, tuple(r.canon(a) for a in r.alphas),
-                   frozenset(r.canon(c) for c in r.cons), r.empty,
-                   None if r.dom is None else str(r.dom)) for r in S.rels),
-            tuple(sorted(repr(m) for m in S.marks)))
+    return tuple((r.beta,) + _content(r) for r in S.rels), _marks(S)
 
 
 def _peel_amount(S: Sched, loop: tuple, st: Step) -> Aff | None:
@@ -523,12 +531,6 @@ def _candidates(states: list[Sched], steps: list[Step], i: int):
             yield Step("iss", (loop,) + tuple(st.args[1:]), st.comment)
 
 
-def _content(r) -> tuple:
-    """What relation ``r`` is, but its β-vector."""
-    return (r.stmt, tuple(r.canon(a) for a in r.alphas), frozenset(r.canon(c) for c in r.cons),
-            r.empty, None if r.dom is None else str(r.dom))
-
-
 def _signature(S: Sched) -> int:
     """A hash of the relations of ``S`` without their β-vectors (equal for
     two schedules that differ only in the order of their loops)."""
@@ -553,7 +555,7 @@ def _sorted_key(S: Sched, loop: tuple) -> tuple | None:
         ((r.beta[:d] + (rank[r.beta[d]],) + r.beta[d + 1:]
           if r.beta[:d] == loop and len(r.beta) > d else r.beta,) + _content(r)
          for r in S.rels), key=lambda t: t[0]))
-    return (rels, tuple(sorted(repr(m) for m in S.marks))), [rank[k] for k in sorted(rank)]
+    return (rels, _marks(S)), [rank[k] for k in sorted(rank)]
 
 
 def _with_reorder(states: list[Sched], sigs: list[int], i: int, X: Sched, c: Step, oracle):
