@@ -129,6 +129,46 @@ def test_schedule_constraints_are_the_dependences_of_the_preset_s_kinds():
     assert str(tree) == str(schedule_tree(scop, resolve("cpu"), deps))
 
 
+def _reversed(deps):
+    from clayx.analysis.dependences import Dependences
+    return Dependences(tuple(reversed(deps.all)), space=deps.space, schedule=deps.schedule)
+
+
+def test_edge_order_is_the_analysis_order_on_every_example():
+    # the order isl is given the dependences in is defined by the scheduler
+    # (kind, source, sink, references in program order); the analysis lists
+    # them in that order already, so the pinned trees are this order's
+    from clayx.analysis import dependences
+    from clayx.auto.scheduler import edge_order
+    for stem in KERNELS:
+        scop = load(EXAMPLES / f"{stem}.c")[0]
+        deps = dependences(scop)
+        assert list(deps.all) == edge_order(scop, deps.all), stem
+        assert edge_order(scop, _reversed(deps).all) == list(deps.all), stem
+
+
+@pytest.mark.parametrize("stem", ["correlation", "3mm"])
+def test_isl_s_tree_does_not_depend_on_the_order_dependences_are_listed_in(stem):
+    # isl breaks ties by the order of its edges: the same relations united
+    # in reverse order give correlation and 3mm another maxfuse tree (the
+    # check that this test can fail); schedule_tree sorts them first
+    from clayx.analysis import dependences
+    from clayx.auto.scheduler import _compute, _union, isl_options
+    scop = load(EXAMPLES / f"{stem}.c")[0]
+    deps = dependences(scop)
+    preset = resolve("maxfuse")
+    want = str(_compute(scop, scop.domains(), preset, deps, None))
+    assert str(_compute(scop, scop.domains(), preset, _reversed(deps), None)) == want
+
+    def union(kinds):
+        return _union(deps.space, reversed(deps.of_kind(*kinds)))
+    sc = isl.ScheduleConstraints.on_domain(scop.domains()).set_context(scop.context)
+    sc = sc.set_validity(union(preset.validity)).set_proximity(union(preset.proximity))
+    sc = sc.set_coincidence(union(preset.coincidence))
+    with isl_options(scop.context.get_ctx(), preset.isl_options()):
+        assert str(sc.compute_schedule()) != want
+
+
 def test_locality_fallback_runs_isl_s_scheduler_once(monkeypatch):
     # when the locality pass's loop orders are not recovered (forced here:
     # lu's are), whiteboxed falls back on isl's own order and tiling,

@@ -32,6 +32,11 @@ What the isl options do (isl's documentation and seed 001):
 - ``carry_self_first``, ``split_scaled``: Feautrier fallback refinements
   (§7.6, §7.1).
 
+The order in which the dependences are handed to isl is part of every
+preset too: isl breaks ties by the order of its edges, and
+:func:`~.scheduler.edge_order` fixes it (kind, then source and sink
+statement, then references, in program order).
+
 ``scripts/bench_whitebox.py --presets [--only gemm,lu]`` times every preset
 per kernel (isl scheduling with post-processing, and whiteboxing of its
 schedule) and prints the recovered length or the error of each.

@@ -88,8 +88,8 @@ on all 31 examples):
   knob: the same maps put in in another order change correlation's
   ``cpu``, ``gpu`` and ``maxfuse`` trees (its fusion) and adi's
   ``maxfuse`` one, random orders also 3mm's and covariance's ``maxfuse``
-  ones: isl breaks ties by the order of its edges, and the pinned trees
-  are those of the order built here (dependences by kind, source, sink).
+  ones: isl breaks ties by the order of its edges.  So the order is
+  fixed here, on purpose, as part of every preset: :func:`edge_order`.
   Proximity given apart (a statement pair's validity relation as its
   proximity, which isl then bounds from above only, its read-after-read
   relations reversed onto the other direction: the same bounds) changes
@@ -110,7 +110,7 @@ from ..model import Scop
 from .presets import ISL_OPTIONS, Preset
 
 __all__ = ["MAX_OPERATIONS", "SchedulingError", "TREE_CACHE_SIZE", "cache_stats",
-           "clear_cache", "isl_options", "schedule_constraints",
+           "clear_cache", "edge_order", "isl_options", "schedule_constraints",
            "schedule_tree"]
 
 #: isl operation budget of one scheduler call (0: none).  The slowest
@@ -151,9 +151,41 @@ def cache_stats() -> dict[str, int]:
     return dict(_STATS)
 
 
-def _union(deps, kinds: tuple[str, ...]) -> isl.UnionMap:
-    um = isl.UnionMap.empty(deps.space)
-    for d in deps.of_kind(*kinds):
+def edge_order(scop: Scop, deps) -> list:
+    """``deps`` in the order isl's scheduler is given them: by kind (RAW,
+    WAR, WAW, RAR), then source and sink statement in the program's order,
+    then the source's and the sink's access in their statement's order.
+
+    The order is part of a preset's definition, not an accident of the
+    analysis: isl keeps a union's maps in a hash table whose collisions keep
+    insertion order, and a map's basic maps in the order they were united,
+    and its scheduler breaks ties by the order it meets its edges.  The same
+    relations inserted in another order give correlation another ``cpu``,
+    ``gpu`` and ``maxfuse`` tree (another fusion) and adi another
+    ``maxfuse`` one (``scripts/isl_form_probe.py``).  Sorting here makes
+    ``--auto`` independent of how :class:`~clayx.analysis.Dependences`
+    lists its dependences (this is the order the analysis gives today, so
+    the pinned trees of ``tests/data/auto/tree_shapes.json`` are those of
+    this order)."""
+    from ..analysis.dependences import KINDS
+    kinds = {k: i for i, k in enumerate(KINDS)}
+    stmts = {s.name: i for i, s in enumerate(scop.statements)}
+    refs = {}
+    for s in scop.statements:
+        for k, a in enumerate(s.accesses):
+            refs.setdefault((s.name, a.ref or f"{s.name}_r{k}"), k)
+    n = len(refs)
+
+    def key(d):
+        return (kinds[d.kind], stmts.get(d.source, n), d.source, stmts.get(d.sink, n), d.sink,
+                refs.get((d.source, d.source_ref), n), d.source_ref,
+                refs.get((d.sink, d.sink_ref), n), d.sink_ref)
+    return sorted(deps, key=key)
+
+
+def _union(space: isl.Space, deps) -> isl.UnionMap:
+    um = isl.UnionMap.empty(space)
+    for d in deps:
         um = um.union(isl.UnionMap.from_map(d.relation))
     return um
 
@@ -195,13 +227,14 @@ def schedule_constraints(scop: Scop, dom: isl.UnionSet, preset: Preset,
                          deps) -> isl.ScheduleConstraints:
     """isl's schedule constraints of ``scop`` (domains ``dom``) under
     ``preset``: the unions of the dependences of the kinds the preset names
-    (what :func:`schedule_tree` hands isl's scheduler)."""
+    (what :func:`schedule_tree` hands isl's scheduler), each united in
+    :func:`edge_order`."""
     sc = isl.ScheduleConstraints.on_domain(dom).set_context(scop.context)
     unions: dict[tuple[str, ...], isl.UnionMap] = {}     # cpu: coincidence = validity
 
     def union(kinds: tuple[str, ...]) -> isl.UnionMap:
         if kinds not in unions:
-            unions[kinds] = _union(deps, kinds)
+            unions[kinds] = _union(deps.space, edge_order(scop, deps.of_kind(*kinds)))
         return unions[kinds]
     sc = sc.set_validity(union(preset.validity))
     sc = sc.set_proximity(union(preset.proximity))
