@@ -21,6 +21,10 @@ from clayx.whitebox.steps import Recorder, Step
 from clayx.whitebox.targets import start_of
 from whitebox_cases import assert_recovered, assert_recovered_code_runs, session
 
+#: seidel-2d: two iss of the time loop around a skew
+SEIDEL_TWO = ("seidel-2d", "iss([0], {-1, 0 | | 0, 0 | 6}); skew([0, 0, 0], 3, 2, -1); "
+              "iss([0], {1, 1, 0 | | 0, 1 | -2}); reshape([0, 1, 0, 0], 1, 2, -1);")
+
 #: (example, the user's steps, the recovered script, its length before
 #: simplification)
 CASES = [
@@ -33,8 +37,7 @@ CASES = [
     # one-statement splits in one-iteration loops
     ("syrk", "fuse([0]); iss([0, 1, 0], {0, 1 | | -1, -1 | 4}); "
         "peel([0, 1, 0], {-1, -1 | -2}); reverse([0, 1, 1, 1], 2);",
-     "iss([0, 1, 0], {[] | [0, 1] | [-1, -1] | 4});\n"
-     "iss([0, 1], {[] | [0, 0, -1] | [1, 1] | 1});\nreorder([0, 1], [1, 0]);\n", 13),
+     "iss([0, 1, 0], {[] | [0, 1] | [-1, -1] | 4});\npeel([0, 1, 0], {-1, -1 | -2});\n", 13),
     # two peels of a loop of two statements, marks after
     ("gemm", "vectorize([0, 1, 0]); peel([0, 1], {1, 0, 1 | 0}); reshape([0, 2], 2, 3, 2); "
         "peel([0, 1], {0, 0, 0 | 1}); reverse([0, 3, 0], 3);",
@@ -47,6 +50,18 @@ CASES = [
      "peel([0, 0], {0 | 5});\npeel([1], {-1 | 3});\n", 5),
     ("seidel-2d", "peel([0, 0], {0, 0 | 2}); skew([0, 1], 2, 1, 1);",
      "peel([0, 0], {0, 0 | 2});\nskew([0, 1], 2, 1, 1);\n", 4),
+    # two splits of one loop the recovery made in the other order, one
+    # relation at a time: two iss (_two_steps), 19 -> 3
+    (SEIDEL_TWO[0], SEIDEL_TWO[1],
+     "iss([0], {[] | [-1] | [0, 0] | 6});\niss([0], {[] | [1, 1] | [0, 1] | -2});\n"
+     "skew([0, 2], 3, 2, -1);\n", 19),
+    # the same with tiles after: 47 -> 8 (28 with the greedy shortcuts)
+    ("bicg", "iss([1], {-1 | | 1, 1 | -2}); collapse([1]); iss([1], {-1 | | -1, -1 | 1}); "
+        "tile([1], 1, 1, 5); stripmine([1, 0, 3], 3, 3); tile([1], 2, 2, 5); "
+        "iss([1], {-1 | | -1, 0 | -1});",
+     "iss([1], {[] | [-1] | [-1, -1] | 1});\niss([1], {[] | [-1] | [-5, 0] | -1});\n"
+     "stripmine([1, 7], 2, 3);\nstripmine([1], 1, 5);\nsplit([1, 0, 3, 1], 2);\n"
+     "stripmine([1, 1], 2, 5);\nstripmine([1, 0, 3], 3, 3);\nstripmine([1, 0], 2, 5);\n", 47),
 ]
 
 
@@ -93,6 +108,25 @@ def test_a_run_back_to_a_schedule_met_before_goes():
              Step("reverse", ((0,), 1))]
     assert shortcuts(steps, O) == steps[2:]
     assert simplify(steps, O, None, oracle) == steps[2:]
+
+
+def test_two_splits_replace_a_run_only_where_the_way_between_is_legal():
+    # the two iss of SEIDEL_TWO replace the recovery's one-relation splits
+    # when the schedule between them is legal, and not without the oracle
+    # or when it says no (then the run stays longer)
+    from clayx.whitebox import whitebox
+    s = session(*SEIDEL_TWO)
+    raw = list(whitebox(s.original, s.current.schedule).raw)
+    _, O, oracle = _start("seidel-2d")
+    asked = []
+
+    def no(sched):
+        asked.append(sched)
+        return False
+    best = shortcuts(raw, O, oracle)
+    assert [st.name for st in best[:2]] == ["iss", "iss"] and len(best) < len(raw) - 10
+    assert len(shortcuts(raw, O, no)) > len(best) and asked
+    assert len(shortcuts(raw, O)) > len(best)
 
 
 def _peel_then_outer_shift():
@@ -142,7 +176,8 @@ def test_a_split_moves_early_without_asking_when_only_the_cut_changes():
 
 @pytest.mark.slow
 @pytest.mark.parametrize("n,sizes", [(0, {"N": 13}), (1, {"M": 7, "N": 9}),
-                                     (2, {"NI": 8, "NJ": 9, "NK": 6})])
+                                     (2, {"NI": 8, "NJ": 9, "NK": 6}),
+                                     (7, {"TSTEPS": 9, "N": 11}), (8, {"M": 13, "N": 12})])
 def test_the_shortened_scripts_run_equal_to_the_original(tmp_path, n, sizes):
     stem, seq, _, _ = CASES[n]
     assert_recovered_code_runs(tmp_path, stem, seq, sizes)

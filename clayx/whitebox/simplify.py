@@ -49,7 +49,12 @@ sequence when the simplified one does not replay):
   reaches, or one ``iss`` and a ``reorder`` of that loop's parts, is
   replaced by it.  Schedules are compared without the relations' tags, so
   ``embed(S); iss; split; unembed; unembed`` for each statement of a loop
-  becomes the loop's ``iss``;
+  becomes the loop's ``iss``.  Where the recovery split a loop's parts in
+  the other order than the target (an inner loop first), two ``iss`` or
+  ``peel`` steps, on a loop and on it or a loop inside it, replace the run
+  (:func:`_two_steps`; the schedule between them asked of the oracle).
+  Of all these ways the shortest whole sequence is kept (a shortest path
+  over the schedules met, not the first replacement found);
 - **early splits** (:func:`early_splits`): a ``split`` that separates the
   parts an ``iss`` made moves to right after it, the steps in between
   renamed for the new β-vectors, when the schedule reached is the same;
@@ -75,7 +80,7 @@ from __future__ import annotations
 from .model import Aff, Sched, on_alphas
 from .steps import Recorder, Step, tile_step
 
-__all__ = ["ORACLE_BUDGET", "RULES", "early_splits", "loop_names", "merge_across_fusion",
+__all__ = ["ORACLE_BUDGET", "PAIR_BUDGET", "RULES", "early_splits", "loop_names", "merge_across_fusion",
            "shortcuts", "simplify", "tile_chains"]
 
 #: The rule names, for reports and tests.
@@ -531,6 +536,119 @@ def _candidates(states: list[Sched], steps: list[Step], i: int):
             yield Step("iss", (loop,) + tuple(st.args[1:]), st.comment)
 
 
+#: How many schedules :func:`shortcuts` may compute per sequence in its
+#: search for two-step replacements (each a symbolic ``iss`` or ``peel``).
+PAIR_BUDGET = 200
+
+
+def _negated(st: Step) -> Step:
+    """The ``iss`` step ``st`` with the other half kept at the β (Clay's
+    ``iss`` of the complement inequality)."""
+    if len(st.args) == 3:
+        coef, rest = st.args[2]
+        return Step("iss", (st.args[0], -st.args[1] - Aff.const(1),
+                            (tuple(-c for c in coef), -rest - Aff.const(1))), st.comment)
+    return Step("iss", (st.args[0], -st.args[1] - Aff.const(1)), st.comment)
+
+
+def _splits_in(states: list[Sched], steps: list[Step], i: int) -> list[Step]:
+    """The different ``iss`` steps of the window from ``steps[i]`` on, each
+    as written and with the other half kept (:func:`_negated`)."""
+    seen: dict = {}
+    for k in range(i, min(len(steps), i + WINDOW)):
+        st = steps[k]
+        if st.name == "iss":
+            for x in (st, _negated(st)):
+                seen.setdefault(x.args[1:], x)
+    return list(seen.values())
+
+
+def _on(S: Sched, loop: tuple, st: Step):
+    """The ``peel`` (when it fits) and the ``iss`` that split the relations
+    under ``loop`` of ``S`` as the ``iss`` step ``st`` splits its own."""
+    q = _peel_amount(S, loop, st)
+    if q is not None:
+        yield Step("peel", (loop, q), f"the iterations from {(-q).text()} on "
+                   "go to a loop of their own after this one")
+    yield Step("iss", (loop,) + tuple(st.args[1:]), st.comment)
+
+
+def _after(S: Sched, c: Step) -> Sched | None:
+    X = S.copy()
+    try:
+        _apply(X, c)
+    except Exception:                       # noqa: BLE001 - not a candidate
+        return None
+    return X
+
+
+def _items(S: Sched) -> frozenset:
+    """The relations of ``S`` with their β-vectors, without tags."""
+    return frozenset((r.beta,) + _content(r) for r in S.rels)
+
+
+def _two_steps(states: list[Sched], steps: list[Step], i: int, last: dict, oracle,
+               budget: list[int], items: list):
+    """``(j, [c1, c2])``: two splits (``iss`` or ``peel``, with the
+    inequalities of the ``iss`` steps from ``steps[i]`` on, either half
+    kept, two different ones) that reach the latest schedule ``states[j]``
+    they can from ``states[i]``, the first on a loop around ``steps[i]``'s
+    β, the second on that loop or a loop inside it; the schedule between
+    them legal (``oracle``).  The recovery splits a relation at a time;
+    where a target split a loop and then one of the loops inside, in the
+    other order than the recovery, this is those two splits::
+
+        iss([1, 1], n + 5 < 0); embed; iss; split; unembed; unembed; …     iss([1], i < 0)
+        (one chain a statement of loop [1]); reorder; split; reorder  →   iss([1, 1], n + 5 < 0)
+
+    A candidate goes without being applied when what it leaves alone (the
+    relations outside its loop) is in no later schedule.  ``budget``: how
+    many more schedules the search may compute; ``items``: the states'
+    :func:`_items`, filled in as needed."""
+    S = states[i]
+    beta = tuple(steps[i].args[0])
+    splits = _splits_in(states, steps, i)
+    later = range(i + 3, len(states))
+    for j in later:
+        if items[j] is None:
+            items[j] = _items(states[j])
+    best = None
+    for m in range(1, len(beta) + 1):
+        outer = beta[:m]
+        if not S.is_loop(outer):
+            continue
+        kept = frozenset((r.beta,) + _content(r) for r in S.rels if r.beta[:m] != outer)
+        if not any(kept <= items[j] for j in later):
+            continue                            # what c1 and c2 leave is nowhere later
+        for st in splits:
+            for c1 in _on(S, outer, st):
+                if budget[0] <= 0:
+                    return best
+                budget[0] -= 1
+                X = _after(S, c1)
+                if X is None:
+                    continue
+                xs = [(r.beta,) + _content(r) for r in X.rels]
+                loops = sorted({r.beta[:n] for r in X.under(outer)
+                                for n in range(m, len(r.beta))})
+                for loop in loops:
+                    kept = frozenset(x for x in xs if x[0][:len(loop)] != loop)
+                    if not any(kept <= items[j] for j in later):
+                        continue                # what c2 leaves is nowhere later
+                    for st2 in splits:
+                        if st2.args[1] in (st.args[1], -st.args[1] - Aff.const(1)):
+                            continue            # the same cut again
+                        for c2 in _on(X, loop, st2):
+                            if budget[0] <= 0:
+                                return best
+                            budget[0] -= 1
+                            Y = _after(X, c2)
+                            j = -1 if Y is None else last.get(_key(Y), -1)
+                            if j >= i + 3 and (best is None or j > best[0]) and oracle(X):
+                                best = (j, [c1, c2])
+    return best
+
+
 def _signature(S: Sched) -> int:
     """A hash of the relations of ``S`` without their β-vectors (equal for
     two schedules that differ only in the order of their loops)."""
@@ -588,8 +706,12 @@ def shortcuts(steps: list[Step], O: Sched, oracle=None) -> list[Step]:
     removed, and every run from an ``iss`` or ``embed`` that one ``iss`` or
     ``peel`` of a loop around it reaches (:func:`_candidates`) replaced by
     it; with an ``oracle``, also by an ``iss`` and a ``reorder`` of the
-    loop (when the schedule between them is legal).  The other schedules
-    on the way are a subset of the old ones, so every step stays legal::
+    loop (when the schedule between them is legal), and, at an ``iss``
+    followed by an ``embed``, by two splits (:func:`_two_steps`).  Every
+    replacement found is a way from one schedule met to a later one; the
+    shortest sequence over all of them is returned (ties: the way that
+    goes further first).  The other schedules on the way are the old ones
+    or asked of the oracle, so every step stays legal::
 
         iss([0, 0], {| 0, 1 | [-1] | -2}); embed([0, 0, 0]);
         iss([0, 0, 0], {| 0, 1 | [0] | 5}); split([0, 0, 0, 0], 3);      peel([0, 0], {-1 | -2});
@@ -606,33 +728,45 @@ def shortcuts(steps: list[Step], O: Sched, oracle=None) -> list[Step]:
     keys = [_key(X) for X in states]
     last = {k: j for j, k in enumerate(keys)}
     sigs = [_signature(X) for X in states] if oracle is not None else []
+    budget = [PAIR_BUDGET]
+    n = len(steps)
+    items: list = [None] * len(states)
+    # every way on from each schedule: (j, the steps from states[i] to states[j])
+    ways: list[list] = [[] for _ in range(n)]
+    for i in range(n):
+        if last[keys[i]] > i:
+            ways[i].append((last[keys[i]], []))
+            continue
+        ways[i].append((i + 1, [steps[i]]))
+        if steps[i].name not in ("iss", "embed"):
+            continue
+        for c in _candidates(states, steps, i):
+            X = _after(states[i], c)
+            if X is None:
+                continue
+            j = last.get(_key(X), -1)
+            if j >= i + 2:
+                ways[i].append((j, [c]))
+            elif j < 0 and c.name == "iss" and oracle is not None:
+                pair = _with_reorder(states, sigs, i, X, c, oracle)
+                if pair is not None and pair[0] >= i + 3:
+                    ways[i].append(pair)
+        if steps[i].name == "iss" and i + 1 < n and steps[i + 1].name == "embed" \
+                and oracle is not None:
+            pair = _two_steps(states, steps, i, last, oracle, budget, items)
+            if pair is not None:
+                ways[i].append(pair)
+    # the shortest way from O to the end (ties: the one that goes further first)
+    best: list = [None] * n + [(0, [])]
+    for i in range(n - 1, -1, -1):
+        best[i] = min(((len(w) + best[j][0], -j, w, j) for j, w in ways[i]),
+                      key=lambda t: t[:2])
     out: list[Step] = []
     i = 0
-    while i < len(steps):
-        if last[keys[i]] > i:
-            i = last[keys[i]]
-            continue
-        best = None                         # (saved steps, j, replacement)
-        if steps[i].name in ("iss", "embed"):
-            for c in _candidates(states, steps, i):
-                X = states[i].copy()
-                try:
-                    _apply(X, c)
-                except Exception:           # noqa: BLE001 - not a candidate
-                    continue
-                j = last.get(_key(X), -1)
-                if j >= i + 2 and (best is None or j - i - 1 > best[0]):
-                    best = (j - i - 1, j, [c])
-                elif j < 0 and c.name == "iss" and oracle is not None:
-                    pair = _with_reorder(states, sigs, i, X, c, oracle)
-                    if pair is not None and pair[0] - i - 2 > (best[0] if best else 0):
-                        best = (pair[0] - i - 2, pair[0], pair[1])
-        if best is not None:
-            out.extend(best[2])
-            i = best[1]
-        else:
-            out.append(steps[i])
-            i += 1
+    while i < n:
+        _, _, w, j = best[i]
+        out.extend(w)
+        i = j
     return out
 
 
