@@ -538,7 +538,7 @@ def _candidates(states: list[Sched], steps: list[Step], i: int):
 
 #: How many schedules :func:`shortcuts` may compute per sequence in its
 #: search for two-step replacements (each a symbolic ``iss`` or ``peel``).
-PAIR_BUDGET = 200
+PAIR_BUDGET = 100
 
 
 def _negated(st: Step) -> Step:
