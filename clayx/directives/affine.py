@@ -308,14 +308,15 @@ def reshape(scop: Scop, beta, depth: int, iterator_: int, amount: int) -> Scop:
     the 1-based index of an original loop iterator of every statement under
     ``beta``; ``amount`` the factor.  Substitution ``α_d ↦ α_d + amount·x``:
     the new date is ``α_d - amount·x``.  Refused when the dates would stop
-    being unique (explicit dimensions becoming linearly dependent)::
+    being unique (explicit dimensions becoming linearly dependent) on the
+    statement's instances (:func:`dates_unique`)::
 
         for (i …) for (j …) S(i, j)      reshape([0], 2, 1, -1)
                                    =>    for (i …) for (c = i; …) S(i, c - i)
 
     Checks: ``beta`` exists (not ``[]``), ``depth`` within the loops of
     every statement under it, ``iterator`` an original iterator of each,
-    the dates stay unique.  Legality: checked by the session.
+    the dates of the instances stay unique.  Legality: checked by the session.
     """
     rels = scop.schedule.relations_under(beta)
     if amount == 0:                     # Clay: after the look-up
@@ -328,7 +329,7 @@ def reshape(scop: Scop, beta, depth: int, iterator_: int, amount: int) -> Scop:
     new = {id(r): substituted(r, depth, f"{alpha(depth)} {_term(-amount, iterator(iterator_))}")
            for r in rels}
     for r in rels:
-        if not new[id(r)].map.is_injective():
+        if not dates_unique(scop, new[id(r)]):
             raise DirectiveError(
                 "wrong coefficient (the reshape would give several instances of "
                 f"{r.stmt} the same date: its dimensions become linearly dependent)",
@@ -360,6 +361,18 @@ def grain(scop: Scop, beta, depth: int, factor: int) -> Scop:
         return scop
     return rewrite(scop, rels, lambda r: substituted(r, depth, f"{factor}*{alpha(depth)}"),
                    name="grain")
+
+
+def dates_unique(scop: Scop, rel: Relation) -> bool:
+    """Does ``rel`` give every instance of its statement (its domain, in the
+    context) a date of its own?  What ``reshape`` checks: on the instances,
+    not on the relation as written, so a part with no instance (an empty
+    half of an index-set split, which Clay keeps) never blocks a loop's
+    ``reshape``, and an iterator the domain fixes (``j = i`` on a part)
+    counts as the one it equals.  Whitebox asks the same question of its
+    symbolic schedules (:meth:`clayx.whitebox.Oracle.unique`)."""
+    dom = scop.statement(rel.stmt).domain.intersect_params(scop.context)
+    return rel.map.intersect_domain(dom).is_injective()
 
 
 def _dates(scop: Scop, rel: Relation) -> isl.Set:

@@ -154,6 +154,19 @@ class Oracle:
                                  to_map(r, st.iterators, self.scop.params, sched.divs, ctx)))
         return ClaySchedule(tuple(rels))
 
+    def unique(self, r, divs) -> bool:
+        """Does the symbolic relation ``r`` give every instance of its part
+        a date of its own?  The question ``reshape`` asks
+        (:func:`clayx.directives.affine.dates_unique`, the same code), on
+        ``r``'s isl relation: a strip-mined dimension counts as what it
+        is (``i - 2·floor(i / 2)`` does not determine ``i``), a part with no
+        instance is always unique."""
+        from ..directives.affine import dates_unique
+        from ..model import Relation
+        st = self.scop.statement(r.stmt)
+        m = to_map(r, st.iterators, self.scop.params, divs, self.scop.context.get_ctx())
+        return dates_unique(self.scop, Relation(r.stmt, tuple(r.beta), m))
+
     def __call__(self, sched: Sched) -> bool:
         from dataclasses import replace
         from ..analysis import is_legal

@@ -2806,7 +2806,13 @@ class _Core:
         """Do the relations under ``prefix`` (with an instance) still give
         their instances distinct dates (a ``reshape`` of a loop by an
         iterator can make two of a statement's dimensions dependent, which
-        Clay refuses)?"""
+        ``reshape`` refuses)?  With an oracle, ``reshape``'s own check
+        (:meth:`clayx.whitebox.Oracle.unique`: strip-mined dimensions
+        count as what they are, which the rank of the dimensions over the
+        iterators, used without one, does not see)."""
+        if self.oracle is not None:
+            return all(x.empty or self.oracle.unique(x, self.C.divs)
+                       for x in self.C.under(prefix))
         return all(x.empty or _rank([a.part("i") for a in x.alphas], _iter_keys(x))
                    == len(x.free) for x in self.C.under(prefix))
 
