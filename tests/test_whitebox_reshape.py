@@ -252,6 +252,41 @@ def test_the_planner_sees_merged_dates_of_strip_mined_dimensions():
     assert _recover._Core(Recorder(X), T, oracle)._unique((0,))
 
 
+# --- targets such reshapes make ----------------------------------------------------------
+
+#: bicg: the peeled part ``i <= -13`` of the second nest has no instance;
+#: the reshape makes its ``i`` loop ``i - i = 0`` (refused before), so its
+#: chunk loop ``floor(i / 3)`` has no point loop left to be read from.
+EMPTY_RESHAPED = ("stripmine([1], 1, 3); peel([1], {0, 0 | 4}); tile([0], 1, 1, 32); "
+                  "reshape([1, 0], 2, 1, 1);")
+
+
+def test_a_target_with_an_empty_part_reshaped_is_recovered():
+    # the empty part is recovered with its statement's other dimensions:
+    # the same dates for every instance
+    assert_recovered("bicg", EMPTY_RESHAPED,
+                     "peel([1], {0, 0 | 12});\nstripmine([2], 1, 3);\nstripmine([1], 1, 3);\n"
+                     "stripmine([0], 1, 32);\n")
+
+
+def test_empty_parts_take_the_dimensions_of_the_nearest_part_with_instances():
+    from clayx.whitebox import _plain_empty_parts
+    T, _ = _target_of("bicg", EMPTY_RESHAPED)
+    X = _plain_empty_parts(T)
+    for r in T.rels:
+        x = X.by_tag(r.tag)
+        if r.empty:
+            peer = next(y for y in T.rels if not y.empty and y.stmt == r.stmt)
+            assert x.alphas == peer.alphas and x.beta == r.beta and x.cons == r.cons
+        else:
+            assert x.alphas == r.alphas
+    assert any(r.empty and r.alphas != X.by_tag(r.tag).alphas for r in T.rels)
+    # nothing to change: no empty part, or empty parts already alike
+    assert _plain_empty_parts(X) is None
+    T, _ = _target_of("bicg", "tile([0], 1, 1, 32);")
+    assert _plain_empty_parts(T) is None
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("seed,sizes", [(60237, {"N": 13}), (40163, {"TSTEPS": 5, "N": 17}),
                                         (48069, {"N": 11, "M": 7}), (75142, {"N": 10})])
