@@ -308,15 +308,14 @@ def reshape(scop: Scop, beta, depth: int, iterator_: int, amount: int) -> Scop:
     the 1-based index of an original loop iterator of every statement under
     ``beta``; ``amount`` the factor.  Substitution ``α_d ↦ α_d + amount·x``:
     the new date is ``α_d - amount·x``.  Refused when the dates would stop
-    being unique (explicit dimensions becoming linearly dependent) on the
-    statement's instances (:func:`dates_unique`)::
+    being unique (explicit dimensions becoming linearly dependent)::
 
         for (i …) for (j …) S(i, j)      reshape([0], 2, 1, -1)
                                    =>    for (i …) for (c = i; …) S(i, c - i)
 
     Checks: ``beta`` exists (not ``[]``), ``depth`` within the loops of
     every statement under it, ``iterator`` an original iterator of each,
-    the dates of the instances stay unique.  Legality: checked by the session.
+    the dates stay unique.  Legality: checked by the session.
     """
     rels = scop.schedule.relations_under(beta)
     if amount == 0:                     # Clay: after the look-up
@@ -329,7 +328,7 @@ def reshape(scop: Scop, beta, depth: int, iterator_: int, amount: int) -> Scop:
     new = {id(r): substituted(r, depth, f"{alpha(depth)} {_term(-amount, iterator(iterator_))}")
            for r in rels}
     for r in rels:
-        if not dates_unique(scop, new[id(r)]):
+        if not injective_as_written(new[id(r)]):
             raise DirectiveError(
                 "wrong coefficient (the reshape would give several instances of "
                 f"{r.stmt} the same date: its dimensions become linearly dependent)",
@@ -363,16 +362,13 @@ def grain(scop: Scop, beta, depth: int, factor: int) -> Scop:
                    name="grain")
 
 
-def dates_unique(scop: Scop, rel: Relation) -> bool:
-    """Does ``rel`` give every instance of its statement (its domain, in the
-    context) a date of its own?  What ``reshape`` checks: on the instances,
-    not on the relation as written, so a part with no instance (an empty
-    half of an index-set split, which Clay keeps) never blocks a loop's
-    ``reshape``, and an iterator the domain fixes (``j = i`` on a part)
-    counts as the one it equals.  Whitebox asks the same question of its
-    symbolic schedules (:meth:`clayx.whitebox.Oracle.unique`)."""
-    dom = scop.statement(rel.stmt).domain.intersect_params(scop.context)
-    return rel.map.intersect_domain(dom).is_injective()
+def injective_as_written(rel: Relation) -> bool:
+    """Does ``rel``, as written (its index-set split constraints, not the
+    statement's domain), map no two points to one date?  What ``reshape``
+    checks (Clay refuses a reshape that makes the α equalities on the
+    iterators dependent, reference 5.8): an empty part counts too.
+    Whitebox asks the same (:meth:`clayx.whitebox.Oracle.unique`)."""
+    return rel.map.is_injective()
 
 
 def _dates(scop: Scop, rel: Relation) -> isl.Set:

@@ -155,17 +155,17 @@ class Oracle:
         return ClaySchedule(tuple(rels))
 
     def unique(self, r, divs) -> bool:
-        """Does the symbolic relation ``r`` give every instance of its part
-        a date of its own?  The question ``reshape`` asks
-        (:func:`clayx.directives.affine.dates_unique`, the same code), on
-        ``r``'s isl relation: a strip-mined dimension counts as what it
-        is (``i - 2·floor(i / 2)`` does not determine ``i``), a part with no
-        instance is always unique."""
-        from ..directives.affine import dates_unique
+        """Would ``reshape`` accept the symbolic relation ``r`` as it is:
+        does it, as written, give no two points the same date
+        (:func:`clayx.directives.affine.injective_as_written`, the same
+        code, on ``r``'s isl relation: a strip-mined dimension counts as
+        what it is, ``i - 2·floor(i / 2)`` does not determine ``i``; an
+        empty part counts too)?"""
+        from ..directives.affine import injective_as_written
         from ..model import Relation
         st = self.scop.statement(r.stmt)
         m = to_map(r, st.iterators, self.scop.params, divs, self.scop.context.get_ctx())
-        return dates_unique(self.scop, Relation(r.stmt, tuple(r.beta), m))
+        return injective_as_written(Relation(r.stmt, tuple(r.beta), m))
 
     def __call__(self, sched: Sched) -> bool:
         from dataclasses import replace
@@ -197,13 +197,21 @@ def whitebox(original, target, *, simplify: bool = True, verify: bool = True,
     t1 = time.perf_counter()
     oracle = Oracle(scop, deps, divs)
     careful = False
+
+    def checked(goal: Sched, careful: bool) -> list:
+        raw, _ = recover(O, goal, oracle=oracle, careful=careful)
+        bad = _refused_reshape(O, raw, oracle)
+        if bad is not None:
+            raise WhiteboxError(bad)
+        return raw
+
     try:
-        raw, reached = recover(O, T, oracle=oracle)
+        raw = checked(T, False)
     except WhiteboxError as first:
         # no legal order found for a choice made without checking the ones
         # before it: recover again with every choice checked
         try:
-            raw, reached = recover(O, T, oracle=oracle, careful=True)
+            raw = checked(T, True)
         except WhiteboxError as e:
             # last: the empty parts with the dimensions of their statement's
             # other parts (they give no instance a date, the replay still
@@ -212,7 +220,7 @@ def whitebox(original, target, *, simplify: bool = True, verify: bool = True,
             if T is None:
                 raise e from first
             try:
-                raw, reached = recover(O, T, oracle=oracle, careful=True)
+                raw = checked(T, True)
             except WhiteboxError:
                 raise e from first
         careful = True
@@ -249,6 +257,27 @@ def whitebox(original, target, *, simplify: bool = True, verify: bool = True,
         result.script = Script.parse(result.text(comments=False))
     result.timings["replay"] = time.perf_counter() - t3 if verify else 0.0
     return result
+
+
+def _refused_reshape(O: Sched, steps, oracle) -> str | None:
+    """Why ``reshape`` would refuse a ``reshape`` of ``steps`` (applied from
+    ``O``), or None: a relation under its β that, as written, no longer
+    maps its points to distinct dates (:meth:`Oracle.unique`; a part whose
+    domain fixes an iterator is left to the replay: its symbolic form has
+    that iterator substituted, unlike the relation Clay checks)."""
+    from .steps import Recorder
+    rec = Recorder(O.copy())
+    for k, st in enumerate(steps, 1):
+        rec.do(st.name, *st.args, new_tag=lambda *_: -1)
+        if st.name != "reshape":
+            continue
+        for x in rec.sched.under(st.args[0]):
+            if not x.elim and not oracle.unique(x, rec.sched.divs):
+                return (f"cannot express the target with Clay's reshape: step {k}, "
+                        f"{st.text(rec.sched.params)}, would make the dimensions of the part "
+                        f"of {x.stmt} at {list(x.beta)} linearly dependent as written "
+                        f"({', '.join(a.text() for a in x.alphas)})")
+    return None
 
 
 def _plain_empty_parts(T: Sched) -> Sched | None:
