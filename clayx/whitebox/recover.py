@@ -2810,11 +2810,17 @@ class _Core:
         (:meth:`clayx.whitebox.Oracle.unique`: strip-mined dimensions
         count as what they are, which the rank of the dimensions over the
         iterators, used without one, does not see)."""
-        if self.oracle is not None:
-            return all(x.empty or self.oracle.unique(x, self.C.divs)
-                       for x in self.C.under(prefix))
-        return all(x.empty or _rank([a.part("i") for a in x.alphas], _iter_keys(x))
-                   == len(x.free) for x in self.C.under(prefix))
+        for x in self.C.under(prefix):
+            if x.empty:
+                continue
+            if self.oracle is not None and not x.elim:
+                if not self.oracle.unique(x, self.C.divs):
+                    return False
+            # a part whose domain fixes an iterator has it substituted here,
+            # unlike the relation reshape checks: its rank over the others
+            elif _rank([a.part("i") for a in x.alphas], _iter_keys(x)) != len(x.free):
+                return False
+        return True
 
     def units(self, c: tuple, d: int, k: int = 0) -> list[tuple] | None:
         """``(prefix, plan)`` for the relations under ``c`` at depth ``d``:
