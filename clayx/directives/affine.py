@@ -328,7 +328,7 @@ def reshape(scop: Scop, beta, depth: int, iterator_: int, amount: int) -> Scop:
     new = {id(r): substituted(r, depth, f"{alpha(depth)} {_term(-amount, iterator(iterator_))}")
            for r in rels}
     for r in rels:
-        if not new[id(r)].map.is_injective():
+        if not injective_as_written(new[id(r)]):
             raise DirectiveError(
                 "wrong coefficient (the reshape would give several instances of "
                 f"{r.stmt} the same date: its dimensions become linearly dependent)",
@@ -360,6 +360,15 @@ def grain(scop: Scop, beta, depth: int, factor: int) -> Scop:
         return scop
     return rewrite(scop, rels, lambda r: substituted(r, depth, f"{factor}*{alpha(depth)}"),
                    name="grain")
+
+
+def injective_as_written(rel: Relation) -> bool:
+    """Does ``rel``, as written (its index-set split constraints, not the
+    statement's domain), map no two points to one date?  What ``reshape``
+    checks (Clay refuses a reshape that makes the α equalities on the
+    iterators dependent, reference 5.8): an empty part counts too.
+    Whitebox asks the same (:meth:`clayx.whitebox.Oracle.unique`)."""
+    return rel.map.is_injective()
 
 
 def _dates(scop: Scop, rel: Relation) -> isl.Set:

@@ -154,6 +154,19 @@ class Oracle:
                                  to_map(r, st.iterators, self.scop.params, sched.divs, ctx)))
         return ClaySchedule(tuple(rels))
 
+    def unique(self, r, divs) -> bool:
+        """Would ``reshape`` accept the symbolic relation ``r`` as it is:
+        does it, as written, give no two points the same date
+        (:func:`clayx.directives.affine.injective_as_written`, the same
+        code, on ``r``'s isl relation: a strip-mined dimension counts as
+        what it is, ``i - 2·floor(i / 2)`` does not determine ``i``; an
+        empty part counts too)?"""
+        from ..directives.affine import injective_as_written
+        from ..model import Relation
+        st = self.scop.statement(r.stmt)
+        m = to_map(r, st.iterators, self.scop.params, divs, self.scop.context.get_ctx())
+        return injective_as_written(Relation(r.stmt, tuple(r.beta), m))
+
     def __call__(self, sched: Sched) -> bool:
         from dataclasses import replace
         from ..analysis import is_legal
@@ -184,15 +197,32 @@ def whitebox(original, target, *, simplify: bool = True, verify: bool = True,
     t1 = time.perf_counter()
     oracle = Oracle(scop, deps, divs)
     careful = False
+
+    def checked(goal: Sched, careful: bool) -> list:
+        raw, _ = recover(O, goal, oracle=oracle, careful=careful)
+        bad = _refused_reshape(O, raw, oracle)
+        if bad is not None:
+            raise WhiteboxError(bad)
+        return raw
+
     try:
-        raw, reached = recover(O, T, oracle=oracle)
+        raw = checked(T, False)
     except WhiteboxError as first:
         # no legal order found for a choice made without checking the ones
         # before it: recover again with every choice checked
         try:
-            raw, reached = recover(O, T, oracle=oracle, careful=True)
+            raw = checked(T, True)
         except WhiteboxError as e:
-            raise e from first
+            # last: the empty parts with the dimensions of their statement's
+            # other parts (they give no instance a date, the replay still
+            # compares with the real target)
+            T = _plain_empty_parts(T)
+            if T is None:
+                raise e from first
+            try:
+                raw = checked(T, True)
+            except WhiteboxError:
+                raise e from first
         careful = True
     t2 = time.perf_counter()
     steps = shorten(raw, O, T, oracle) if simplify else list(raw)
@@ -227,6 +257,56 @@ def whitebox(original, target, *, simplify: bool = True, verify: bool = True,
         result.script = Script.parse(result.text(comments=False))
     result.timings["replay"] = time.perf_counter() - t3 if verify else 0.0
     return result
+
+
+def _refused_reshape(O: Sched, steps, oracle) -> str | None:
+    """Why ``reshape`` would refuse a ``reshape`` of ``steps`` (applied from
+    ``O``), or None: a relation under its β that, as written, no longer
+    maps its points to distinct dates (:meth:`Oracle.unique`; a part whose
+    domain fixes an iterator is left to the replay: its symbolic form has
+    that iterator substituted, unlike the relation Clay checks)."""
+    from .steps import Recorder
+    rec = Recorder(O.copy())
+    for k, st in enumerate(steps, 1):
+        rec.do(st.name, *st.args, new_tag=lambda *_: -1)
+        if st.name != "reshape":
+            continue
+        for x in rec.sched.under(st.args[0]):
+            if not x.elim and not oracle.unique(x, rec.sched.divs):
+                return (f"cannot express the target with Clay's reshape: step {k}, "
+                        f"{st.text(rec.sched.params)}, would make the dimensions of the part "
+                        f"of {x.stmt} at {list(x.beta)} linearly dependent as written "
+                        f"({', '.join(a.text() for a in x.alphas)})")
+    return None
+
+
+def _plain_empty_parts(T: Sched) -> Sched | None:
+    """``T`` with every part that has no instance (an empty half of an
+    index-set split, which Clay keeps; any dimensions give it the same
+    dates) given the dimensions of a part of the same statement with
+    instances and as many dimensions, the nearest in β order; None when
+    that changes nothing.  ``reshape`` checks the instances, so a target
+    can have dimensions on an empty part that the recovery cannot read (a
+    strip-mine whose point loop was reshaped away: bicg fuzz seed 17054)."""
+    X = T.copy()
+    changed = False
+    for r in X.rels:
+        peers = [x for x in X.rels if not x.empty and x.stmt == r.stmt and x.depth == r.depth]
+        if not r.empty or not peers:
+            continue
+        near = min(peers, key=lambda x: (-_common(x.beta, r.beta), x.beta))
+        if near.alphas != r.alphas:
+            r.alphas = list(near.alphas)
+            changed = True
+    return X if changed else None
+
+
+def _common(a, b) -> int:
+    """The length of the common prefix of two β-vectors."""
+    n = 0
+    while n < min(len(a), len(b)) and a[n] == b[n]:
+        n += 1
+    return n
 
 
 def _replay_or_raw(result: WhiteboxResult, scop: Scop, session, target: ClaySchedule, deps,

@@ -2806,9 +2806,21 @@ class _Core:
         """Do the relations under ``prefix`` (with an instance) still give
         their instances distinct dates (a ``reshape`` of a loop by an
         iterator can make two of a statement's dimensions dependent, which
-        Clay refuses)?"""
-        return all(x.empty or _rank([a.part("i") for a in x.alphas], _iter_keys(x))
-                   == len(x.free) for x in self.C.under(prefix))
+        ``reshape`` refuses)?  With an oracle, ``reshape``'s own check
+        (:meth:`clayx.whitebox.Oracle.unique`: strip-mined dimensions
+        count as what they are, which the rank of the dimensions over the
+        iterators, used without one, does not see)."""
+        for x in self.C.under(prefix):
+            if x.empty:
+                continue
+            if self.oracle is not None and not x.elim:
+                if not self.oracle.unique(x, self.C.divs):
+                    return False
+            # a part whose domain fixes an iterator has it substituted here,
+            # unlike the relation reshape checks: its rank over the others
+            elif _rank([a.part("i") for a in x.alphas], _iter_keys(x)) != len(x.free):
+                return False
+        return True
 
     def units(self, c: tuple, d: int, k: int = 0) -> list[tuple] | None:
         """``(prefix, plan)`` for the relations under ``c`` at depth ``d``:
