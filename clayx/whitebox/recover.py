@@ -298,7 +298,8 @@ def _reduce(T: Sched, oracle, careful: bool, scaled_points: bool,
     seen: set[str] = set()      # the reduced targets met: a repeat is a cycle
     banned: set[tuple] = set()  # careful: (state, kind) whose result was illegal
     kinds = [
-        lambda: _reread_chunks(T, nested_chunks) or undensify_once(T, found),
+        lambda: (_shared_chunks(T) or _reread_chunks(T, nested_chunks) or _chunks_of_divs(T)
+                 or undensify_once(T, found)),
         lambda: _densify_once(T, found, oracle, scaled_points),
         lambda: _plain_div_once(T, found),
         lambda: _unskew_once(T, found),
@@ -315,6 +316,7 @@ def _reduce(T: Sched, oracle, careful: bool, scaled_points: bool,
         lambda: _unskew_once(T, found, oracle, alone=True),
         lambda: _unlinearize_once(T, found, oracle),
         lambda: _part_chunks(T),
+        lambda: _rereversed_chunks(T),
         # careful: the point loop made its chunk's by another choice when
         # the first one's result breaks a dependence (and was banned)
         lambda: repair and _fix_point_once(T, found, oracle, careful=True),
@@ -397,6 +399,130 @@ def _unreversed_chunks(T: Sched) -> bool:
                     r.alphas[t - 1] = new
                     return True
     return False
+
+def _rereversed_chunks(T: Sched) -> bool:
+    """Write a dimension ``floor(n / s) + c`` (one div, coefficient 1,
+    ``c`` parametric) whose numerator runs against another dimension of
+    its relation as the reversed chunk it equals: ``-floor(N / s) + c'``
+    with ``N = s - 1 - n`` split into that dimension (a multiple of it)
+    and a constant (``floor((-j - 1) / 16)`` is ``-floor(j / 16) - 1``).
+    The same function, so no step; :func:`_plain_div_once` then undoes
+    the reverse and shift.  Tried when no other reduction applies: isl
+    writes a reversed tile loop that way once a skew of it is undone
+    (mvt fuzz seed 40082: ``reverse`` of the outer of two tile loops of
+    one point loop)."""
+    for r in T.rels:
+        for t, a in enumerate(r.alphas, 1):
+            ds = a.keys("d")
+            if a.keys("i") or len(ds) != 1 or a[ds[0]] != 1:
+                continue
+            for sign, num, size in _signed_chunks(T, a):
+                var = num.part("i", "d")
+                if sign != -1 or not num.keys("i") or not any(
+                        _multiple(x, var) for q, x in enumerate(r.alphas, 1) if q != t):
+                    continue
+                c = Fraction(num[ONE])
+                if c.denominator != 1 or num.part("p").c:
+                    continue
+                q = int(c) // size
+                new = (T.divs.get(var + Aff.const(int(c) - q * size), size)
+                       + Aff.const(q)).scale(-1)
+                if new != a:
+                    r.alphas[t - 1] = new
+                    return True
+    return False
+
+
+def _chunks_of_divs(T: Sched) -> bool:
+    """Write a dimension of several divs and no iterator, ``floor(n / s)
+    + rest`` (``rest`` integral, of other divs), as the chunk ``floor((n +
+    s·rest) / s)`` it equals when that numerator is (a multiple of)
+    another dimension of its relation: a strip-mine of a scaled tile loop,
+    which isl writes as :func:`_chunk_in` says but with a div for the
+    iterator (``floor(3·d / 4)`` as ``d + floor(-d / 4)``, gemm fuzz seed
+    75260).  The same function, so no step; read first, with
+    :func:`_reread_chunks` (a ``densify`` of the point loop before would
+    leave a chunk of ``3·d`` over ``d``)."""
+    for r in T.rels:
+        for t, a in enumerate(r.alphas, 1):
+            ds = a.keys("d")
+            if a.keys("i") or len(ds) < 2 or not a.is_integral:
+                continue
+            for k in ds:
+                if a[k] != 1:
+                    continue
+                n, size = T.divs.of(k)
+                num = n + (a - Aff.var(k)).scale(size)
+                if not any(_multiple(x, num.part("i", "d")) for q, x in enumerate(r.alphas, 1)
+                           if q != t):
+                    continue
+                new = T.divs.get(num, size)
+                if new != a:
+                    r.alphas[t - 1] = new
+                    return True
+    return False
+
+
+def _shared_chunks(T: Sched) -> bool:
+    """Write a div ``floor(n / s)`` that another div of the target reversed
+    is, ``-floor(n' / s) - q`` (``n' = s - 1 - n - q·s``, ``floor((-i - 1) /
+    32)`` is ``-floor(i / 32) - 1``), as that, in every form of the target
+    (its α dimensions, constraints and the numerators of other divs): isl
+    writes one tile loop of several statements with either div where
+    their dimensions differ (bicg fuzz seed 19154: ``floor(i / 32)`` in a
+    statement, ``-floor((-i - 1) / 32) - 1`` and a strip-mine of it in the
+    others, skewed otherwise); read as one div, the loop's relations
+    reduce together.  An identity, so no step."""
+    used = _used_divs(T)
+    for k in used:
+        n, size = T.divs.of(k)
+        if not n.is_integral or not n.keys("i") and not n.keys("d"):
+            continue
+        rev = Aff.const(size - 1) - n
+        c = int(rev[ONE])
+        q = c // size
+        other = T.divs.get(rev - Aff.const(c) + Aff.const(c - q * size), size)
+        ds = other.keys("d")
+        if other.keys("i") or len(ds) != 1 or ds[0] == k or ds[0] not in used:
+            continue
+        form = -(other + Aff.const(q))
+        memo: dict = {}
+        for r in T.rels:
+            r.alphas = [_subst_div(T, x, k, form, memo) for x in r.alphas]
+            r.cons = [_subst_div(T, x, k, form, memo) for x in r.cons]
+        return True
+    return False
+
+
+def _used_divs(T: Sched) -> list:
+    """The divs the forms of ``T`` use, nested ones too, in order."""
+    out: dict = {}
+
+    def visit(a: Aff) -> None:
+        for d in a.keys("d"):
+            if d not in out:
+                out[d] = None
+                visit(T.divs.of(d)[0])
+    for r in T.rels:
+        for x in list(r.alphas) + list(r.cons):
+            visit(x)
+    return list(out)
+
+
+def _subst_div(T: Sched, a: Aff, k, form: Aff, memo: dict) -> Aff:
+    """``a`` with the div ``k`` replaced by ``form``, in the numerators of
+    its divs too."""
+    for d in a.keys("d"):
+        if d == k:
+            a = a.substitute(k, form)
+            continue
+        if d not in memo:
+            n, size = T.divs.of(d)
+            n2 = _subst_div(T, n, k, form, memo)
+            memo[d] = Aff.var(d) if n2 == n else T.divs.get(n2, size)
+        a = a.substitute(d, memo[d])
+    return a
+
 
 def _unshift_result(T: Sched, found: list[Step], before: tuple, oracle) -> bool:
     """When the reduction that recorded ``found[before[1]:]`` gives a
