@@ -19,7 +19,8 @@ import pytest
 
 from clayx.whitebox.model import Aff, Divs, Rel, Sched, it
 
-from whitebox_cases import assert_recovered, assert_recovered_code_runs, recover_module as _recover
+from whitebox_cases import (assert_recovered, assert_recovered_code_runs, symbolic_target,
+                            recover_module as _recover)
 
 
 #: (kernel, fuzz seed, the random sequence, the script recovered today).
@@ -41,6 +42,14 @@ CASES = [
      "iss([0], {[] | [-1] | [0, 0, 0] | 0});\nstripmine([0, 3], 2, 4);\ngrain([0, 3], 2, 3);\n"
      "stripmine([0, 3], 2, 4);\nstripmine([0, 1], 2, 4);\ngrain([0, 3], 5, 3);\n"
      "grain([0, 1], 4, 3);\ngrain([0, 1], 2, 3);\n"),
+    # an iss by the tile loop after a skew by it: the two halves look
+    # strided, and isl writes the tile loop floor(j / 4) in one half,
+    # -floor((-j - 1) / 4) - 1 in the other; read as one div, the halves
+    # have the same dimensions and are split last (_late_splits)
+    ("syrk", 45229, "grain([0, 1, 0], 1, 1); stripmine([0], 2, 4); skew([0, 0], 1, 2, 2); "
+                    "iss([0, 0], {-1, 0 | | -1, -1 | 4}); interchange([0, 0, 0], 3, 3);",
+     "stripmine([0, 1], 2, 4);\nstripmine([0, 0], 2, 4);\nskew([0, 0], 1, 2, 2);\n"
+     "iss([0, 0], {[-1] | [] | [-1, -1] | 4});\n"),
 ]
 
 
@@ -51,7 +60,8 @@ def test_strided_or_reversed_tiling_is_recovered_and_replays(stem, seed, seq, wa
 
 @pytest.mark.slow
 @pytest.mark.parametrize("seed,sizes", [(40082, {"N": 37}),
-                                        (75260, {"NI": 5, "NJ": 6, "NK": 19})])
+                                        (75260, {"NI": 5, "NJ": 6, "NK": 19}),
+                                        (45229, {"N": 13, "M": 7})])
 def test_recovered_scripts_run_equal_to_the_original(tmp_path, seed, sizes):
     # the recovered script, applied to the original and compiled, prints
     # the original's output bit for bit (sizes that leave partial tiles)
@@ -160,3 +170,16 @@ def test_a_reversed_tile_loop_no_other_relation_uses_is_kept():
     T = Sched([s2], ("N",), divs)
     assert not _recover._shared_chunks(T)
     assert s2.alphas == [-d2 - Aff.const(1), I1]
+
+
+def test_halves_written_with_two_divs_of_one_tile_loop_are_split_late(monkeypatch):
+    _, _, seq, _ = next(c for c in CASES if c[1] == 45229)
+    T, oracle = symbolic_target("syrk", seq)
+    merged, splits = _recover._late_splits(T, oracle)
+    (loop, form, parts, fixes), = splits
+    assert loop == (0, 0) and len(parts) == 1 and not fixes
+    assert len([r for r in merged.rels if r.stmt == "S0"]) == 1
+    assert len([r for r in T.rels if r.stmt == "S0"]) == 2          # T unchanged
+    # each half's tile loop as isl writes it: no pair of equal dimensions
+    monkeypatch.setattr(_recover, "_shared_chunks", lambda T: False)
+    assert _recover._late_splits(T, oracle) is None

@@ -3334,12 +3334,18 @@ def _late_splits(T: Sched, oracle) -> tuple[Sched, list[tuple]] | None:
     (over its iterators, strip-mined dimensions and parameters) that the
     second part's instances all break, of one integral form on the α
     dimensions for all pairs (Clay's ``iss`` on the α dimensions: its form
-    on the iterators differs where the pairs' dimensions do)."""
+    on the iterators differs where the pairs' dimensions do).  The divs of
+    ``T`` (a copy) are first read as one per tile loop
+    (:func:`_shared_chunks`: isl writes a tile loop ``floor(j / 4)`` in one
+    half, ``-floor((-j - 1) / 4) - 1`` in the other; syrk fuzz seed 45229)."""
     if oracle is None:
         return None
     import islpy as isl
 
     from .model import constraints, instances
+    T = T.copy()
+    while _shared_chunks(T):
+        pass                # one div per tile loop: halves written alike compare equal
     by: dict[str, list[Rel]] = {}
     for r in T.rels:
         by.setdefault(r.stmt, []).append(r)
