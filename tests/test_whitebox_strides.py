@@ -50,6 +50,27 @@ CASES = [
                     "iss([0, 0], {-1, 0 | | -1, -1 | 4}); interchange([0, 0, 0], 3, 3);",
      "stripmine([0, 1], 2, 4);\nstripmine([0, 0], 2, 4);\nskew([0, 0], 1, 2, 2);\n"
      "iss([0, 0], {[-1] | [] | [-1, -1] | 4});\n"),
+    # two index-set splits after a skewed tile, the second one's halves
+    # empty: the 16 parts of S2 and S3 pair as child k and child k + n of
+    # their loop (_halves), three levels of late splits (was: "the parts
+    # of S2 with strides are not … an unroll")
+    ("bicg", 56024, "skew([1, 1], 1, 2, -1); iss([1, 1], {0 | | -1, 0 | 0}); tile([1], 1, 1, 8); "
+                    "skew([1], 2, 1, 2); iss([1, 0, 1], {0, -1 | | -1, 1 | -1}); "
+                    "iss([1, 0, 1], {-1, -1, 1 | | -1, 0 | -1});",
+     "iss([1, 1], {[] | [] | [1, 0] | -1});\nskew([1, 1], 2, 1, -1);\ninterchange([1, 1], 1, 2);\n"
+     "reverse([1, 1], 2);\nskew([1, 1], 2, 1, -1);\nreorder([1, 1], [2, 3, 0, 1]);\n"
+     "stripmine([1], 1, 8);\nskew([1], 2, 1, 2);\niss([1, 0, 1], {[0, -1] | [] | [-1, 1] | -1});\n"
+     "iss([1, 0, 1], {[-2, -1, 1] | [] | [0, 0] | -1});\n"),
+    # a tile loop shifted by a parameter, a second tile, an iss of tile
+    # loops: two levels of late splits (was refused the same way)
+    ("bicg", 14144, "tile([1], 1, 1, 32); shift([1, 0, 0], 1, {1 | 0}, 3); tile([1], 1, 1, 5); "
+                    "peel([1, 0, 0], {0, 1 | 2}); iss([1, 0, 1, 1], {-1, 1, 0, -1 | | -1, 1 | 6}); "
+                    "tile([1], 3, 3, 5); reshape([1, 0, 0, 0, 0], 3, 1, 3);",
+     "iss([1], {[] | [1] | [0, 1] | 2});\nshift([1, 2], 1, {32 | 0}, 96);\nstripmine([1], 1, 160);\n"
+     "shift([1, 0, 2], 2, {-32 | 0}, -96);\nshift([1, 0, 0], 2, {-32 | 0}, -96);\n"
+     "stripmine([1], 2, 5);\nsplit([1, 0, 0, 1, 1], 3);\ntile([1], 3, 2, 32);\n"
+     "shift([1, 0, 1, 0, 0], 2, {1 | 0}, 3);\nshift([1, 0, 0, 0, 0], 2, {1 | 0}, 3);\n"
+     "iss([1, 0, 1, 0, 1], {[-32, 0, 0, 1, -32] | [] | [-32, 32] | 192});\n"),
 ]
 
 
@@ -61,7 +82,8 @@ def test_strided_or_reversed_tiling_is_recovered_and_replays(stem, seed, seq, wa
 @pytest.mark.slow
 @pytest.mark.parametrize("seed,sizes", [(40082, {"N": 37}),
                                         (75260, {"NI": 5, "NJ": 6, "NK": 19}),
-                                        (45229, {"N": 13, "M": 7})])
+                                        (45229, {"N": 13, "M": 7}),
+                                        (56024, {"N": 11, "M": 9})])
 def test_recovered_scripts_run_equal_to_the_original(tmp_path, seed, sizes):
     # the recovered script, applied to the original and compiled, prints
     # the original's output bit for bit (sizes that leave partial tiles)
@@ -183,3 +205,28 @@ def test_halves_written_with_two_divs_of_one_tile_loop_are_split_late(monkeypatc
     # each half's tile loop as isl writes it: no pair of equal dimensions
     monkeypatch.setattr(_recover, "_shared_chunks", lambda T: False)
     assert _recover._late_splits(T, oracle) is None
+
+
+def test_halves_pair_child_k_with_child_k_plus_n():
+    _, _, seq, _ = next(c for c in CASES if c[1] == 56024)
+    T, oracle = symbolic_target("bicg", seq)
+    while _recover._shared_chunks(T):
+        pass
+    (loop, pairs), = _recover._halves(T)
+    assert loop == (1, 0, 1) and len(pairs) == 8
+    assert all(b.beta[3] == a.beta[3] + 8 and a.stmt == b.stmt for a, b in pairs)
+    # the first pairing (parts of one statement that come first) finds no
+    # split of its own; three levels merge the 16 parts into S2 and S3
+    X, levels = T, 0
+    while (late := _recover._late_splits(X, oracle)) is not None:
+        X, levels = late[0], levels + 1
+    assert levels == 3
+    assert sorted(r.stmt for r in X.rels) == ["S0", "S1", "S2", "S3"]
+
+
+def test_no_halves_in_a_loop_of_unlike_children():
+    # syrk 45229's loop holds two parts of S0: two children, no pair of
+    # halves of two splits (n >= 2 only); S1 has no split
+    _, _, seq, _ = next(c for c in CASES if c[1] == 45229)
+    T, _ = symbolic_target("syrk", seq)
+    assert _recover._halves(T) == []

@@ -81,6 +81,10 @@ __all__ = ["MAX_ORDERS", "recover", "reduce"]
 #: first one breaks a dependence.
 MAX_ORDERS = 24
 
+#: How many levels of index-set splits made after the tiling
+#: :func:`recover` reads (each merges pairs of parts, :func:`_late_splits`).
+MAX_LATE_LEVELS = 4
+
 
 # --- linear algebra ---------------------------------------------------------------
 
@@ -3229,7 +3233,10 @@ def recover(O: Sched, T: Sched, names: dict | None = None,
     by an inequality that needs its strip-mined dimensions (an ``iss``
     after a tile: the parts look strided) or whose split before the tile
     breaks a dependence, the target is recovered with the two parts as one
-    relation, and split last (:func:`_late_splits`).
+    relation, and split last (:func:`_late_splits`); when that fails too,
+    with the pairs of such merged relations merged again (several splits
+    after the tile, the earlier ones made first; at most
+    :data:`MAX_LATE_LEVELS`).
 
     Careful, the repairs of :func:`reduce` and :func:`_legal_post` are
     made first; when that fails, the recovery is tried again without them
@@ -3243,13 +3250,17 @@ def recover(O: Sched, T: Sched, names: dict | None = None,
                 return _recover(O, T, names, oracle, careful, repair=False)
             except WhiteboxError:
                 pass
-        late = _late_splits(T, oracle)
-        if late is None:
-            raise
-        try:
-            return _recover(O, late[0], names, oracle, careful, late[1])
-        except WhiteboxError:
-            raise e from None
+        X, splits = T, []
+        for _ in range(MAX_LATE_LEVELS):
+            late = _late_splits(X, oracle)
+            if late is None:
+                break
+            X, splits = late[0], late[1] + splits
+            try:
+                return _recover(O, X, names, oracle, careful, splits)
+            except WhiteboxError:
+                pass
+        raise e from None
 
 
 def _recover(O: Sched, T: Sched, names: dict | None, oracle, careful: bool,
@@ -3366,8 +3377,11 @@ def _late_splits(T: Sched, oracle) -> tuple[Sched, list[tuple]] | None:
                         loops.setdefault(a.beta[:diff[0]], []).append((a, b))
     T2 = T.copy()
     splits = []
-    for loop, pairs in loops.items():
+    done: set[tuple] = set()
+    for loop, pairs in list(loops.items()) + _halves(T):
         n, d = len(pairs), len(loop)
+        if loop in done:
+            continue
         if ({x.tag for x in T.under(loop)} != {r.tag for pair in pairs for r in pair}
                 or any(b.beta[d] != a.beta[d] + n for a, b in pairs)):
             continue
@@ -3399,7 +3413,9 @@ def _late_splits(T: Sched, oracle) -> tuple[Sched, list[tuple]] | None:
                 break
         if found is None:
             continue
-        merged = [_merged_cons(a, b, A, B, T) for (a, b), (_, A, B) in zip(pairs, sets)]
+        # (a second half without instances: the pair is its first half)
+        merged = [a if B.is_empty() else _merged_cons(a, b, A, B, T)
+                  for (a, b), (_, A, B) in zip(pairs, sets)]
         if any(c is None for c in merged):
             continue
         fixes = {}
@@ -3409,14 +3425,47 @@ def _late_splits(T: Sched, oracle) -> tuple[Sched, list[tuple]] | None:
             for x in (a, b):
                 if not _same_alphas(x, base.alphas, T.divs):
                     fixes[x.tag] = list(x.alphas)
-            m.cons = cons
-            m.dom = None
-            m.empty = False
-            m.elim = oracle.elim(a.stmt, m.cons)
+            if cons is not a:
+                m.cons = cons
+                m.dom = None
+                m.empty = False
+                m.elim = oracle.elim(a.stmt, m.cons)
             T2.rels = [x for x in T2.rels if x.tag != b.tag]
         splits.append((loop, found[0], {a.tag: (found[1][a.tag], b.tag) for a, b in pairs},
                        fixes))
+        done.add(loop)
     return (T2, splits) if splits else None
+
+
+def _halves(T: Sched) -> list[tuple[tuple, list[tuple[Rel, Rel]]]]:
+    """The loops of ``T`` whose 2n children are pairs of parts, child k and
+    child k + n, each pair of one statement with the same β below the
+    loop and akin α dimensions (:func:`_akin`), as ``(loop, pairs)``: an
+    ``iss`` of a loop whose statements an earlier ``iss`` split too (the
+    first pairing of :func:`_late_splits` pairs the parts of one
+    statement that come first, here the halves of the earlier split;
+    bicg fuzz seed 56024)."""
+    out = []
+    loops = {r.beta[:m] for r in T.rels for m in range(1, len(r.beta))}
+    for loop in sorted(loops):
+        d = len(loop)
+        under = T.under(loop)
+        m = 1 + max(r.beta[d] for r in under)
+        if m % 2 or m < 4:
+            continue
+        by = {r.beta: r for r in under}
+        pairs = []
+        for a in under:
+            if a.beta[d] >= m // 2:
+                continue
+            b = by.get(a.beta[:d] + (a.beta[d] + m // 2,) + a.beta[d + 1:])
+            if b is None or b.stmt != a.stmt or a.stdom is None or not _akin(a, b, T.divs):
+                break
+            pairs.append((a, b))
+        else:
+            if 2 * len(pairs) == len(under):
+                out.append((loop, pairs))
+    return out
 
 
 def _akin(a: Rel, b: Rel, divs) -> bool:
