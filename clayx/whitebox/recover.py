@@ -404,6 +404,7 @@ def _unreversed_chunks(T: Sched) -> bool:
                     return True
     return False
 
+
 def _rereversed_chunks(T: Sched) -> bool:
     """Write a dimension ``floor(n / s) + c`` (one div, coefficient 1,
     ``c`` parametric) whose numerator runs against another dimension of
@@ -473,10 +474,11 @@ def _shared_chunks(T: Sched) -> bool:
     32)`` is ``-floor(i / 32) - 1``), as that, in every form of the target
     (its α dimensions, constraints and the numerators of other divs): isl
     writes one tile loop of several statements with either div where
-    their dimensions differ (bicg fuzz seed 19154: ``floor(i / 32)`` in a
-    statement, ``-floor((-i - 1) / 32) - 1`` and a strip-mine of it in the
-    others, skewed otherwise); read as one div, the loop's relations
-    reduce together.  An identity, so no step."""
+    their dimensions differ (``floor(j / 4)`` in S1, ``-floor((-j - 1) /
+    4) - 1`` in S0 skewed by it: gemm fuzz seed 73250, read as a reversed
+    tile loop before; in the two halves of a split: syrk 45229; a
+    strip-mine of it as a div of the other div: bicg 19154); read as one
+    div, the loop's relations reduce together.  An identity, so no step."""
     used = _used_divs(T)
     for k in used:
         n, size = T.divs.of(k)
