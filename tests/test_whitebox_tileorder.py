@@ -45,14 +45,12 @@ CASES = [
      "tile([0], 2, 1, 4);\nskew([0], 3, 2, 1);\nstripmine([0], 1, 5);\n"
      "shift([0], 1, {1 | 1}, 3);\n"),
     # S0's loop skewed by its tile loop floor(j / 4), which isl writes
-    # -d - 1: unskewed from the reversed tile loop d it is i + 1, after S1's
-    # updates of C[i][j]; the offset undone too (a shift after the skew)
+    # -d - 1 (d = floor((-j - 1) / 4)): read as the tile loop of S1 it
+    # equals (_shared_chunks), both strip-mines are the user's (read as a
+    # reversed tile loop, unskewed it was i + 1: ten steps before)
     ("gemm", 73250, "tile([0], 2, 2, 4); shift([0, 1], 2, {}, 0); "
                     "interchange([0, 0, 0], 2, 2); skew([0, 0], 1, 2, 1);",
-     "reverse([0, 0], 2);\nshift([0, 0], 2, {}, 1);\nstripmine([0, 0], 2, 4);\n"
-     "shift([0, 0], 3, {}, -1);\nreverse([0, 0], 3);\nstripmine([0, 1], 2, 4);\n"
-     "skew([0, 0], 1, 2, -1);\nshift([0, 0], 1, {}, -1);\nreverse([0, 0], 2);\n"
-     "shift([0, 0], 2, {}, 1);\n"),
+     "stripmine([0, 1], 2, 4);\nstripmine([0, 0], 2, 4);\nskew([0, 0], 1, 2, 1);\n"),
     # the tile loop read before the strip-mine's chunk: interchange(1, 2);
     # tile(3, 1, 32); interchange(2, 3) runs S2 of a pair of i apart from
     # S0; without the pair of interchanges, the user's own path
@@ -66,8 +64,8 @@ CASES = [
                     "reverse([0, 0, 0, 0], 4);",
      "iss([0, 0], {[] | [1] | [0, -2] | 6});\nsplit([0, 0, 0], 2);\nshift([0], 1, {}, -1);\n"
      "reverse([0, 0], 2);\nstripmine([0, 0], 1, 2);\ninterchange([0, 0], 1, 2);\n"
-     "shift([0], 1, {}, 1);\nstripmine([0, 1], 1, 2);\nstripmine([0, 0, 0], 1, 3);\n"
-     "skew([0, 0, 1], 2, 1, 1);\nskew([0, 0, 0], 2, 3, 3);\nskew([0, 0, 0], 1, 3, 1);\n"),
+     "shift([0], 1, {}, 1);\nstripmine([0, 1], 1, 2);\nskew([0, 0, 1], 2, 1, 1);\n"
+     "skew([0, 0, 0], 1, 2, 3);\nstripmine([0, 0, 0], 1, 3);\n"),
     # S1's tile loop floor(j / 3), fused with S0's reversed j, is written
     # -d - 1 (d = floor((-j - 1) / 3)): read as a reversed chunk it runs
     # backwards next to S0; read as the plain chunk it is, the user's tile
@@ -262,10 +260,13 @@ def test_recovered_tiling_runs_equal_to_the_original(tmp_path, seed, sizes):
     assert_recovered_code_runs(tmp_path, stem, seq, sizes)
 
 
-def test_a_repaired_reduction_that_dead_ends_falls_back_to_the_plain_careful_one():
+def test_a_repaired_reduction_that_dead_ends_falls_back_to_the_plain_careful_one(monkeypatch):
     # the widened shift leads the careful reduction round in circles; the
     # careful recovery without the repairs (as before them) recovers it
+    # (the target's reversed tile loop read as the plain one it equals,
+    # _shared_chunks, avoids the circle: left out here, to test the fallback)
     from clayx.whitebox import whitebox
+    monkeypatch.setattr(_recover, "_shared_chunks", lambda T: False)
     from whitebox_cases import replays, session
     seq = ("reverse([1, 0], 1); tile([1], 1, 1, 4); reverse([1, 0, 1, 1], 1); "
            "shift([0, 0], 1, {0 | 1}, 0); peel([0], {-1, -1 | 6}); fuse([2, 0]); "

@@ -81,6 +81,10 @@ __all__ = ["MAX_ORDERS", "recover", "reduce"]
 #: first one breaks a dependence.
 MAX_ORDERS = 24
 
+#: How many levels of index-set splits made after the tiling
+#: :func:`recover` reads (each merges pairs of parts, :func:`_late_splits`).
+MAX_LATE_LEVELS = 4
+
 
 # --- linear algebra ---------------------------------------------------------------
 
@@ -298,7 +302,8 @@ def _reduce(T: Sched, oracle, careful: bool, scaled_points: bool,
     seen: set[str] = set()      # the reduced targets met: a repeat is a cycle
     banned: set[tuple] = set()  # careful: (state, kind) whose result was illegal
     kinds = [
-        lambda: _reread_chunks(T, nested_chunks) or undensify_once(T, found),
+        lambda: (_shared_chunks(T) or _reread_chunks(T, nested_chunks) or _chunks_of_divs(T)
+                 or undensify_once(T, found)),
         lambda: _densify_once(T, found, oracle, scaled_points),
         lambda: _plain_div_once(T, found),
         lambda: _unskew_once(T, found),
@@ -315,6 +320,7 @@ def _reduce(T: Sched, oracle, careful: bool, scaled_points: bool,
         lambda: _unskew_once(T, found, oracle, alone=True),
         lambda: _unlinearize_once(T, found, oracle),
         lambda: _part_chunks(T),
+        lambda: _rereversed_chunks(T),
         # careful: the point loop made its chunk's by another choice when
         # the first one's result breaks a dependence (and was banned)
         lambda: repair and _fix_point_once(T, found, oracle, careful=True),
@@ -397,6 +403,132 @@ def _unreversed_chunks(T: Sched) -> bool:
                     r.alphas[t - 1] = new
                     return True
     return False
+
+
+def _rereversed_chunks(T: Sched) -> bool:
+    """Write a dimension ``floor(n / s) + c`` (one div, coefficient 1,
+    ``c`` parametric) whose numerator runs against another dimension of
+    its relation as the reversed chunk it equals: ``-floor(N / s) + c'``
+    with ``N = s - 1 - n`` split into that dimension (a multiple of it)
+    and a constant (``floor((-j - 1) / 16)`` is ``-floor(j / 16) - 1``).
+    The same function, so no step; :func:`_plain_div_once` then undoes
+    the reverse and shift.  Tried when no other reduction applies: isl
+    writes a reversed tile loop that way once a skew of it is undone
+    (mvt fuzz seed 40082: ``reverse`` of the outer of two tile loops of
+    one point loop)."""
+    for r in T.rels:
+        for t, a in enumerate(r.alphas, 1):
+            ds = a.keys("d")
+            if a.keys("i") or len(ds) != 1 or a[ds[0]] != 1:
+                continue
+            for sign, num, size in _signed_chunks(T, a):
+                var = num.part("i", "d")
+                if sign != -1 or not num.keys("i") or not any(
+                        _multiple(x, var) for q, x in enumerate(r.alphas, 1) if q != t):
+                    continue
+                c = Fraction(num[ONE])
+                if c.denominator != 1 or num.part("p").c:
+                    continue
+                q = int(c) // size
+                new = (T.divs.get(var + Aff.const(int(c) - q * size), size)
+                       + Aff.const(q)).scale(-1)
+                if new != a:
+                    r.alphas[t - 1] = new
+                    return True
+    return False
+
+
+def _chunks_of_divs(T: Sched) -> bool:
+    """Write a dimension of several divs and no iterator, ``floor(n / s)
+    + rest`` (``rest`` integral, of other divs), as the chunk ``floor((n +
+    s·rest) / s)`` it equals when that numerator is (a multiple of)
+    another dimension of its relation: a strip-mine of a scaled tile loop,
+    which isl writes as :func:`_chunk_in` says but with a div for the
+    iterator (``floor(3·d / 4)`` as ``d + floor(-d / 4)``, gemm fuzz seed
+    75260).  The same function, so no step; read first, with
+    :func:`_reread_chunks` (a ``densify`` of the point loop before would
+    leave a chunk of ``3·d`` over ``d``)."""
+    for r in T.rels:
+        for t, a in enumerate(r.alphas, 1):
+            ds = a.keys("d")
+            if a.keys("i") or len(ds) < 2 or not a.is_integral:
+                continue
+            for k in ds:
+                if a[k] != 1:
+                    continue
+                n, size = T.divs.of(k)
+                num = n + (a - Aff.var(k)).scale(size)
+                if not any(_multiple(x, num.part("i", "d")) for q, x in enumerate(r.alphas, 1)
+                           if q != t):
+                    continue
+                new = T.divs.get(num, size)
+                if new != a:
+                    r.alphas[t - 1] = new
+                    return True
+    return False
+
+
+def _shared_chunks(T: Sched) -> bool:
+    """Write a div ``floor(n / s)`` that another div of the target reversed
+    is, ``-floor(n' / s) - q`` (``n' = s - 1 - n - q·s``, ``floor((-i - 1) /
+    32)`` is ``-floor(i / 32) - 1``), as that, in every form of the target
+    (its α dimensions, constraints and the numerators of other divs): isl
+    writes one tile loop of several statements with either div where
+    their dimensions differ (``floor(j / 4)`` in S1, ``-floor((-j - 1) /
+    4) - 1`` in S0 skewed by it: gemm fuzz seed 73250, read as a reversed
+    tile loop before; in the two halves of a split: syrk 45229; a
+    strip-mine of it as a div of the other div: bicg 19154); read as one
+    div, the loop's relations reduce together.  An identity, so no step."""
+    used = _used_divs(T)
+    for k in used:
+        n, size = T.divs.of(k)
+        if not n.is_integral or not n.keys("i") and not n.keys("d"):
+            continue
+        rev = Aff.const(size - 1) - n
+        c = int(rev[ONE])
+        q = c // size
+        other = T.divs.get(rev - Aff.const(c) + Aff.const(c - q * size), size)
+        ds = other.keys("d")
+        if other.keys("i") or len(ds) != 1 or ds[0] == k or ds[0] not in used:
+            continue
+        form = -(other + Aff.const(q))
+        memo: dict = {}
+        for r in T.rels:
+            r.alphas = [_subst_div(T, x, k, form, memo) for x in r.alphas]
+            r.cons = [_subst_div(T, x, k, form, memo) for x in r.cons]
+        return True
+    return False
+
+
+def _used_divs(T: Sched) -> list:
+    """The divs the forms of ``T`` use, nested ones too, in order."""
+    out: dict = {}
+
+    def visit(a: Aff) -> None:
+        for d in a.keys("d"):
+            if d not in out:
+                out[d] = None
+                visit(T.divs.of(d)[0])
+    for r in T.rels:
+        for x in list(r.alphas) + list(r.cons):
+            visit(x)
+    return list(out)
+
+
+def _subst_div(T: Sched, a: Aff, k, form: Aff, memo: dict) -> Aff:
+    """``a`` with the div ``k`` replaced by ``form``, in the numerators of
+    its divs too."""
+    for d in a.keys("d"):
+        if d == k:
+            a = a.substitute(k, form)
+            continue
+        if d not in memo:
+            n, size = T.divs.of(d)
+            n2 = _subst_div(T, n, k, form, memo)
+            memo[d] = Aff.var(d) if n2 == n else T.divs.get(n2, size)
+        a = a.substitute(d, memo[d])
+    return a
+
 
 def _unshift_result(T: Sched, found: list[Step], before: tuple, oracle) -> bool:
     """When the reduction that recorded ``found[before[1]:]`` gives a
@@ -3115,7 +3247,10 @@ def recover(O: Sched, T: Sched, names: dict | None = None,
     by an inequality that needs its strip-mined dimensions (an ``iss``
     after a tile: the parts look strided) or whose split before the tile
     breaks a dependence, the target is recovered with the two parts as one
-    relation, and split last (:func:`_late_splits`).
+    relation, and split last (:func:`_late_splits`); when that fails too,
+    with the pairs of such merged relations merged again (several splits
+    after the tile, the earlier ones made first; at most
+    :data:`MAX_LATE_LEVELS`).
 
     Careful, the repairs of :func:`reduce` and :func:`_legal_post` are
     made first; when that fails, the recovery is tried again without them
@@ -3129,13 +3264,17 @@ def recover(O: Sched, T: Sched, names: dict | None = None,
                 return _recover(O, T, names, oracle, careful, repair=False)
             except WhiteboxError:
                 pass
-        late = _late_splits(T, oracle)
-        if late is None:
-            raise
-        try:
-            return _recover(O, late[0], names, oracle, careful, late[1])
-        except WhiteboxError:
-            raise e from None
+        X, splits = T, []
+        for _ in range(MAX_LATE_LEVELS):
+            late = _late_splits(X, oracle)
+            if late is None:
+                break
+            X, splits = late[0], late[1] + splits
+            try:
+                return _recover(O, X, names, oracle, careful, splits)
+            except WhiteboxError:
+                pass
+        raise e from None
 
 
 def _recover(O: Sched, T: Sched, names: dict | None, oracle, careful: bool,
@@ -3220,12 +3359,18 @@ def _late_splits(T: Sched, oracle) -> tuple[Sched, list[tuple]] | None:
     (over its iterators, strip-mined dimensions and parameters) that the
     second part's instances all break, of one integral form on the α
     dimensions for all pairs (Clay's ``iss`` on the α dimensions: its form
-    on the iterators differs where the pairs' dimensions do)."""
+    on the iterators differs where the pairs' dimensions do).  The divs of
+    ``T`` (a copy) are first read as one per tile loop
+    (:func:`_shared_chunks`: isl writes a tile loop ``floor(j / 4)`` in one
+    half, ``-floor((-j - 1) / 4) - 1`` in the other; syrk fuzz seed 45229)."""
     if oracle is None:
         return None
     import islpy as isl
 
     from .model import constraints, instances
+    T = T.copy()
+    while _shared_chunks(T):
+        pass                # one div per tile loop: halves written alike compare equal
     by: dict[str, list[Rel]] = {}
     for r in T.rels:
         by.setdefault(r.stmt, []).append(r)
@@ -3246,8 +3391,11 @@ def _late_splits(T: Sched, oracle) -> tuple[Sched, list[tuple]] | None:
                         loops.setdefault(a.beta[:diff[0]], []).append((a, b))
     T2 = T.copy()
     splits = []
-    for loop, pairs in loops.items():
+    done: set[tuple] = set()
+    for loop, pairs in list(loops.items()) + _halves(T):
         n, d = len(pairs), len(loop)
+        if loop in done:
+            continue
         if ({x.tag for x in T.under(loop)} != {r.tag for pair in pairs for r in pair}
                 or any(b.beta[d] != a.beta[d] + n for a, b in pairs)):
             continue
@@ -3279,7 +3427,9 @@ def _late_splits(T: Sched, oracle) -> tuple[Sched, list[tuple]] | None:
                 break
         if found is None:
             continue
-        merged = [_merged_cons(a, b, A, B, T) for (a, b), (_, A, B) in zip(pairs, sets)]
+        # (a second half without instances: the pair is its first half)
+        merged = [a if B.is_empty() else _merged_cons(a, b, A, B, T)
+                  for (a, b), (_, A, B) in zip(pairs, sets)]
         if any(c is None for c in merged):
             continue
         fixes = {}
@@ -3289,14 +3439,47 @@ def _late_splits(T: Sched, oracle) -> tuple[Sched, list[tuple]] | None:
             for x in (a, b):
                 if not _same_alphas(x, base.alphas, T.divs):
                     fixes[x.tag] = list(x.alphas)
-            m.cons = cons
-            m.dom = None
-            m.empty = False
-            m.elim = oracle.elim(a.stmt, m.cons)
+            if cons is not a:
+                m.cons = cons
+                m.dom = None
+                m.empty = False
+                m.elim = oracle.elim(a.stmt, m.cons)
             T2.rels = [x for x in T2.rels if x.tag != b.tag]
         splits.append((loop, found[0], {a.tag: (found[1][a.tag], b.tag) for a, b in pairs},
                        fixes))
+        done.add(loop)
     return (T2, splits) if splits else None
+
+
+def _halves(T: Sched) -> list[tuple[tuple, list[tuple[Rel, Rel]]]]:
+    """The loops of ``T`` whose 2n children are pairs of parts, child k and
+    child k + n, each pair of one statement with the same β below the
+    loop and akin α dimensions (:func:`_akin`), as ``(loop, pairs)``: an
+    ``iss`` of a loop whose statements an earlier ``iss`` split too (the
+    first pairing of :func:`_late_splits` pairs the parts of one
+    statement that come first, here the halves of the earlier split;
+    bicg fuzz seed 56024)."""
+    out = []
+    loops = {r.beta[:m] for r in T.rels for m in range(1, len(r.beta))}
+    for loop in sorted(loops):
+        d = len(loop)
+        under = T.under(loop)
+        m = 1 + max(r.beta[d] for r in under)
+        if m % 2 or m < 4:
+            continue
+        by = {r.beta: r for r in under}
+        pairs = []
+        for a in under:
+            if a.beta[d] >= m // 2:
+                continue
+            b = by.get(a.beta[:d] + (a.beta[d] + m // 2,) + a.beta[d + 1:])
+            if b is None or b.stmt != a.stmt or a.stdom is None or not _akin(a, b, T.divs):
+                break
+            pairs.append((a, b))
+        else:
+            if 2 * len(pairs) == len(under):
+                out.append((loop, pairs))
+    return out
 
 
 def _akin(a: Rel, b: Rel, divs) -> bool:
