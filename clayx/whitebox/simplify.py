@@ -21,7 +21,9 @@ sequence when the simplified one does not replay):
 - steps that cancel go: ``reverse(β, d); reverse(β, d)``,
   ``interchange(β, d1, d2); interchange(β, d1, d2)`` (either order of d1, d2);
 - consecutive shifts of one loop merge:
-  ``shift(β, d, P1, c1); shift(β, d, P2, c2)`` → ``shift(β, d, P1+P2, c1+c2)``;
+  ``shift(β, d, P1, c1); shift(β, d, P2, c2)`` → ``shift(β, d, P1+P2, c1+c2)``,
+  also across skews by other dimensions and reshapes, when the shift is of
+  ``β``'s own dimensions (:func:`_merge_shifts`);
 - consecutive skews of one dimension by the same other merge:
   ``skew(β, d, o, c1); skew(β, d, o, c2)`` → ``skew(β, d, o, c1+c2)``;
 - **a strip-mine and an interchange that are a tile** become one:
@@ -126,6 +128,48 @@ def _pair(a: Step, b: Step) -> list[Step] | None:
         return [Step("skew", (a.args[0], a.args[1], a.args[2], a.args[3] + b.args[3]),
                      _join(a, b))]
     return None
+
+
+def _disjoint(a: tuple, b: tuple) -> bool:
+    """The β-vectors ``a`` and ``b`` name statements none of which is under
+    both."""
+    n = min(len(a), len(b))
+    return tuple(a[:n]) != tuple(b[:n])
+
+
+def _commutes(t: Step, s: Step) -> bool:
+    """Does step ``t`` commute with ``shift`` ``s`` (it neither reads nor
+    moves ``s``'s dimension)?  A skew by another dimension, a reshape (it
+    adds iterators), a shift, or any of these on other statements."""
+    if t.name in ("reshape", "shift"):
+        return True
+    if t.name == "skew":
+        return t.args[2] != s.args[1] or _disjoint(tuple(t.args[0]), tuple(s.args[0]))
+    return False
+
+
+def _merge_shifts(steps: list[Step]) -> list[Step]:
+    """``steps`` with two shifts of one dimension of the same statements
+    merged where only steps that commute with them come between
+    (:func:`_commutes`): ``shift(β, d, 1); skew(β, d, 1, 3); shift(β, d,
+    -1)`` → ``skew(β, d, 1, 3)``.  Only a shift of ``β``'s own dimensions
+    (``d ≥ |β|``) moves: it shifts every statement under ``β`` alike
+    after ``β``'s last position, so it changes the order of no two
+    instances, and the schedules between, which lose it, are as legal as
+    those they replace."""
+    for a, s in enumerate(steps):
+        if s.name != "shift" or s.args[1] < len(s.args[0]):
+            continue
+        for b in range(a + 1, len(steps)):
+            t = steps[b]
+            if t.name == "shift" and tuple(t.args[0]) == tuple(s.args[0]) \
+                    and t.args[1] == s.args[1]:
+                m = Step("shift", (s.args[0], s.args[1], s.args[2] + t.args[2]), _join(s, t))
+                return _merge_shifts(steps[:a] + steps[a + 1:b] + ([] if _noop(m) else [m])
+                                     + steps[b + 1:])
+            if not _commutes(t, s):
+                break
+    return steps
 
 
 def _join(a: Step, b: Step) -> str:
@@ -1004,7 +1048,7 @@ def simplify(steps, O: Sched | None = None, T: Sched | None = None,
                     break
                 del out[-2:]
                 out.extend(x for x in new if not _noop(x))
-        out = _permutations(out)
+        out = _permutations(_merge_shifts(out))
         if O is not None and oracle is not None:
             out = tile_chains(out, O, oracle)
             out = merge_across_fusion(out, O, oracle)
