@@ -1513,7 +1513,8 @@ def _reread_chunks(T: Sched, nested: bool = True) -> bool:
     where another dimension is the chunk ``floor(e / s')`` as the chunk of
     that dimension by ``s`` (:func:`_chunk_of_chunk`: a tile of a tile
     loop; not when ``nested`` is false)."""
-    if _small_divs(T) or nested and _chunk_of_chunk(T) or _owned_divs(T):
+    if _small_divs(T) or nested and _chunk_of_chunk(T) or _owned_divs(T) \
+            or _parametric_chunks(T):
         return True
     for r in T.rels:
         for t, a in enumerate(r.alphas, 1):
@@ -1529,6 +1530,36 @@ def _reread_chunks(T: Sched, nested: bool = True) -> bool:
                     new = T.divs.get(num, size).scale(sign) + shift
                     if new != a and not new.keys("i"):
                         r.alphas[t - 1] = new
+                        return True
+    return False
+
+
+def _parametric_chunks(T: Sched) -> bool:
+    """Write a dimension whose divs have no iterator (a parametric
+    constant on the relation's instances) as the chunk ``floor(α_p / s)``
+    of another dimension ``α_p`` of the relation, ``s`` the size of one of
+    its divs, where the two are equal on the relation's instances (which
+    needs its ``stdom``): a strip-mine or tile of a loop with fewer
+    iterations than the tile size, such as an ``unroll``'s epilog, whose
+    chunk isl writes as the constant it is there (``floor(i / 4)`` on ``4
+    ⌊M / 4⌋ ≤ i < M`` as ``M - 1 - floor(3M / 4)``; atax, bicg fuzz seeds
+    73071, 43014).  The same dates, so no step; the dimension then reads as
+    a plain chunk."""
+    for r in T.rels:
+        if r.empty or r.stdom is None:
+            continue
+        for t, a in enumerate(r.alphas):
+            ds = a.keys("d")
+            if not ds or a.keys("i") or any(
+                    T.divs.of(k)[0].keys("i") or T.divs.of(k)[0].keys("d") for k in ds):
+                continue
+            for p, e in enumerate(r.alphas):
+                if p == t or not e.keys("i") or e.keys("d") or not e.is_integral:
+                    continue
+                for size in dict.fromkeys(T.divs.of(k)[1] for k in ds):
+                    new = T.divs.get(e, size)
+                    if new != a and _equal_on(r, a, new, T.divs):
+                        r.alphas[t] = new
                         return True
     return False
 
