@@ -1941,9 +1941,7 @@ def _fix_point(T, r, t, p, sign, others, coef, const, found, oracle=None,
                 if c:
                     v = v + x.alphas[q - 1].scale(c)
             x.alphas[p - 1] = x.canon(v + const)
-        if any(_chunk(X, x.alphas[t - 1]) is None
-               or _multiple(x.alphas[p - 1], _chunk(X, x.alphas[t - 1])[0]) is None
-               for x in X.rels if x.tag in ids and not x.empty):
+        if any(not _point_of(X, x, t, p) for x in X.rels if x.tag in ids and not x.empty):
             continue    # a relation of the group whose point loop this breaks
         # direct steps, from X back to T: undo the skews and the shift, then reverse
         for q, c in zip(others, coef):
@@ -1971,6 +1969,15 @@ def _fix_point(T, r, t, p, sign, others, coef, const, found, oracle=None,
                 found.extend(reversed(direct))
                 return True
     return False
+
+
+def _point_of(X: Sched, x: Rel, t: int, p: int) -> bool:
+    """Is α_t of ``x`` a chunk ``floor(e / s)`` and α_p a multiple of ``e``,
+    or ``e`` itself once the part's equalities are substituted (a part
+    where the point loop is fixed: trmm fuzz seed 74225)?"""
+    ch = _chunk(X, x.alphas[t - 1])
+    return ch is not None and (_multiple(x.alphas[p - 1], ch[0]) is not None
+                               or bool(x.elim) and x.canon(ch[0]) == x.alphas[p - 1])
 
 
 # --- 2. index-set splitting --------------------------------------------------------------
