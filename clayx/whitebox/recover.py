@@ -1586,7 +1586,7 @@ def _part_chunks(T: Sched) -> bool:
         if r is not None and r.alphas != x.alphas:
             x.alphas = list(r.alphas)
             return True
-    return _part_forms(T)
+    return _part_forms(T) or _loop_chunks(T)
 
 
 def _part_forms(T: Sched) -> bool:
@@ -1606,6 +1606,37 @@ def _part_forms(T: Sched) -> bool:
                 for k in diff:
                     x.alphas[k] = x.canon(r.alphas[k])
                 return True
+    return False
+
+
+def _loop_chunks(T: Sched) -> bool:
+    """The third reading of :func:`_part_chunks`: where a relation has the
+    chunk ``floor(α_p / s)`` at depth ``t`` (its point loop at ``p``), a
+    relation in the same loop at depth ``t`` whose α_t has no div but
+    equals ``floor(α_p / s)`` of its own α_p on its instances takes that
+    form (isl writes the chunk as the affine form it is on a part: ``floor((j
+    - N + 2) / 5)`` as ``j - N + 2`` where ``N - 6 ≤ j ≤ N - 2``, beside
+    another statement of the same tile; lu fuzz seed 73297).  The same
+    dates, so no step."""
+    for r in T.rels:
+        for t, a in enumerate(r.alphas, 1):
+            ch = _chunk(T, a)
+            if ch is None or r.empty:
+                continue
+            num, size = ch
+            for p in range(t + 1, r.depth + 1):
+                if r.alphas[p - 1] != num:
+                    continue
+                for x in T.under(r.beta[:t]):
+                    if x is r or x.empty or x.stdom is None or x.depth < p:
+                        continue
+                    e, old = x.alphas[p - 1], x.alphas[t - 1]
+                    if old.keys("d") or e.keys("d") or not e.keys("i") or not e.is_integral:
+                        continue
+                    new = T.divs.get(e, size)
+                    if new != old and _equal_on(x, old, new, T.divs):
+                        x.alphas[t - 1] = new
+                        return True
     return False
 
 
