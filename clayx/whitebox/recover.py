@@ -315,6 +315,7 @@ def _reduce(T: Sched, oracle, careful: bool, scaled_points: bool,
         lambda: _unskew_once(T, found, oracle, alone=True),
         lambda: _unlinearize_once(T, found, oracle),
         lambda: _part_chunks(T),
+        lambda: _unreshape_skewed_chunk_once(T, found, oracle),
         # careful: the point loop made its chunk's by another choice when
         # the first one's result breaks a dependence (and was banned)
         lambda: repair and _fix_point_once(T, found, oracle, careful=True),
@@ -761,6 +762,53 @@ def _unskew_chunk_once(T: Sched, found: list[Step], oracle=None) -> bool:
             for coef, const, others, loose in _chunk_skews(T, r, t, a):
                 if _unskew_chunk_by(T, r, t, coef, const, others, loose, found, oracle):
                     return True
+    return False
+
+
+def _unreshape_skewed_chunk_once(T: Sched, found: list[Step], oracle=None) -> bool:
+    """Undo a ``reshape`` of a dimension a chunk loop was skewed by: a
+    chunk dimension ``±d + rest`` of ``r`` whose iterator part ``rest`` no
+    combination of ``r``'s other dimensions gives (:func:`_chunk_skews`
+    finds no skew), where making one other dimension ``α_q`` (without a
+    div) equal to ``rest`` (``reshape`` s of ``r`` by iterators) lets
+    :func:`_unskew_chunk_once` make the chunk plain: the point loop ``i``
+    of ``floor(i / 3) + i`` reshaped to 0 after the skew, while the other
+    statements of the loop keep it (gemm fuzz seed 61040).  The direct
+    steps: the skew, then the ``reshape`` s (in an order that keeps the
+    dates unique); checked by replaying them."""
+    for r in T.rels:
+        if r.empty:
+            continue
+        for t, a in enumerate(r.alphas, 1):
+            ds = a.keys("d")
+            if len(ds) != 1 or abs(a[ds[0]]) != 1 or not a.is_integral \
+                    or a.part("i").is_zero or _offset_chunk(T, r, a) \
+                    or any(not loose for *_, loose in _chunk_skews(T, r, t, a)):
+                continue
+            want = a.part("i")
+            for q in range(1, r.depth + 1):
+                old = r.alphas[q - 1]
+                if q == t or old.keys("d") or old.part("i") == want \
+                        or (want - old.part("i")).keys("p"):
+                    continue
+                Y = T.copy()
+                y = Y.by_tag(r.tag)
+                y.alphas[q - 1] = y.canon(old + want - old.part("i"))
+                plan = _reshaped(y, y.alphas[q - 1], old, q)
+                if not _full_rank_path(y, plan) or not _keeps_rank(Y, T, {r.tag}) \
+                        or any(st[0] != "reshape" for st in plan):
+                    continue
+                direct = [Step("reshape", (tuple(r.beta),) + st[1:]) for st in plan]
+                if not _replays(Y, direct, T, oracle) or not _legal_path(Y, direct, oracle):
+                    continue
+                more: list[Step] = []
+                if not _unskew_chunk_once(Y, more, oracle) \
+                        or _chunk(Y, Y.by_tag(r.tag).alphas[t - 1]) is None:
+                    continue
+                T.rels = Y.rels
+                found.extend(reversed(direct))
+                found.extend(more)
+                return True
     return False
 
 
