@@ -306,6 +306,7 @@ def _reduce(T: Sched, oracle, careful: bool, scaled_points: bool,
         lambda: _fix_point_once(T, found, oracle),
         lambda: _unskew_chunk_once(T, found, oracle),
         lambda: _sink_chunk_once(T, found, oracle),
+        lambda: _unskew_to_chunk_once(T, found, oracle),
         lambda: _linearize_once(T, found, oracle, doubts, general=True),
         lambda: _unreshape_chunk_once(T, found, oracle),
         lambda: _fix_point_once(T, found, oracle, outer=True),
@@ -810,6 +811,77 @@ def _unreshape_skewed_chunk_once(T: Sched, found: list[Step], oracle=None) -> bo
                 found.extend(more)
                 return True
     return False
+
+
+def _unskew_to_chunk_once(T: Sched, found: list[Step], oracle=None) -> bool:
+    """Undo the skews that hid a chunk loop in a combination of dimensions:
+    a div ``d`` (a chunk ``floor(e / s)``, ``e`` with iterators) of ``r``
+    such that ``±d`` is ``α_t + Σ μ_q·α_q`` (plus a parametric constant; solved
+    exactly over ``r``'s iterators and divs, the μ integers) while no
+    dimension is ``d``: ``α_t`` becomes that combination, the chunk (a
+    ``skew`` of ``α_t`` by each ``α_q``, for the largest group of relations
+    under one loop where every one gets a chunk there).  A tile loop skewed
+    by its point loop ``i - d`` (``α_t = i``, ``α_q = i - d``; bicg fuzz
+    seed 46164), or isl's ``3d - j`` beside the point loop ``j - 2d``
+    (trmm fuzz seed 74075).  Checked by replaying the direct ``skew`` s
+    (and, with an oracle, the schedule before them legal)."""
+    for r in T.rels:
+        if r.empty:
+            continue
+        divs = list(dict.fromkeys(k for a in r.alphas for k in a.keys("d")))
+        if any(_is_div(a) is not None for a in r.alphas if a.keys("d")):
+            continue        # a plain chunk dimension: the other reductions'
+        keys = sorted(set(_iter_keys(r)) | set(divs))
+        rows = [a.part("i", "d") for a in r.alphas]
+        for d in divs:
+            if not T.divs.of(d)[0].keys("i"):
+                continue
+            mu = solve(rows, Aff.var(d), keys)
+            if mu is None or any(v.denominator != 1 for v in mu):
+                continue
+            first = min(q for q, a in enumerate(r.alphas, 1) if d in a.c)
+            for t in range(1, r.depth + 1):
+                sign = int(mu[t - 1])
+                others = [(q, int(v) * sign) for q, v in enumerate(mu, 1) if q != t and v]
+                if abs(sign) != 1 or not others or t > first and d not in r.alphas[t - 1].c:
+                    continue    # (a loop inside the div's becomes no chunk loop)
+                need = max([t] + [q for q, _ in others])
+                for prefix, X, ids, members in _group_copies(T, r, lambda x: x.depth >= need):
+                    if not T.is_loop(prefix):
+                        continue
+                    for x in members:
+                        v = x.alphas[t - 1]
+                        for q, c in others:
+                            v = v + x.alphas[q - 1].scale(c)
+                        x.alphas[t - 1] = x.canon(v)
+                    for x in members:
+                        if _shifted_div(x.alphas[t - 1]) is None:
+                            x.alphas[t - 1] = _plain_chunk(X, x.alphas[t - 1])
+                    if any(_shifted_div(x.alphas[t - 1]) is None
+                           for x in members if not x.empty):
+                        continue
+                    direct = [Step("skew", (prefix, t, q, c)) for q, c in others]
+                    if not _replays(X, direct, T, oracle) or not _legal_path(X, direct, oracle):
+                        continue
+                    T.rels = X.rels
+                    found.extend(reversed(direct))
+                    return True
+    return False
+
+
+def _plain_chunk(T: Sched, a: Aff) -> Aff:
+    """``a``, a reversed div plus a parametric constant (``-d - 1`` with ``d
+    = floor((-i - 1) / 4)``), as the plain chunk it is, shifted (``floor(i
+    / 4)``: :func:`_signed_chunks`, the constant taken out of the
+    numerator); else ``a`` itself."""
+    shift = a.part("p")
+    if a.keys("i") or _shifted_div(-a) is None:
+        return a
+    for sign, num, size in _signed_chunks(T, a - shift):
+        if sign == 1 and num.keys("i") and num.is_integral:
+            c = int(num[ONE]) // size
+            return T.divs.get(num - Aff.const(c * size), size) + Aff.const(c) + shift
+    return a
 
 
 def _chunk_skews(T: Sched, r: Rel, t: int, a: Aff):
