@@ -61,6 +61,11 @@ CASES = [
      "reshape([0, 0, 0, 1], 4, 2, -2);\nstripmine([0, 0, 0, 0], 3, 5);\nfuse([0, 0, 0, 0]);\n"
      "skew([0, 0, 0, 0, 0], 4, 2, -1);\ngrain([0, 0, 0, 0, 0], 2, 2);\n"
      "skew([0, 0, 0, 0, 0], 3, 2, -1);\nreshape([0, 0, 0, 0, 0], 2, 2, -2);\n"),
+    # a chunk loop interchanged inside its point loop (2 <-> 4), then the whole loop
+    # interchanged (1 <-> 2): moving the chunk loop back out first breaks a dependence
+    ("lu", 81157, "stripmine([0, 1, 0], 3, 2); interchange([0], 2, 2); "
+        "interchange([0, 1, 0, 0], 2, 4); interchange([0], 2, 2); interchange([0], 1, 2);",
+     "stripmine([0, 1], 3, 2);\ninterchange([0, 1], 2, 4);\ninterchange([0], 1, 2);\n"),
     # the chunk loop skewed away (i) by its point loop skewed by it (i - floor(i / 4))
     ("bicg", 46164, "reorder([0], [0]); tile([1], 1, 1, 4); skew([1, 0], 2, 1, 1); "
         "skew([1, 0, 1], 1, 2, -1); shift([1, 0, 1, 0], 1, {1 | 0}, -3); "
@@ -191,6 +196,28 @@ def test_a_chunk_loop_hidden_by_skews_is_solved_for():
     assert [r.alphas for r in T.rels] == before
 
 
+def test_a_whole_loop_interchange_is_undone_before_the_chunk_loop_sinks():
+    # lu: S2 (k, i, floor(k / 2), j) in a loop with S0, S1: the chunk loop
+    # moved before k alone breaks a dependence; the outer loops are swapped
+    # back for all three first
+    seq = ("stripmine([0, 1, 0], 3, 2); interchange([0, 1, 0, 0], 2, 4); "
+           "interchange([0], 1, 2);")
+    T, oracle = _target("lu", seq)
+    assert not _recover._sink_chunk_once(T, [], oracle)
+    found = []
+    assert _recover._unswap_then_sink_once(T, found, oracle)
+    assert found == [Step("interchange", ((0,), 1, 2)), Step("interchange", ((0, 1), 2, 3))]
+    i, j, k = (Aff.var(it(n)) for n in range(3))
+    assert T.by_tag(2).alphas == [i, T.divs.get(k, 2), k, j]     # the chunk loop outside k
+    assert T.by_tag(0).alphas == [i, j, k]
+    # must fail: without an oracle (no legality to tell the orders apart),
+    # or with no chunk inside its point loop
+    T, _ = _target("lu", seq)
+    assert not _recover._unswap_then_sink_once(T, [])
+    T, oracle = _target("lu", "stripmine([0, 1, 0], 3, 2);")
+    assert not _recover._unswap_then_sink_once(T, [], oracle)
+
+
 def test_a_reversed_div_reads_as_the_plain_chunk():
     T, _ = _target("bicg", "")
     i, m = Aff.var(it(0)), Aff.var(par("m"))
@@ -205,8 +232,10 @@ def test_a_reversed_div_reads_as_the_plain_chunk():
 #: Sequences of this class still refused: a WhiteboxError, never a
 #: sequence failing its replay.
 REFUSED = [
-    # a chunk loop interchanged inside its point loop, then the whole loop interchanged
-    ("lu", "stripmine([0, 1, 0], 3, 2); interchange([0, 1, 0, 0], 2, 4); interchange([0], 1, 2);"),
+    # two tiles with skews: the second chunk hidden where no combination of
+    # the dimensions without the first chunk gives it
+    ("trmm", "tile([0], 2, 2, 3); skew([0, 0, 0], 1, 3, -2); reorder_loops([0, 0], 2); "
+             "stripmine([0, 0], 1, 2); skew([0, 0, 0, 0], 1, 4, -2); skew([0], 3, 1, -1);"),
     # the point loop grained and interchanged outside its chunk loop
     ("lu", "tile([0], 2, 2, 5); grain([0], 3, 2); interchange([0], 3, 2); "
            "split_children([0, 0, 0], 1); embed([0, 0, 0, 0, 0]);"),

@@ -316,7 +316,8 @@ def _reduce(T: Sched, oracle, careful: bool, scaled_points: bool,
         lambda: _unskew_once(T, found, oracle, alone=True),
         lambda: _unlinearize_once(T, found, oracle),
         lambda: _part_chunks(T),
-        lambda: _unreshape_skewed_chunk_once(T, found, oracle),
+        lambda: _unreshape_skewed_chunk_once(T, found, oracle)
+        or _unswap_then_sink_once(T, found, oracle),
         # careful: the point loop made its chunk's by another choice when
         # the first one's result breaks a dependence (and was banned)
         lambda: repair and _fix_point_once(T, found, oracle, careful=True),
@@ -1153,6 +1154,48 @@ def _sink_chunk_once(T: Sched, found: list[Step], oracle=None,
                         continue
                     T.rels = X.rels
                     found.extend(reversed(direct))
+                    return True
+    return False
+
+
+def _unswap_then_sink_once(T: Sched, found: list[Step], oracle=None) -> bool:
+    """Undo an ``interchange`` of a whole loop that took a chunk's point
+    loop outside it, when the chunk loop cannot be moved back out alone (the
+    schedule in between breaks a dependence): for a chunk ``α_t`` whose
+    point loop ``α_p`` is outside it (``p < t``), the loop at depth ``u ≤
+    p`` holding ``r`` has its dimensions ``u`` and ``v`` (``u < v < t``)
+    swapped back, for all its relations, where that is legal and then lets
+    :func:`_sink_chunk_once` move the chunk out (lu fuzz seed 81157: ``(j,
+    i, floor(j / 2), k)`` from the tile ``(i, k, floor(j / 2), j)``
+    interchanged 2 ↔ 4, then the outer loops 1 ↔ 2).  Tried when no other
+    reduction applies; the direct steps: the sink's, then the
+    ``interchange``."""
+    if oracle is None:
+        return False
+    for r in T.rels:
+        for t, num, _ in _loose_chunks(T, r):
+            p = next((q for q in range(1, t) if r.alphas[q - 1] == num), None)
+            if p is None:
+                continue
+            for u in range(1, p + 1):
+                prefix = r.beta[:u]
+                if not T.is_loop(prefix):
+                    continue
+                for v in range(u + 1, t):
+                    if any(x.depth < v for x in T.under(prefix)):
+                        continue
+                    X = T.copy()
+                    for x in X.under(prefix):
+                        x.alphas[u - 1], x.alphas[v - 1] = x.alphas[v - 1], x.alphas[u - 1]
+                    direct = [Step("interchange", (prefix, u, v))]
+                    if not oracle(X) or not _replays(X, direct, T, oracle):
+                        continue
+                    more: list[Step] = []
+                    if not _sink_chunk_once(X, more, oracle):
+                        continue
+                    T.rels = X.rels
+                    found.extend(direct)
+                    found.extend(more)
                     return True
     return False
 
