@@ -61,6 +61,10 @@ CASES = [
      "reshape([0, 0, 0, 1], 4, 2, -2);\nstripmine([0, 0, 0, 0], 3, 5);\nfuse([0, 0, 0, 0]);\n"
      "skew([0, 0, 0, 0, 0], 4, 2, -1);\ngrain([0, 0, 0, 0, 0], 2, 2);\n"
      "skew([0, 0, 0, 0, 0], 3, 2, -1);\nreshape([0, 0, 0, 0, 0], 2, 2, -2);\n"),
+    # a tile loop moved inside its point loop, then strip-mined: isl writes
+    # floor(floor(i / 16) / 5) as floor(i / 80), beside the point loop i
+    ("bicg", 65094, "tile([1], 1, 1, 16); interchange([1, 0, 1], 1, 2); stripmine([1, 0], 2, 5);",
+     "stripmine([1], 1, 16);\ninterchange([1, 0, 1], 1, 2);\nstripmine([1], 2, 5);\n"),
     # a chunk loop interchanged inside its point loop (2 <-> 4), then the whole loop
     # interchanged (1 <-> 2): moving the chunk loop back out first breaks a dependence
     ("lu", 81157, "stripmine([0, 1, 0], 3, 2); interchange([0], 2, 2); "
@@ -216,6 +220,28 @@ def test_a_whole_loop_interchange_is_undone_before_the_chunk_loop_sinks():
     assert not _recover._unswap_then_sink_once(T, [])
     T, oracle = _target("lu", "stripmine([0, 1, 0], 3, 2);")
     assert not _recover._unswap_then_sink_once(T, [], oracle)
+
+
+def test_a_chunk_of_a_chunk_loop_beside_its_point_loop():
+    # bicg: S2 (i, floor(i / 80), floor(i / 16), j): the first reading keeps
+    # floor(i / 80) a chunk of i (i is a dimension); the last pass of reduce
+    # reads it as floor(floor(i / 16) / 5)
+    seq = "tile([1], 1, 1, 16); interchange([1, 0, 1], 1, 2); stripmine([1, 0], 2, 5);"
+    T, _ = _target("bicg", seq)
+    before = [list(r.alphas) for r in T.rels]
+    assert not _recover._chunk_of_chunk(T)               # must fail: beside its point loop
+    assert [r.alphas for r in T.rels] == before
+    assert _recover._chunk_of_chunk(T, beside_point=True)
+    i = Aff.var(it(0))
+    d16 = T.divs.get(i, 16)
+    for tag in (2, 3):
+        assert T.by_tag(tag).alphas[1:3] == [T.divs.get(d16, 5), d16]
+    assert T.by_tag(1).alphas == before[1]               # no chunk of floor(i / 5) there
+    # the first passes of reduce leave it, the last recovers it
+    T, oracle = _target("bicg", seq)
+    steps = _recover.reduce(T, oracle)
+    assert [st.name for st in steps].count("stripmine") == 2
+    assert all(not a.keys("d") for r in T.rels for a in r.alphas)
 
 
 def test_a_reversed_div_reads_as_the_plain_chunk():

@@ -273,9 +273,22 @@ def reduce(T: Sched, oracle=None, careful: bool = False, repair: bool = True) ->
             return _reduce(T, oracle, careful, True, nested_chunks=False, repair=repair)
         except WhiteboxError:
             pass
+        # last: a flat chunk read as a chunk of a chunk dimension even beside
+        # its point loop (a tile loop strip-mined again inside its point
+        # loop: bicg fuzz seed 65094)
+        T.rels = [r.copy() for r in start.rels]
+        try:
+            return _reduce(T, oracle, careful, True, nested_chunks=BESIDE_POINTS, repair=repair)
+        except WhiteboxError:
+            pass
         T.rels = start.rels
         raise e from None
 
+
+#: ``nested_chunks`` of :func:`_reduce`'s last pass: a chunk of a chunk
+#: dimension is read as one even where a dimension is its point loop
+#: (:func:`_chunk_of_chunk`).
+BESIDE_POINTS = "beside points"
 
 #: The passes of :func:`reduce` after the first (which reads scaled point
 #: loops as scaled after the tile, the tiles undone after the scalings, no
@@ -1676,7 +1689,8 @@ def _reread_chunks(T: Sched, nested: bool = True) -> bool:
     where another dimension is the chunk ``floor(e / s')`` as the chunk of
     that dimension by ``s`` (:func:`_chunk_of_chunk`: a tile of a tile
     loop; not when ``nested`` is false)."""
-    if _small_divs(T) or nested and _chunk_of_chunk(T) or _owned_divs(T) \
+    if _small_divs(T) or nested and _chunk_of_chunk(T, nested == BESIDE_POINTS) \
+            or _owned_divs(T) \
             or _parametric_chunks(T):
         return True
     for r in T.rels:
@@ -1912,12 +1926,13 @@ def _small_divs(T: Sched) -> bool:
     return changed
 
 
-def _chunk_of_chunk(T: Sched) -> bool:
+def _chunk_of_chunk(T: Sched, beside_point: bool = False) -> bool:
     """Write a dimension that is one div ``floor(e / (s·s'))`` of a relation
     whose other dimension is the div ``floor(e / s')``, with no dimension a
-    multiple of ``e`` and no other dimension using that div, as
-    ``floor(floor(e / s') / s)`` (isl writes the tile of a tile loop flat),
-    in every relation where it is so; the same function, no step."""
+    multiple of ``e`` (unless ``beside_point``) and no other dimension using
+    that div, as ``floor(floor(e / s') / s)`` (isl writes the tile of a tile
+    loop flat), in every relation where it is so; the same function, no
+    step."""
     changed = False
     for r in T.rels:
         for t, a in enumerate(r.alphas, 1):
@@ -1925,7 +1940,7 @@ def _chunk_of_chunk(T: Sched) -> bool:
             if k is None or any(k in x.c for q, x in enumerate(r.alphas, 1) if q != t):
                 continue
             num, size = T.divs.of(k)
-            if num.keys("d") or any(_multiple(x, num) for x in r.alphas):
+            if num.keys("d") or not beside_point and any(_multiple(x, num) for x in r.alphas):
                 continue
             for q, x in enumerate(r.alphas, 1):
                 # the inner chunk, or the inner chunk shifted by a constant
