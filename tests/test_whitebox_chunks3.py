@@ -244,6 +244,26 @@ def test_a_chunk_of_a_chunk_loop_beside_its_point_loop():
     assert all(not a.keys("d") for r in T.rels for a in r.alphas)
 
 
+def test_a_chunk_dimension_the_others_read_is_not_solved_for():
+    # mvt fuzz seed 25222 (recovered by main): S1 (j, 2·d + 3i, d + i), d
+    # the chunk of the reshaped tile loop; solving d = α_3 - ... from α_2
+    # would take the point loop 3i away (the chunk at 3 is the other
+    # reductions'), and the target was refused
+    seq = ("tile([1], 2, 1, 4); interchange([1, 0, 0], 1, 3); iss([1, 0], {1 | | 1 | 2}); "
+           "fuse([1, 0, 0]); reshape([1, 0], 3, 1, -1); skew([1, 0, 0], 2, 3, -2); "
+           "split([1, 0, 0, 0], 1);")
+    T, oracle = _target("mvt", seq)
+    assert _recover._reread_chunks(T)
+    before = [list(r.alphas) for r in T.rels]
+    assert not _recover._unskew_to_chunk_once(T, [], oracle)
+    assert [r.alphas for r in T.rels] == before
+    assert_recovered("mvt", seq, "peel([1, 0], {1 | 2});\nsplit([1, 0], 1);\n"
+                     "interchange([2], 1, 2);\nstripmine([2], 1, 4);\ninterchange([2], 1, 2);\n"
+                     "interchange([2], 2, 3);\ngrain([2], 2, 3);\nskew([2], 2, 3, -2);\n"
+                     "reshape([2], 3, 1, -1);\nstripmine([1], 1, 4);\ninterchange([1], 1, 2);\n"
+                     "interchange([1], 2, 3);\nskew([1], 2, 3, -2);\nreshape([1], 3, 1, -1);\n")
+
+
 def test_a_reversed_div_reads_as_the_plain_chunk():
     T, _ = _target("bicg", "")
     i, m = Aff.var(it(0)), Aff.var(par("m"))
