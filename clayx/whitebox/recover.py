@@ -860,8 +860,9 @@ def _unskew_to_chunk_once(T: Sched, found: list[Step], oracle=None) -> bool:
                 if abs(sign) != 1 or not others or t > first and d not in r.alphas[t - 1].c:
                     continue    # (a loop inside the div's becomes no chunk loop)
                 if d in r.alphas[t - 1].c and any(
-                        q != t and abs(a[d]) == 1 for q, a in enumerate(r.alphas, 1)):
-                    continue    # (the div's own dimension is a chunk as the others read it)
+                        abs(a[d]) == 1 for q, a in enumerate(r.alphas, 1)):
+                    continue    # (a chunk dimension as _unskew_chunk_once reads it, or
+                    #            the div's own dimension a chunk as the others read it)
                 need = max([t] + [q for q, _ in others])
                 for prefix, X, ids, members in _group_copies(T, r, lambda x: x.depth >= need):
                     if not T.is_loop(prefix):
