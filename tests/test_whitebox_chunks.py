@@ -234,11 +234,11 @@ def test_a_reshape_that_merges_dates_of_another_statement_is_not_undone_there():
 #: Sequences whose chunk dimensions are still not expressed: refused with
 #: a WhiteboxError, never a sequence failing its replay.
 REFUSED = [
-    # a second tile of a loop the point loop was reshaped away from (the
-    # chunk of a constant loop): without its point loop, the undone reshape
-    # would give S0 non-unique dates
-    ("trmm", "tile([0, 0], 2, 2, 5); reshape([0, 0, 0], 2, 2, 2); reshape([0, 0, 0], 1, 2, 1); "
-             "reshape([0], 3, 2, 1); tile([0], 3, 2, 5);"),
+    # a chunk loop skewed by a loop that an unembed then took away (its
+    # iterator is in no other dimension of S1); trmm's reshaped-away point
+    # loop, refused here before, is recovered (test_whitebox_chunks3.py)
+    ("gemm", "stripmine([0], 1, 3); skew([0, 0, 1], 1, 4, -2); unembed([0, 0, 1, 0, 0]); "
+             "embed([0, 0, 1, 0]); fuse([0]); unembed([0, 0, 1, 0, 0]);"),
 ]
 
 

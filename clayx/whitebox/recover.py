@@ -277,9 +277,22 @@ def reduce(T: Sched, oracle=None, careful: bool = False, repair: bool = True) ->
             return _reduce(T, oracle, careful, True, nested_chunks=False, repair=repair)
         except WhiteboxError:
             pass
+        # last: a flat chunk read as a chunk of a chunk dimension even beside
+        # its point loop (a tile loop strip-mined again inside its point
+        # loop: bicg fuzz seed 65094)
+        T.rels = [r.copy() for r in start.rels]
+        try:
+            return _reduce(T, oracle, careful, True, nested_chunks=BESIDE_POINTS, repair=repair)
+        except WhiteboxError:
+            pass
         T.rels = start.rels
         raise e from None
 
+
+#: ``nested_chunks`` of :func:`_reduce`'s last pass: a chunk of a chunk
+#: dimension is read as one even where a dimension is its point loop
+#: (:func:`_chunk_of_chunk`).
+BESIDE_POINTS = "beside points"
 
 #: The passes of :func:`reduce` after the first (which reads scaled point
 #: loops as scaled after the tile, the tiles undone after the scalings, no
@@ -311,6 +324,7 @@ def _reduce(T: Sched, oracle, careful: bool, scaled_points: bool,
         lambda: _fix_point_once(T, found, oracle),
         lambda: _unskew_chunk_once(T, found, oracle),
         lambda: _sink_chunk_once(T, found, oracle),
+        lambda: _unskew_to_chunk_once(T, found, oracle),
         lambda: _linearize_once(T, found, oracle, doubts, general=True),
         lambda: _unreshape_chunk_once(T, found, oracle),
         lambda: _fix_point_once(T, found, oracle, outer=True),
@@ -320,6 +334,8 @@ def _reduce(T: Sched, oracle, careful: bool, scaled_points: bool,
         lambda: _unskew_once(T, found, oracle, alone=True),
         lambda: _unlinearize_once(T, found, oracle),
         lambda: _part_chunks(T),
+        lambda: _unreshape_skewed_chunk_once(T, found, oracle)
+        or _unswap_then_sink_once(T, found, oracle),
         lambda: _rereversed_chunks(T),
         # careful: the point loop made its chunk's by another choice when
         # the first one's result breaks a dependence (and was banned)
@@ -896,6 +912,128 @@ def _unskew_chunk_once(T: Sched, found: list[Step], oracle=None) -> bool:
     return False
 
 
+def _unreshape_skewed_chunk_once(T: Sched, found: list[Step], oracle=None) -> bool:
+    """Undo a ``reshape`` of a dimension a chunk loop was skewed by: a
+    chunk dimension ``±d + rest`` of ``r`` whose iterator part ``rest`` no
+    combination of ``r``'s other dimensions gives (:func:`_chunk_skews`
+    finds no skew), where making one other dimension ``α_q`` (without a
+    div) equal to ``rest`` (``reshape`` s of ``r`` by iterators) lets
+    :func:`_unskew_chunk_once` make the chunk plain: the point loop ``i``
+    of ``floor(i / 3) + i`` reshaped to 0 after the skew, while the other
+    statements of the loop keep it (gemm fuzz seed 61040).  The direct
+    steps: the skew, then the ``reshape`` s (in an order that keeps the
+    dates unique); checked by replaying them."""
+    for r in T.rels:
+        if r.empty:
+            continue
+        for t, a in enumerate(r.alphas, 1):
+            ds = a.keys("d")
+            if len(ds) != 1 or abs(a[ds[0]]) != 1 or not a.is_integral \
+                    or a.part("i").is_zero or _offset_chunk(T, r, a) \
+                    or any(not loose for *_, loose in _chunk_skews(T, r, t, a)):
+                continue
+            want = a.part("i")
+            for q in range(1, r.depth + 1):
+                old = r.alphas[q - 1]
+                if q == t or old.keys("d") or old.part("i") == want \
+                        or (want - old.part("i")).keys("p"):
+                    continue
+                Y = T.copy()
+                y = Y.by_tag(r.tag)
+                y.alphas[q - 1] = y.canon(old + want - old.part("i"))
+                plan = _reshaped(y, y.alphas[q - 1], old, q)
+                if not _full_rank_path(y, plan) or not _keeps_rank(Y, T, {r.tag}) \
+                        or any(st[0] != "reshape" for st in plan):
+                    continue
+                direct = [Step("reshape", (tuple(r.beta),) + st[1:]) for st in plan]
+                if not _replays(Y, direct, T, oracle) or not _legal_path(Y, direct, oracle):
+                    continue
+                more: list[Step] = []
+                if not _unskew_chunk_once(Y, more, oracle) \
+                        or _chunk(Y, Y.by_tag(r.tag).alphas[t - 1]) is None:
+                    continue
+                T.rels = Y.rels
+                found.extend(reversed(direct))
+                found.extend(more)
+                return True
+    return False
+
+
+def _unskew_to_chunk_once(T: Sched, found: list[Step], oracle=None) -> bool:
+    """Undo the skews that hid a chunk loop in a combination of dimensions:
+    a div ``d`` (a chunk ``floor(e / s)``, ``e`` with iterators) of ``r``
+    such that ``±d`` is ``α_t + Σ μ_q·α_q`` (plus a parametric constant; solved
+    exactly over ``r``'s iterators and divs, the μ integers) while no
+    dimension is ``d``: ``α_t`` becomes that combination, the chunk (a
+    ``skew`` of ``α_t`` by each ``α_q``, for the largest group of relations
+    under one loop where every one gets a chunk there).  A tile loop skewed
+    by its point loop ``i - d`` (``α_t = i``, ``α_q = i - d``; bicg fuzz
+    seed 46164), or isl's ``3d - j`` beside the point loop ``j - 2d``
+    (trmm fuzz seed 74075).  Checked by replaying the direct ``skew`` s
+    (and, with an oracle, the schedule before them legal)."""
+    for r in T.rels:
+        if r.empty:
+            continue
+        divs = list(dict.fromkeys(k for a in r.alphas for k in a.keys("d")))
+        if any(_is_div(a) is not None for a in r.alphas if a.keys("d")):
+            continue        # a plain chunk dimension: the other reductions'
+        keys = sorted(set(_iter_keys(r)) | set(divs))
+        rows = [a.part("i", "d") for a in r.alphas]
+        for d in divs:
+            if not T.divs.of(d)[0].keys("i"):
+                continue
+            mu = solve(rows, Aff.var(d), keys)
+            if mu is None or any(v.denominator != 1 for v in mu):
+                continue
+            first = min(q for q, a in enumerate(r.alphas, 1) if d in a.c)
+            for t in range(1, r.depth + 1):
+                sign = int(mu[t - 1])
+                others = [(q, int(v) * sign) for q, v in enumerate(mu, 1) if q != t and v]
+                if abs(sign) != 1 or not others or t > first and d not in r.alphas[t - 1].c:
+                    continue    # (a loop inside the div's becomes no chunk loop)
+                if d in r.alphas[t - 1].c and any(
+                        abs(a[d]) == 1 for q, a in enumerate(r.alphas, 1)):
+                    continue    # (a chunk dimension as _unskew_chunk_once reads it, or
+                    #            the div's own dimension a chunk as the others read it)
+                need = max([t] + [q for q, _ in others])
+                for prefix, X, ids, members in _group_copies(T, r, lambda x: x.depth >= need):
+                    if not T.is_loop(prefix):
+                        continue
+                    for x in members:
+                        v = x.alphas[t - 1]
+                        for q, c in others:
+                            v = v + x.alphas[q - 1].scale(c)
+                        x.alphas[t - 1] = x.canon(v)
+                    for x in members:
+                        if _shifted_div(x.alphas[t - 1]) is None:
+                            x.alphas[t - 1] = _plain_chunk(X, x.alphas[t - 1])
+                    if any(_shifted_div(x.alphas[t - 1]) is None
+                           for x in members if not x.empty):
+                        continue
+                    direct = [Step("skew", (prefix, t, q, c)) for q, c in others]
+                    if not _replays(X, direct, T, oracle) or not _legal_path(X, direct, oracle):
+                        continue
+                    T.rels = X.rels
+                    found.extend(reversed(direct))
+                    return True
+    return False
+
+
+def _plain_chunk(T: Sched, a: Aff) -> Aff:
+    """``a``, a reversed div plus a parametric constant (``-d - 1`` with ``d
+    = floor((-i - 1) / 4)``), as the plain chunk it is, shifted (``floor(i
+    / 4)``: :func:`_signed_chunks`, the constant taken out of the
+    numerator); else ``a`` itself."""
+    shift = a.part("p")
+    if a.keys("i") or _shifted_div(-a) is None:
+        return a
+    for sign, num, size in _signed_chunks(T, a - shift):
+        if sign == 1 and num.keys("i") and num.is_integral:
+            c = int(num[ONE]) // size
+            return T.divs.get(num - Aff.const(c * size), size) + Aff.const(c) + shift
+    return a
+
+
 def _chunk_skews(T: Sched, r: Rel, t: int, a: Aff):
     """The candidates ``(coef, const, others, loose)`` of
     :func:`_unskew_chunk_once` for the dimension ``t`` (``a``) of ``r``:
@@ -1165,6 +1303,48 @@ def _sink_chunk_once(T: Sched, found: list[Step], oracle=None,
                         continue
                     T.rels = X.rels
                     found.extend(reversed(direct))
+                    return True
+    return False
+
+
+def _unswap_then_sink_once(T: Sched, found: list[Step], oracle=None) -> bool:
+    """Undo an ``interchange`` of a whole loop that took a chunk's point
+    loop outside it, when the chunk loop cannot be moved back out alone (the
+    schedule in between breaks a dependence): for a chunk ``α_t`` whose
+    point loop ``α_p`` is outside it (``p < t``), the loop at depth ``u ≤
+    p`` holding ``r`` has its dimensions ``u`` and ``v`` (``u < v < t``)
+    swapped back, for all its relations, where that is legal and then lets
+    :func:`_sink_chunk_once` move the chunk out (lu fuzz seed 81157: ``(j,
+    i, floor(j / 2), k)`` from the tile ``(i, k, floor(j / 2), j)``
+    interchanged 2 ↔ 4, then the outer loops 1 ↔ 2).  Tried when no other
+    reduction applies; the direct steps: the sink's, then the
+    ``interchange``."""
+    if oracle is None:
+        return False
+    for r in T.rels:
+        for t, num, _ in _loose_chunks(T, r):
+            p = next((q for q in range(1, t) if r.alphas[q - 1] == num), None)
+            if p is None:
+                continue
+            for u in range(1, p + 1):
+                prefix = r.beta[:u]
+                if not T.is_loop(prefix):
+                    continue
+                for v in range(u + 1, t):
+                    if any(x.depth < v for x in T.under(prefix)):
+                        continue
+                    X = T.copy()
+                    for x in X.under(prefix):
+                        x.alphas[u - 1], x.alphas[v - 1] = x.alphas[v - 1], x.alphas[u - 1]
+                    direct = [Step("interchange", (prefix, u, v))]
+                    if not oracle(X) or not _replays(X, direct, T, oracle):
+                        continue
+                    more: list[Step] = []
+                    if not _sink_chunk_once(X, more, oracle):
+                        continue
+                    T.rels = X.rels
+                    found.extend(direct)
+                    found.extend(more)
                     return True
     return False
 
@@ -1645,7 +1825,9 @@ def _reread_chunks(T: Sched, nested: bool = True) -> bool:
     where another dimension is the chunk ``floor(e / s')`` as the chunk of
     that dimension by ``s`` (:func:`_chunk_of_chunk`: a tile of a tile
     loop; not when ``nested`` is false)."""
-    if _small_divs(T) or nested and _chunk_of_chunk(T) or _owned_divs(T):
+    if _small_divs(T) or nested and _chunk_of_chunk(T, nested == BESIDE_POINTS) \
+            or _owned_divs(T) \
+            or _parametric_chunks(T):
         return True
     for r in T.rels:
         for t, a in enumerate(r.alphas, 1):
@@ -1661,6 +1843,36 @@ def _reread_chunks(T: Sched, nested: bool = True) -> bool:
                     new = T.divs.get(num, size).scale(sign) + shift
                     if new != a and not new.keys("i"):
                         r.alphas[t - 1] = new
+                        return True
+    return False
+
+
+def _parametric_chunks(T: Sched) -> bool:
+    """Write a dimension whose divs have no iterator (a parametric
+    constant on the relation's instances) as the chunk ``floor(α_p / s)``
+    of another dimension ``α_p`` of the relation, ``s`` the size of one of
+    its divs, where the two are equal on the relation's instances (which
+    needs its ``stdom``): a strip-mine or tile of a loop with fewer
+    iterations than the tile size, such as an ``unroll``'s epilog, whose
+    chunk isl writes as the constant it is there (``floor(i / 4)`` on ``4
+    ⌊M / 4⌋ ≤ i < M`` as ``M - 1 - floor(3M / 4)``; atax, bicg fuzz seeds
+    73071, 43014).  The same dates, so no step; the dimension then reads as
+    a plain chunk."""
+    for r in T.rels:
+        if r.empty or r.stdom is None:
+            continue
+        for t, a in enumerate(r.alphas):
+            ds = a.keys("d")
+            if not ds or a.keys("i") or any(
+                    T.divs.of(k)[0].keys("i") or T.divs.of(k)[0].keys("d") for k in ds):
+                continue
+            for p, e in enumerate(r.alphas):
+                if p == t or not e.keys("i") or e.keys("d") or not e.is_integral:
+                    continue
+                for size in dict.fromkeys(T.divs.of(k)[1] for k in ds):
+                    new = T.divs.get(e, size)
+                    if new != a and _equal_on(r, a, new, T.divs):
+                        r.alphas[t] = new
                         return True
     return False
 
@@ -1687,7 +1899,7 @@ def _part_chunks(T: Sched) -> bool:
         if r is not None and r.alphas != x.alphas:
             x.alphas = list(r.alphas)
             return True
-    return _part_forms(T)
+    return _part_forms(T) or _loop_chunks(T)
 
 
 def _part_forms(T: Sched) -> bool:
@@ -1707,6 +1919,37 @@ def _part_forms(T: Sched) -> bool:
                 for k in diff:
                     x.alphas[k] = x.canon(r.alphas[k])
                 return True
+    return False
+
+
+def _loop_chunks(T: Sched) -> bool:
+    """The third reading of :func:`_part_chunks`: where a relation has the
+    chunk ``floor(α_p / s)`` at depth ``t`` (its point loop at ``p``), a
+    relation in the same loop at depth ``t`` whose α_t has no div but
+    equals ``floor(α_p / s)`` of its own α_p on its instances takes that
+    form (isl writes the chunk as the affine form it is on a part: ``floor((j
+    - N + 2) / 5)`` as ``j - N + 2`` where ``N - 6 ≤ j ≤ N - 2``, beside
+    another statement of the same tile; lu fuzz seed 73297).  The same
+    dates, so no step."""
+    for r in T.rels:
+        for t, a in enumerate(r.alphas, 1):
+            ch = _chunk(T, a)
+            if ch is None or r.empty:
+                continue
+            num, size = ch
+            for p in range(t + 1, r.depth + 1):
+                if r.alphas[p - 1] != num:
+                    continue
+                for x in T.under(r.beta[:t]):
+                    if x is r or x.empty or x.stdom is None or x.depth < p:
+                        continue
+                    e, old = x.alphas[p - 1], x.alphas[t - 1]
+                    if old.keys("d") or e.keys("d") or not e.keys("i") or not e.is_integral:
+                        continue
+                    new = T.divs.get(e, size)
+                    if new != old and _equal_on(x, old, new, T.divs):
+                        x.alphas[t - 1] = new
+                        return True
     return False
 
 
@@ -1819,12 +2062,13 @@ def _small_divs(T: Sched) -> bool:
     return changed
 
 
-def _chunk_of_chunk(T: Sched) -> bool:
+def _chunk_of_chunk(T: Sched, beside_point: bool = False) -> bool:
     """Write a dimension that is one div ``floor(e / (s·s'))`` of a relation
     whose other dimension is the div ``floor(e / s')``, with no dimension a
-    multiple of ``e`` and no other dimension using that div, as
-    ``floor(floor(e / s') / s)`` (isl writes the tile of a tile loop flat),
-    in every relation where it is so; the same function, no step."""
+    multiple of ``e`` (unless ``beside_point``) and no other dimension using
+    that div, as ``floor(floor(e / s') / s)`` (isl writes the tile of a tile
+    loop flat), in every relation where it is so; the same function, no
+    step."""
     changed = False
     for r in T.rels:
         for t, a in enumerate(r.alphas, 1):
@@ -1832,7 +2076,7 @@ def _chunk_of_chunk(T: Sched) -> bool:
             if k is None or any(k in x.c for q, x in enumerate(r.alphas, 1) if q != t):
                 continue
             num, size = T.divs.of(k)
-            if num.keys("d") or any(_multiple(x, num) for x in r.alphas):
+            if num.keys("d") or not beside_point and any(_multiple(x, num) for x in r.alphas):
                 continue
             for q, x in enumerate(r.alphas, 1):
                 # the inner chunk, or the inner chunk shifted by a constant
@@ -2042,9 +2286,7 @@ def _fix_point(T, r, t, p, sign, others, coef, const, found, oracle=None,
                 if c:
                     v = v + x.alphas[q - 1].scale(c)
             x.alphas[p - 1] = x.canon(v + const)
-        if any(_chunk(X, x.alphas[t - 1]) is None
-               or _multiple(x.alphas[p - 1], _chunk(X, x.alphas[t - 1])[0]) is None
-               for x in X.rels if x.tag in ids and not x.empty):
+        if any(not _point_of(X, x, t, p) for x in X.rels if x.tag in ids and not x.empty):
             continue    # a relation of the group whose point loop this breaks
         # direct steps, from X back to T: undo the skews and the shift, then reverse
         for q, c in zip(others, coef):
@@ -2072,6 +2314,15 @@ def _fix_point(T, r, t, p, sign, others, coef, const, found, oracle=None,
                 found.extend(reversed(direct))
                 return True
     return False
+
+
+def _point_of(X: Sched, x: Rel, t: int, p: int) -> bool:
+    """Is α_t of ``x`` a chunk ``floor(e / s)`` and α_p a multiple of ``e``,
+    or ``e`` itself once the part's equalities are substituted (a part
+    where the point loop is fixed: trmm fuzz seed 74225)?"""
+    ch = _chunk(X, x.alphas[t - 1])
+    return ch is not None and (_multiple(x.alphas[p - 1], ch[0]) is not None
+                               or bool(x.elim) and x.canon(ch[0]) == x.alphas[p - 1])
 
 
 # --- 2. index-set splitting --------------------------------------------------------------
