@@ -320,6 +320,7 @@ def _reduce(T: Sched, oracle, careful: bool, scaled_points: bool,
         lambda: repair and _fix_point_once(T, found, oracle, careful=True),
         lambda: repair and _fix_point_once(T, found, oracle, outer=True, careful=True),
         lambda: repair and _unreversed_chunks(T),
+        lambda: _empty_divs(T),
     ]
     if chunks_first:
         kinds.insert(1, kinds.pop(4))
@@ -1942,6 +1943,73 @@ def _fix_point(T, r, t, p, sign, others, coef, const, found, oracle=None,
     return False
 
 
+
+def _empty_divs(T: Sched) -> bool:
+    """Drop the strip-mined dimensions left in an empty part (an index-set
+    split half with no instance, which Clay keeps): each div of its α
+    dimensions is replaced by 0, its depth and β kept.  Any form gives such
+    a part the same dates (none), and the core gives it whatever its loops
+    get; tried last, when no reduction removes the divs (a tile of the
+    empty half alone, or of a loop before an ``iss`` that cut the tile
+    loop: lu fuzz seed 70087).  The same dates, so no step.  Not a part
+    that :func:`_part_chunks` gives the forms of another part of its
+    statement (with divs: it would give them back, round in circles)."""
+    changed = False
+    for x in T.rels:
+        if not x.empty or any(r.stmt == x.stmt and r.depth == x.depth and not r.empty
+                              and any(a.keys("d") for a in r.alphas) for r in T.rels):
+            continue
+        for k, a in enumerate(x.alphas):
+            if a.keys("d"):
+                x.alphas[k] = a.part("i", "p", "1")
+                changed = True
+    return changed
+
+
+def _image_forms(r: Rel, inst, divs) -> list[tuple]:
+    """The constraints of the dates ``r``'s α dimensions give the
+    instances ``inst`` (an isl set of its statement), as forms ``(α
+    coefficients, rest)`` of :func:`_alpha_form` (``rest`` of parameters
+    and a constant).  An ``iss`` made after a tile is an inequality on the
+    tile loops: on the iterators it reads as a floor, or as an inequality
+    isl rewrote exactly without one (``floor(i / 4) + i ≤ m - 7`` as
+    ``5i ≤ 4m - 25``), which is no form of the α dimensions; on the dates
+    it is one of their constraints (syrk fuzz seed 76189)."""
+    import islpy as isl
+
+    from .model import isl_text, par
+    if r.stdom is None or not r.alphas or inst.is_empty():
+        return []
+    its = [inst.get_dim_name(isl.dim_type.set, k) for k in range(inst.dim(isl.dim_type.set))]
+    ps = [inst.get_dim_name(isl.dim_type.param, k) for k in range(inst.dim(isl.dim_type.param))]
+    names = {it(k): n for k, n in enumerate(its)}
+    names.update({par(q): q for q in ps})
+    outs = ", ".join(isl_text(a, names, divs) for a in r.alphas)
+    m = isl.Map(f"[{', '.join(ps)}] -> {{ {inst.get_tuple_name()}[{', '.join(its)}] -> "
+                f"[{outs}] }}", context=inst.get_ctx()).align_params(inst.get_space())
+    image = m.intersect_domain(inst).range().coalesce()
+    out = []
+    for bset in image.get_basic_sets():
+        for c in bset.get_constraints():
+            if any(not c.get_coefficient_val(isl.dim_type.div, k).is_zero()
+                   for k in range(bset.dim(isl.dim_type.div))):
+                continue
+            coef = [int(c.get_coefficient_val(isl.dim_type.set, k).to_python())
+                    for k in range(len(r.alphas))]
+            rest = Aff.const(int(c.get_constant_val().to_python()))
+            for k in range(bset.dim(isl.dim_type.param)):
+                v = int(c.get_coefficient_val(isl.dim_type.param, k).to_python())
+                rest = rest + Aff.var(par(bset.get_dim_name(isl.dim_type.param, k))).scale(v)
+            signs = (1, -1) if c.is_equality() else (1,)
+            for sg in signs:
+                co = [sg * v for v in coef]
+                while co and not co[-1]:
+                    co.pop()
+                if co:
+                    out.append((tuple(co), rest.scale(sg)))
+    return out
+
+
 # --- 2. index-set splitting --------------------------------------------------------------
 
 def _split_tree(pieces: list[tuple[int, list[Aff]]], subset=None, empty=None):
@@ -3117,13 +3185,17 @@ def recover(O: Sched, T: Sched, names: dict | None = None,
                 return _recover(O, T, names, oracle, careful, repair=False)
             except WhiteboxError:
                 pass
-        late = _late_splits(T, oracle)
-        if late is None:
-            raise
-        try:
-            return _recover(O, late[0], names, oracle, careful, late[1])
-        except WhiteboxError:
-            raise e from None
+        # the parts paired inside out, then (an iss of an outer loop made
+        # after the tile, one of an inner loop before it) outside in
+        for outer in (False, True):
+            late = _late_splits(T, oracle, outer)
+            if late is None:
+                continue
+            try:
+                return _recover(O, late[0], names, oracle, careful, late[1])
+            except WhiteboxError:
+                pass
+        raise e from None
 
 
 def _recover(O: Sched, T: Sched, names: dict | None, oracle, careful: bool,
@@ -3192,7 +3264,13 @@ def _recover(O: Sched, T: Sched, names: dict | None, oracle, careful: bool,
     return rec.steps, rec.sched
 
 
-def _late_splits(T: Sched, oracle) -> tuple[Sched, list[tuple]] | None:
+def _first_diff(a: Rel, b: Rel) -> int:
+    """The first level where the β of ``a`` and ``b`` differ."""
+    return next((k for k, (x, y) in enumerate(zip(a.beta, b.beta)) if x != y),
+                min(len(a.beta), len(b.beta)))
+
+
+def _late_splits(T: Sched, oracle, outer: bool = False) -> tuple[Sched, list[tuple]] | None:
     """``T`` with the statements split in two parts that one ``iss`` of
     their loop can make last as one relation each, and the splits
     ``(loop, (α coefficients, rest), {tag: (inequality, tag of its copy)},
@@ -3208,7 +3286,10 @@ def _late_splits(T: Sched, oracle) -> tuple[Sched, list[tuple]] | None:
     (over its iterators, strip-mined dimensions and parameters) that the
     second part's instances all break, of one integral form on the α
     dimensions for all pairs (Clay's ``iss`` on the α dimensions: its form
-    on the iterators differs where the pairs' dimensions do)."""
+    on the iterators differs where the pairs' dimensions do), read from
+    the constraints of a pair's first part or of its dates.  ``outer``: a
+    part is paired with the one it differs from at the outermost level (by
+    default, at the innermost: the split made last is of an inner loop)."""
     if oracle is None:
         return None
     import islpy as isl
@@ -3223,7 +3304,7 @@ def _late_splits(T: Sched, oracle) -> tuple[Sched, list[tuple]] | None:
         used: set[int] = set()
         for strict in (True, False):        # the same α dimensions first
             for a in rs:
-                for b in rs:
+                for b in sorted(rs, key=lambda b: _first_diff(a, b)) if outer else rs:
                     diff = [k for k in range(min(len(a.beta), len(b.beta)))
                             if a.beta[k] != b.beta[k]]
                     if (a.tag not in used and b.tag not in used and len(a.beta) == len(b.beta)
@@ -3235,7 +3316,10 @@ def _late_splits(T: Sched, oracle) -> tuple[Sched, list[tuple]] | None:
     T2 = T.copy()
     splits = []
     for loop, pairs in loops.items():
-        n, d = len(pairs), len(loop)
+        # the first parts' children of the loop, then the second ones alike
+        # (a child may hold several pairs: an iss of a loop around a loop)
+        d = len(loop)
+        n = len({a.beta[d] for a, _ in pairs})
         if ({x.tag for x in T.under(loop)} != {r.tag for pair in pairs for r in pair}
                 or any(b.beta[d] != a.beta[d] + n for a, b in pairs)):
             continue
@@ -3245,25 +3329,27 @@ def _late_splits(T: Sched, oracle) -> tuple[Sched, list[tuple]] | None:
         sets = [(base, instances(a, T.divs), instances(b, T.divs))
                 for base, (a, b) in zip(bases, pairs)]
         found = None
-        first, A0, _ = next((x for x in sets if not x[1].is_empty()), sets[0])
-        if A0.is_empty():
+        if all(A.is_empty() for _, A, _ in sets):
             continue                # first parts without instances: no inequality to read
-        for bset in A0.get_basic_sets():
-            for c in constraints(isl.Set.from_basic_set(bset), T.divs, T.params,
-                                 with_divs=True):
-                form = _alpha_form(first, c)
-                if form is None:
-                    continue
-                if any(len(form[0]) > a.depth for a, _, _ in sets):
-                    continue            # a form on dimensions a pair lacks
-                # on each pair's merged dimensions, by the tag of its first part
-                ineqs = {a.tag: on_alphas(x, form) for (a, _), (x, _, _) in zip(pairs, sets)}
-                if all(A.is_subset(_half(x, ineqs[a.tag], T.divs))
-                       and B.is_subset(_half(x, -ineqs[a.tag] - Aff.const(1), T.divs))
-                       for (a, _), (x, A, B) in zip(pairs, sets)):
-                    found = (form, ineqs)
-                    break
-            if found is not None:
+        # the inequality on the iterators of a first part, or on its dates
+        # (of each pair: isl writes it on the dates of one statement with
+        # the others' dimensions its tile loop is made of)
+        forms = [_alpha_form(first, c) for first, A0, _ in sets if not A0.is_empty()
+                 for bset in A0.get_basic_sets()
+                 for c in constraints(isl.Set.from_basic_set(bset), T.divs, T.params,
+                                      with_divs=True)]
+        forms += [f for first, A0, _ in sets for f in _image_forms(first, A0, T.divs)]
+        for form in dict.fromkeys(forms):
+            if form is None:
+                continue
+            if any(len(form[0]) > a.depth for a, _, _ in sets):
+                continue            # a form on dimensions a pair lacks
+            # on each pair's merged dimensions, by the tag of its first part
+            ineqs = {a.tag: on_alphas(x, form) for (a, _), (x, _, _) in zip(pairs, sets)}
+            if all(A.is_subset(_half(x, ineqs[a.tag], T.divs))
+                   and B.is_subset(_half(x, -ineqs[a.tag] - Aff.const(1), T.divs))
+                   for (a, _), (x, A, B) in zip(pairs, sets)):
+                found = (form, ineqs)
                 break
         if found is None:
             continue
