@@ -839,7 +839,8 @@ def _unskew_chunk_by(T: Sched, r: Rel, t: int, coef, const: Aff, others, loose: 
         if not _replays(X, direct, T, oracle):
             continue
         if not _legal_path(X, direct, oracle):
-            X, direct = _reversed_point_first(X, ids, prefix, t, others, coef, direct)
+            X, direct = _reversed_point_first(X, ids, prefix, t, others, coef, direct,
+                                              oracle)
             if X is None or not _replays(X, direct, T, oracle) \
                     or not _legal_path(X, direct, oracle):
                 continue
@@ -850,29 +851,46 @@ def _unskew_chunk_by(T: Sched, r: Rel, t: int, coef, const: Aff, others, loose: 
 
 
 def _reversed_point_first(X: Sched, ids: set, prefix: tuple, t: int, others, coef,
-                          direct: list[Step]):
+                          direct: list[Step], oracle=None):
     """``(X', direct')`` where a dimension ``q`` the chunk loop ``t`` was
     skewed by is its reversed point loop (``α_q = -num`` of the chunk
     ``floor(num / s)``, for every relation of ``ids``): ``X`` with that
     reverse undone too, the direct steps the skew then the ``reverse``
     (the order it was applied in: a reversed point loop under a chunk loop
-    not skewed yet can break a dependence, gemm fuzz seed 29280); else
-    ``(None, None)``."""
+    not skewed yet can break a dependence, gemm fuzz seed 29280); then
+    the same with any other dimension ``q`` the chunk loop was skewed by (a
+    loop reversed after the skew: mvt fuzz seed 62012) when ``oracle``
+    finds ``X'`` and the schedules on the way legal; else ``(None,
+    None)``."""
     for q, c in zip(others, coef):
-        if not c or not all(
-                _chunk(X, x.alphas[t - 1]) is not None
-                and _chunk(X, x.alphas[t - 1])[0] == -x.alphas[q - 1]
-                for x in X.rels if x.tag in ids):
-            continue
-        Y = X.copy()
-        for x in Y.rels:
-            if x.tag in ids:
-                x.alphas[q - 1] = -x.alphas[q - 1]
-        out = [Step("skew", (prefix, t, q2, int(c2) if q2 == q else -int(c2)))
-               for q2, c2 in zip(others, coef) if c2]
-        out += [st for st in direct if st.name == "shift"] + [Step("reverse", (prefix, q))]
-        return Y, out
+        if c and all(_chunk(X, x.alphas[t - 1]) is not None
+                     and _chunk(X, x.alphas[t - 1])[0] == -x.alphas[q - 1]
+                     for x in X.rels if x.tag in ids):
+            return _reversed_after(X, ids, prefix, t, q, others, coef, direct)
+    if oracle is None:
+        return None, None
+    for q, c in zip(others, coef):
+        if c:
+            Y, out = _reversed_after(X, ids, prefix, t, q, others, coef, direct)
+            if oracle(Y) and _legal_path(Y, out, oracle):
+                return Y, out
     return None, None
+
+
+def _reversed_after(X: Sched, ids: set, prefix: tuple, t: int, q: int, others, coef,
+                    direct: list[Step]):
+    """``X`` with the dimension ``q`` of the relations ``ids`` reversed, and
+    the direct steps from there: the skews of the chunk loop ``t`` (by
+    ``-α_q`` for ``q``), the shift of ``direct``, then ``reverse`` of
+    ``q``."""
+    Y = X.copy()
+    for x in Y.rels:
+        if x.tag in ids:
+            x.alphas[q - 1] = -x.alphas[q - 1]
+    out = [Step("skew", (prefix, t, q2, int(c2) if q2 == q else -int(c2)))
+           for q2, c2 in zip(others, coef) if c2]
+    out += [st for st in direct if st.name == "shift"] + [Step("reverse", (prefix, q))]
+    return Y, out
 
 
 def _legal_path(X: Sched, direct: Sequence[Step], oracle) -> bool:
@@ -3329,16 +3347,17 @@ def _late_splits(T: Sched, oracle, outer: bool = False) -> tuple[Sched, list[tup
         sets = [(base, instances(a, T.divs), instances(b, T.divs))
                 for base, (a, b) in zip(bases, pairs)]
         found = None
-        if all(A.is_empty() for _, A, _ in sets):
-            continue                # first parts without instances: no inequality to read
         # the inequality on the iterators of a first part, or on its dates
         # (of each pair: isl writes it on the dates of one statement with
-        # the others' dimensions its tile loop is made of)
+        # the others' dimensions its tile loop is made of); last, a constant
+        # (a split whose first or second parts have no instance: a peel of
+        # the empty end of a loop, trmm fuzz seed 37135)
         forms = [_alpha_form(first, c) for first, A0, _ in sets if not A0.is_empty()
                  for bset in A0.get_basic_sets()
                  for c in constraints(isl.Set.from_basic_set(bset), T.divs, T.params,
                                       with_divs=True)]
         forms += [f for first, A0, _ in sets for f in _image_forms(first, A0, T.divs)]
+        forms += [((), Aff.const(-1)), ((), Aff())]
         for form in dict.fromkeys(forms):
             if form is None:
                 continue
