@@ -1531,8 +1531,11 @@ def _reread_chunks(T: Sched, nested: bool = True) -> bool:
     (:func:`_small_div`), and a chunk ``floor(e / (s·s'))`` of a relation
     where another dimension is the chunk ``floor(e / s')`` as the chunk of
     that dimension by ``s`` (:func:`_chunk_of_chunk`: a tile of a tile
-    loop; not when ``nested`` is false)."""
-    if _small_divs(T) or nested and _chunk_of_chunk(T) or _owned_divs(T):
+    loop; not when ``nested`` is false), and a div in terms of a chunk loop
+    of the relation or of another part of its statement
+    (:func:`_owned_divs`, :func:`_part_owned_divs`)."""
+    if _small_divs(T) or nested and _chunk_of_chunk(T) or _owned_divs(T) \
+            or _part_owned_divs(T):
         return True
     for r in T.rels:
         for t, a in enumerate(r.alphas, 1):
@@ -1652,6 +1655,30 @@ def _owned_divs(T: Sched) -> bool:
                         changed = True
                         break
     return changed
+
+
+def _part_owned_divs(T: Sched) -> bool:
+    """:func:`_owned_divs` with the chunk loops of the other parts of the
+    statement (index-set split parts, each read by isl on its own: a
+    ``peel`` of a tile loop, then a ``grain`` of one part, gives ``2·floor(i
+    / 2)`` on one part as ``-2·floor((i + 1) / 2) + 2i``; jacobi-2d fuzz seed
+    63068), where that leaves fewer iterators (the same function, no
+    step)."""
+    for r in T.rels:
+        owners = {k for x in T.rels if x.stmt == r.stmt and x is not r
+                  for a in x.alphas for k in (_shifted_div(a), _shifted_div(-a))
+                  if k is not None}
+        for t, a in enumerate(r.alphas):
+            for k in a.keys("d"):
+                for o in sorted(owners - {k}):
+                    expr = _div_as(T, k, o)
+                    if expr is None:
+                        continue
+                    new = a.substitute(k, expr)
+                    if len(new.keys("i")) < len(a.keys("i")) and new.is_integral:
+                        r.alphas[t] = new
+                        return True
+    return False
 
 
 def _small_div(T: Sched, key) -> Aff | None:
