@@ -254,11 +254,6 @@ def test_empty_parts_and_constant_chunks_share_an_unskew():
 #: Sequences whose tiling is still not expressed: refused with a
 #: WhiteboxError, never a sequence failing its replay.
 REFUSED = [
-    # a tile whose statements' loops were interchanged inside the tile loop
-    # and index-set split: every way to undo it met breaks a dependence
-    ("bicg", "tile([1], 1, 1, 32); shift([0], 1, {1 | 1}, -1); skew([1, 0], 2, 1, 1); "
-             "reorder_loops([1, 0, 1], 1); iss([1, 0], {0, 1 | | -1, 1 | 5}); "
-             "stripmine([1], 2, 4);"),
     # a tile loop shifted by a parametric amount, a second tile, an index-set
     # split of tile loops and a reshape of a tile loop by a point iterator:
     # undoing it went round in circles; now the reduced parts keep strides
