@@ -3232,10 +3232,12 @@ def recover(O: Sched, T: Sched, names: dict | None = None,
                 pass
         # the parts paired inside out, then (an iss of an outer loop made
         # after the tile, one of an inner loop before it) outside in
+        tried = []
         for outer in (False, True):
             late = _late_splits(T, oracle, outer)
-            if late is None:
-                continue
+            if late is None or late[1] in tried:
+                continue            # (the same pairs both ways: tried once)
+            tried.append(late[1])
             try:
                 return _recover(O, late[0], names, oracle, careful, late[1])
             except WhiteboxError:
