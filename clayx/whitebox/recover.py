@@ -3216,7 +3216,8 @@ def recover(O: Sched, T: Sched, names: dict | None = None,
     by an inequality that needs its strip-mined dimensions (an ``iss``
     after a tile: the parts look strided) or whose split before the tile
     breaks a dependence, the target is recovered with the two parts as one
-    relation, and split last (:func:`_late_splits`).
+    relation, and split last (:func:`_late_splits`; the parts paired inside
+    out, then outside in).
 
     Careful, the repairs of :func:`reduce` and :func:`_legal_post` are
     made first; when that fails, the recovery is tried again without them
