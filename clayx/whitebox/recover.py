@@ -1662,14 +1662,15 @@ def _part_owned_divs(T: Sched) -> bool:
     statement (index-set split parts, each read by isl on its own: a
     ``peel`` of a tile loop, then a ``grain`` of one part, gives ``2·floor(i
     / 2)`` on one part as ``-2·floor((i + 1) / 2) + 2i``; jacobi-2d fuzz seed
-    63068), where that leaves fewer iterators (the same function, no
-    step)."""
+    63068), for a div with a coefficient other than ±1, where that leaves
+    fewer iterators (the same function, no step)."""
     for r in T.rels:
         owners = {k for x in T.rels if x.stmt == r.stmt and x is not r
                   for a in x.alphas for k in (_shifted_div(a), _shifted_div(-a))
                   if k is not None}
         for t, a in enumerate(r.alphas):
-            for k in a.keys("d"):
+            # a scaled div (a unit one is read by _signed_chunks)
+            for k in (k for k in a.keys("d") if abs(a[k]) > 1):
                 for o in sorted(owners - {k}):
                     expr = _div_as(T, k, o)
                     if expr is None:
@@ -3217,7 +3218,7 @@ def recover(O: Sched, T: Sched, names: dict | None = None,
     after a tile: the parts look strided) or whose split before the tile
     breaks a dependence, the target is recovered with the two parts as one
     relation, and split last (:func:`_late_splits`; the parts paired inside
-    out, then outside in).
+    out, then outside in, then with splits of empty halves too).
 
     Careful, the repairs of :func:`reduce` and :func:`_legal_post` are
     made first; when that fails, the recovery is tried again without them
@@ -3232,10 +3233,11 @@ def recover(O: Sched, T: Sched, names: dict | None = None,
             except WhiteboxError:
                 pass
         # the parts paired inside out, then (an iss of an outer loop made
-        # after the tile, one of an inner loop before it) outside in
+        # after the tile, one of an inner loop before it) outside in, then
+        # with splits by a constant (of empty halves)
         tried = []
-        for outer in (False, True):
-            late = _late_splits(T, oracle, outer)
+        for outer, constant in ((False, False), (True, False), (False, True)):
+            late = _late_splits(T, oracle, outer, constant)
             if late is None or late[1] in tried:
                 continue            # (the same pairs both ways: tried once)
             tried.append(late[1])
@@ -3318,7 +3320,8 @@ def _first_diff(a: Rel, b: Rel) -> int:
                 min(len(a.beta), len(b.beta)))
 
 
-def _late_splits(T: Sched, oracle, outer: bool = False) -> tuple[Sched, list[tuple]] | None:
+def _late_splits(T: Sched, oracle, outer: bool = False,
+                 constant: bool = False) -> tuple[Sched, list[tuple]] | None:
     """``T`` with the statements split in two parts that one ``iss`` of
     their loop can make last as one relation each, and the splits
     ``(loop, (α coefficients, rest), {tag: (inequality, tag of its copy)},
@@ -3337,7 +3340,9 @@ def _late_splits(T: Sched, oracle, outer: bool = False) -> tuple[Sched, list[tup
     on the iterators differs where the pairs' dimensions do), read from
     the constraints of a pair's first part or of its dates.  ``outer``: a
     part is paired with the one it differs from at the outermost level (by
-    default, at the innermost: the split made last is of an inner loop)."""
+    default, at the innermost: the split made last is of an inner loop).
+    ``constant``: also a split whose first or second parts have no
+    instance, by a constant inequality (else left to the core)."""
     if oracle is None:
         return None
     import islpy as isl
@@ -3377,6 +3382,8 @@ def _late_splits(T: Sched, oracle, outer: bool = False) -> tuple[Sched, list[tup
         sets = [(base, instances(a, T.divs), instances(b, T.divs))
                 for base, (a, b) in zip(bases, pairs)]
         found = None
+        if not constant and all(A.is_empty() for _, A, _ in sets):
+            continue                # first parts without instances: no inequality to read
         # the inequality on the iterators of a first part, or on its dates
         # (of each pair: isl writes it on the dates of one statement with
         # the others' dimensions its tile loop is made of); last, a constant
@@ -3387,7 +3394,7 @@ def _late_splits(T: Sched, oracle, outer: bool = False) -> tuple[Sched, list[tup
                  for c in constraints(isl.Set.from_basic_set(bset), T.divs, T.params,
                                       with_divs=True)]
         forms += [f for first, A0, _ in sets for f in _image_forms(first, A0, T.divs)]
-        forms += [((), Aff.const(-1)), ((), Aff())]
+        forms += [((), Aff.const(-1)), ((), Aff())] if constant else []
         for form in dict.fromkeys(forms):
             if form is None:
                 continue
