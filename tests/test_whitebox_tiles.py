@@ -254,15 +254,15 @@ def test_empty_parts_and_constant_chunks_share_an_unskew():
 #: Sequences whose tiling is still not expressed: refused with a
 #: WhiteboxError, never a sequence failing its replay.
 REFUSED = [
-    # a tile whose statements' loops were interchanged inside the tile loop
-    # and index-set split: every way to undo it met breaks a dependence
-    ("bicg", "tile([1], 1, 1, 32); shift([0], 1, {1 | 1}, -1); skew([1, 0], 2, 1, 1); "
-             "reorder_loops([1, 0, 1], 1); iss([1, 0], {0, 1 | | -1, 1 | 5}); "
-             "stripmine([1], 2, 4);"),
-    # (bicg's tile loop shifted by a parametric amount, a second tile, an
-    # index-set split of tile loops and a reshape of a tile loop by a point
-    # iterator, fuzz seed 14144, refused here before, is recovered:
-    # tests/test_whitebox_strides.py)
+    # an index-set split of a tiled nest, a reshape of one half's point loop
+    # by a tile iterator and a strip-mine of the other, then a fusion, a
+    # split and a collapse: a half's strip-mined dimension is read as no
+    # chunk (bicg 14144 and 19154, listed here before, are recovered:
+    # tests/test_whitebox_strides.py and test_whitebox_isstile.py)
+    ("trmm", "tile([0, 0, 0], 1, 1, 3); iss([0], {1, 1 | | -1, 1 | 6}); "
+             "reshape([0, 1, 0, 0], 4, 2, 3); stripmine([0, 0, 0, 0], 1, 4); fuse([0, 1, 0]); "
+             "iss([0, 1, 0, 0], {-1, -1 | | 0, 0 | 4}); collapse([0, 1, 0, 0]); "
+             "split([0, 0, 0, 0, 0, 0], 1); reverse([0, 0, 0], 4);"),
 ]
 
 

@@ -342,6 +342,7 @@ def _reduce(T: Sched, oracle, careful: bool, scaled_points: bool,
         lambda: repair and _fix_point_once(T, found, oracle, careful=True),
         lambda: repair and _fix_point_once(T, found, oracle, outer=True, careful=True),
         lambda: repair and _unreversed_chunks(T),
+        lambda: _empty_divs(T),
     ]
     if chunks_first:
         kinds.insert(1, kinds.pop(4))
@@ -1108,7 +1109,8 @@ def _unskew_chunk_by(T: Sched, r: Rel, t: int, coef, const: Aff, others, loose: 
         if not _replays(X, direct, T, oracle):
             continue
         if not _legal_path(X, direct, oracle):
-            X, direct = _reversed_point_first(X, ids, prefix, t, others, coef, direct)
+            X, direct = _reversed_point_first(X, ids, prefix, t, others, coef, direct,
+                                              oracle)
             if X is None or not _replays(X, direct, T, oracle) \
                     or not _legal_path(X, direct, oracle):
                 continue
@@ -1119,29 +1121,46 @@ def _unskew_chunk_by(T: Sched, r: Rel, t: int, coef, const: Aff, others, loose: 
 
 
 def _reversed_point_first(X: Sched, ids: set, prefix: tuple, t: int, others, coef,
-                          direct: list[Step]):
+                          direct: list[Step], oracle=None):
     """``(X', direct')`` where a dimension ``q`` the chunk loop ``t`` was
     skewed by is its reversed point loop (``α_q = -num`` of the chunk
     ``floor(num / s)``, for every relation of ``ids``): ``X`` with that
     reverse undone too, the direct steps the skew then the ``reverse``
     (the order it was applied in: a reversed point loop under a chunk loop
-    not skewed yet can break a dependence, gemm fuzz seed 29280); else
-    ``(None, None)``."""
+    not skewed yet can break a dependence, gemm fuzz seed 29280); then
+    the same with any other dimension ``q`` the chunk loop was skewed by (a
+    loop reversed after the skew: mvt fuzz seed 62012) when ``oracle``
+    finds ``X'`` and the schedules on the way legal; else ``(None,
+    None)``."""
     for q, c in zip(others, coef):
-        if not c or not all(
-                _chunk(X, x.alphas[t - 1]) is not None
-                and _chunk(X, x.alphas[t - 1])[0] == -x.alphas[q - 1]
-                for x in X.rels if x.tag in ids):
-            continue
-        Y = X.copy()
-        for x in Y.rels:
-            if x.tag in ids:
-                x.alphas[q - 1] = -x.alphas[q - 1]
-        out = [Step("skew", (prefix, t, q2, int(c2) if q2 == q else -int(c2)))
-               for q2, c2 in zip(others, coef) if c2]
-        out += [st for st in direct if st.name == "shift"] + [Step("reverse", (prefix, q))]
-        return Y, out
+        if c and all(_chunk(X, x.alphas[t - 1]) is not None
+                     and _chunk(X, x.alphas[t - 1])[0] == -x.alphas[q - 1]
+                     for x in X.rels if x.tag in ids):
+            return _reversed_after(X, ids, prefix, t, q, others, coef, direct)
+    if oracle is None:
+        return None, None
+    for q, c in zip(others, coef):
+        if c:
+            Y, out = _reversed_after(X, ids, prefix, t, q, others, coef, direct)
+            if oracle(Y) and _legal_path(Y, out, oracle):
+                return Y, out
     return None, None
+
+
+def _reversed_after(X: Sched, ids: set, prefix: tuple, t: int, q: int, others, coef,
+                    direct: list[Step]):
+    """``X`` with the dimension ``q`` of the relations ``ids`` reversed, and
+    the direct steps from there: the skews of the chunk loop ``t`` (by
+    ``-α_q`` for ``q``), the shift of ``direct``, then ``reverse`` of
+    ``q``."""
+    Y = X.copy()
+    for x in Y.rels:
+        if x.tag in ids:
+            x.alphas[q - 1] = -x.alphas[q - 1]
+    out = [Step("skew", (prefix, t, q2, int(c2) if q2 == q else -int(c2)))
+           for q2, c2 in zip(others, coef) if c2]
+    out += [st for st in direct if st.name == "shift"] + [Step("reverse", (prefix, q))]
+    return Y, out
 
 
 def _legal_path(X: Sched, direct: Sequence[Step], oracle) -> bool:
@@ -1824,9 +1843,12 @@ def _reread_chunks(T: Sched, nested: bool = True) -> bool:
     (:func:`_small_div`), and a chunk ``floor(e / (s·s'))`` of a relation
     where another dimension is the chunk ``floor(e / s')`` as the chunk of
     that dimension by ``s`` (:func:`_chunk_of_chunk`: a tile of a tile
-    loop; not when ``nested`` is false)."""
+    loop; not when ``nested`` is false), and a div in terms of a chunk loop
+    of the relation or of another part of its statement
+    (:func:`_owned_divs`, :func:`_part_owned_divs`), or with no iterator
+    where it equals a chunk on the instances (:func:`_parametric_chunks`)."""
     if _small_divs(T) or nested and _chunk_of_chunk(T, nested == BESIDE_POINTS) \
-            or _owned_divs(T) \
+            or _owned_divs(T) or _part_owned_divs(T) \
             or _parametric_chunks(T):
         return True
     for r in T.rels:
@@ -2008,6 +2030,31 @@ def _owned_divs(T: Sched) -> bool:
                         changed = True
                         break
     return changed
+
+
+def _part_owned_divs(T: Sched) -> bool:
+    """:func:`_owned_divs` with the chunk loops of the other parts of the
+    statement (index-set split parts, each read by isl on its own: a
+    ``peel`` of a tile loop, then a ``grain`` of one part, gives ``2·floor(i
+    / 2)`` on one part as ``-2·floor((i + 1) / 2) + 2i``; jacobi-2d fuzz seed
+    63068), for a div with a coefficient other than ±1, where that leaves
+    fewer iterators (the same function, no step)."""
+    for r in T.rels:
+        owners = {k for x in T.rels if x.stmt == r.stmt and x is not r
+                  for a in x.alphas for k in (_shifted_div(a), _shifted_div(-a))
+                  if k is not None}
+        for t, a in enumerate(r.alphas):
+            # a scaled div (a unit one is read by _signed_chunks)
+            for k in (k for k in a.keys("d") if abs(a[k]) > 1):
+                for o in sorted(owners - {k}):
+                    expr = _div_as(T, k, o)
+                    if expr is None:
+                        continue
+                    new = a.substitute(k, expr)
+                    if len(new.keys("i")) < len(a.keys("i")) and new.is_integral:
+                        r.alphas[t] = new
+                        return True
+    return False
 
 
 def _small_div(T: Sched, key) -> Aff | None:
@@ -2323,6 +2370,71 @@ def _point_of(X: Sched, x: Rel, t: int, p: int) -> bool:
     ch = _chunk(X, x.alphas[t - 1])
     return ch is not None and (_multiple(x.alphas[p - 1], ch[0]) is not None
                                or bool(x.elim) and x.canon(ch[0]) == x.alphas[p - 1])
+
+def _empty_divs(T: Sched) -> bool:
+    """Drop the strip-mined dimensions left in an empty part (an index-set
+    split half with no instance, which Clay keeps): each div of its α
+    dimensions is replaced by 0, its depth and β kept.  Any form gives such
+    a part the same dates (none), and the core gives it whatever its loops
+    get; tried last, when no reduction removes the divs (a tile of the
+    empty half alone, or of a loop before an ``iss`` that cut the tile
+    loop: lu fuzz seed 70087).  The same dates, so no step.  Not a part
+    that :func:`_part_chunks` gives the forms of another part of its
+    statement (with divs: it would give them back, round in circles)."""
+    changed = False
+    for x in T.rels:
+        if not x.empty or any(r.stmt == x.stmt and r.depth == x.depth and not r.empty
+                              and any(a.keys("d") for a in r.alphas) for r in T.rels):
+            continue
+        for k, a in enumerate(x.alphas):
+            if a.keys("d"):
+                x.alphas[k] = a.part("i", "p", "1")
+                changed = True
+    return changed
+
+
+def _image_forms(r: Rel, inst, divs) -> list[tuple]:
+    """The constraints of the dates ``r``'s α dimensions give the
+    instances ``inst`` (an isl set of its statement), as forms ``(α
+    coefficients, rest)`` of :func:`_alpha_form` (``rest`` of parameters
+    and a constant).  An ``iss`` made after a tile is an inequality on the
+    tile loops: on the iterators it reads as a floor, or as an inequality
+    isl rewrote exactly without one (``floor(i / 4) + i ≤ m - 7`` as
+    ``5i ≤ 4m - 25``), which is no form of the α dimensions; on the dates
+    it is one of their constraints (syrk fuzz seed 76189)."""
+    import islpy as isl
+
+    from .model import isl_text, par
+    if r.stdom is None or not r.alphas or inst.is_empty():
+        return []
+    its = [inst.get_dim_name(isl.dim_type.set, k) for k in range(inst.dim(isl.dim_type.set))]
+    ps = [inst.get_dim_name(isl.dim_type.param, k) for k in range(inst.dim(isl.dim_type.param))]
+    names = {it(k): n for k, n in enumerate(its)}
+    names.update({par(q): q for q in ps})
+    outs = ", ".join(isl_text(a, names, divs) for a in r.alphas)
+    m = isl.Map(f"[{', '.join(ps)}] -> {{ {inst.get_tuple_name()}[{', '.join(its)}] -> "
+                f"[{outs}] }}", context=inst.get_ctx()).align_params(inst.get_space())
+    image = m.intersect_domain(inst).range().coalesce()
+    out = []
+    for bset in image.get_basic_sets():
+        for c in bset.get_constraints():
+            if any(not c.get_coefficient_val(isl.dim_type.div, k).is_zero()
+                   for k in range(bset.dim(isl.dim_type.div))):
+                continue
+            coef = [int(c.get_coefficient_val(isl.dim_type.set, k).to_python())
+                    for k in range(len(r.alphas))]
+            rest = Aff.const(int(c.get_constant_val().to_python()))
+            for k in range(bset.dim(isl.dim_type.param)):
+                v = int(c.get_coefficient_val(isl.dim_type.param, k).to_python())
+                rest = rest + Aff.var(par(bset.get_dim_name(isl.dim_type.param, k))).scale(v)
+            signs = (1, -1) if c.is_equality() else (1,)
+            for sg in signs:
+                co = [sg * v for v in coef]
+                while co and not co[-1]:
+                    co.pop()
+                if co:
+                    out.append((tuple(co), rest.scale(sg)))
+    return out
 
 
 # --- 2. index-set splitting --------------------------------------------------------------
@@ -3498,9 +3610,10 @@ def recover(O: Sched, T: Sched, names: dict | None = None,
     by an inequality that needs its strip-mined dimensions (an ``iss``
     after a tile: the parts look strided) or whose split before the tile
     breaks a dependence, the target is recovered with the two parts as one
-    relation, and split last (:func:`_late_splits`); when that fails too,
-    with the pairs of such merged relations merged again (several splits
-    after the tile, the earlier ones made first; at most
+    relation, and split last (:func:`_late_splits`; the parts paired inside
+    out, then outside in, then with splits of empty halves too); each
+    pairing also with the pairs of such merged relations merged again
+    (several splits after the tile, the earlier ones made first; at most
     :data:`MAX_LATE_LEVELS`).
 
     Careful, the repairs of :func:`reduce` and :func:`_legal_post` are
@@ -3515,16 +3628,25 @@ def recover(O: Sched, T: Sched, names: dict | None = None,
                 return _recover(O, T, names, oracle, careful, repair=False)
             except WhiteboxError:
                 pass
-        X, splits = T, []
-        for _ in range(MAX_LATE_LEVELS):
-            late = _late_splits(X, oracle)
-            if late is None:
-                break
-            X, splits = late[0], late[1] + splits
-            try:
-                return _recover(O, X, names, oracle, careful, splits)
-            except WhiteboxError:
-                pass
+        # the parts paired inside out, then (an iss of an outer loop made
+        # after the tile, one of an inner loop before it) outside in, then
+        # with splits by a constant (of empty halves); each pairing level
+        # by level (the merged pairs merged again)
+        tried = []
+        for outer, constant in ((False, False), (True, False), (False, True)):
+            X, splits = T, []
+            for _ in range(MAX_LATE_LEVELS):
+                late = _late_splits(X, oracle, outer, constant)
+                if late is None:
+                    break
+                X, splits = late[0], late[1] + splits
+                if splits in tried:
+                    continue        # (the same pairs another way: tried once)
+                tried.append(splits)
+                try:
+                    return _recover(O, X, names, oracle, careful, splits)
+                except WhiteboxError:
+                    pass
         raise e from None
 
 
@@ -3594,7 +3716,14 @@ def _recover(O: Sched, T: Sched, names: dict | None, oracle, careful: bool,
     return rec.steps, rec.sched
 
 
-def _late_splits(T: Sched, oracle) -> tuple[Sched, list[tuple]] | None:
+def _first_diff(a: Rel, b: Rel) -> int:
+    """The first level where the β of ``a`` and ``b`` differ."""
+    return next((k for k, (x, y) in enumerate(zip(a.beta, b.beta)) if x != y),
+                min(len(a.beta), len(b.beta)))
+
+
+def _late_splits(T: Sched, oracle, outer: bool = False,
+                 constant: bool = False) -> tuple[Sched, list[tuple]] | None:
     """``T`` with the statements split in two parts that one ``iss`` of
     their loop can make last as one relation each, and the splits
     ``(loop, (α coefficients, rest), {tag: (inequality, tag of its copy)},
@@ -3610,8 +3739,13 @@ def _late_splits(T: Sched, oracle) -> tuple[Sched, list[tuple]] | None:
     (over its iterators, strip-mined dimensions and parameters) that the
     second part's instances all break, of one integral form on the α
     dimensions for all pairs (Clay's ``iss`` on the α dimensions: its form
-    on the iterators differs where the pairs' dimensions do).  The divs of
-    ``T`` (a copy) are first read as one per tile loop
+    on the iterators differs where the pairs' dimensions do), read from
+    the constraints of a pair's first part or of its dates.  ``outer``: a
+    part is paired with the one it differs from at the outermost level (by
+    default, at the innermost: the split made last is of an inner loop).
+    ``constant``: also a split whose first or second parts have no
+    instance, by a constant inequality (else left to the core).  The divs
+    of ``T`` (a copy) are first read as one per tile loop
     (:func:`_shared_chunks`: isl writes a tile loop ``floor(j / 4)`` in one
     half, ``-floor((-j - 1) / 4) - 1`` in the other; syrk fuzz seed 45229)."""
     if oracle is None:
@@ -3631,7 +3765,7 @@ def _late_splits(T: Sched, oracle) -> tuple[Sched, list[tuple]] | None:
         used: set[int] = set()
         for strict in (True, False):        # the same α dimensions first
             for a in rs:
-                for b in rs:
+                for b in sorted(rs, key=lambda b: _first_diff(a, b)) if outer else rs:
                     diff = [k for k in range(min(len(a.beta), len(b.beta)))
                             if a.beta[k] != b.beta[k]]
                     if (a.tag not in used and b.tag not in used and len(a.beta) == len(b.beta)
@@ -3644,7 +3778,10 @@ def _late_splits(T: Sched, oracle) -> tuple[Sched, list[tuple]] | None:
     splits = []
     done: set[tuple] = set()
     for loop, pairs in list(loops.items()) + _halves(T):
-        n, d = len(pairs), len(loop)
+        # the first parts' children of the loop, then the second ones alike
+        # (a child may hold several pairs: an iss of a loop around a loop)
+        d = len(loop)
+        n = len({a.beta[d] for a, _ in pairs})
         if loop in done:
             continue
         if ({x.tag for x in T.under(loop)} != {r.tag for pair in pairs for r in pair}
@@ -3656,25 +3793,30 @@ def _late_splits(T: Sched, oracle) -> tuple[Sched, list[tuple]] | None:
         sets = [(base, instances(a, T.divs), instances(b, T.divs))
                 for base, (a, b) in zip(bases, pairs)]
         found = None
-        first, A0, _ = next((x for x in sets if not x[1].is_empty()), sets[0])
-        if A0.is_empty():
+        if not constant and all(A.is_empty() for _, A, _ in sets):
             continue                # first parts without instances: no inequality to read
-        for bset in A0.get_basic_sets():
-            for c in constraints(isl.Set.from_basic_set(bset), T.divs, T.params,
-                                 with_divs=True):
-                form = _alpha_form(first, c)
-                if form is None:
-                    continue
-                if any(len(form[0]) > a.depth for a, _, _ in sets):
-                    continue            # a form on dimensions a pair lacks
-                # on each pair's merged dimensions, by the tag of its first part
-                ineqs = {a.tag: on_alphas(x, form) for (a, _), (x, _, _) in zip(pairs, sets)}
-                if all(A.is_subset(_half(x, ineqs[a.tag], T.divs))
-                       and B.is_subset(_half(x, -ineqs[a.tag] - Aff.const(1), T.divs))
-                       for (a, _), (x, A, B) in zip(pairs, sets)):
-                    found = (form, ineqs)
-                    break
-            if found is not None:
+        # the inequality on the iterators of a first part, or on its dates
+        # (of each pair: isl writes it on the dates of one statement with
+        # the others' dimensions its tile loop is made of); last, a constant
+        # (a split whose first or second parts have no instance: a peel of
+        # the empty end of a loop, trmm fuzz seed 37135)
+        forms = [_alpha_form(first, c) for first, A0, _ in sets if not A0.is_empty()
+                 for bset in A0.get_basic_sets()
+                 for c in constraints(isl.Set.from_basic_set(bset), T.divs, T.params,
+                                      with_divs=True)]
+        forms += [f for first, A0, _ in sets for f in _image_forms(first, A0, T.divs)]
+        forms += [((), Aff.const(-1)), ((), Aff())] if constant else []
+        for form in dict.fromkeys(forms):
+            if form is None:
+                continue
+            if any(len(form[0]) > a.depth for a, _, _ in sets):
+                continue            # a form on dimensions a pair lacks
+            # on each pair's merged dimensions, by the tag of its first part
+            ineqs = {a.tag: on_alphas(x, form) for (a, _), (x, _, _) in zip(pairs, sets)}
+            if all(A.is_subset(_half(x, ineqs[a.tag], T.divs))
+                   and B.is_subset(_half(x, -ineqs[a.tag] - Aff.const(1), T.divs))
+                   for (a, _), (x, A, B) in zip(pairs, sets)):
+                found = (form, ineqs)
                 break
         if found is None:
             continue
