@@ -202,9 +202,12 @@ def test_halves_written_with_two_divs_of_one_tile_loop_are_split_late(monkeypatc
     assert loop == (0, 0) and len(parts) == 1 and not fixes
     assert len([r for r in merged.rels if r.stmt == "S0"]) == 1
     assert len([r for r in T.rels if r.stmt == "S0"]) == 2          # T unchanged
-    # each half's tile loop as isl writes it: no pair of equal dimensions
+    # each half's tile loop as isl writes it: the halves pair up as akin
+    # (their dimensions differ), the split read from the dates
+    # (_image_forms), the same loop and inequality
     monkeypatch.setattr(_recover, "_shared_chunks", lambda T: False)
-    assert _recover._late_splits(T, oracle) is None
+    (loop2, form2, parts2, _), = _recover._late_splits(T, oracle)[1]
+    assert (loop2, form2, len(parts2)) == (loop, form, 1)
 
 
 def test_halves_pair_child_k_with_child_k_plus_n():

@@ -3777,13 +3777,14 @@ def _late_splits(T: Sched, oracle, outer: bool = False,
     T2 = T.copy()
     splits = []
     done: set[tuple] = set()
+    merged_tags: set = set()
     for loop, pairs in list(loops.items()) + _halves(T):
         # the first parts' children of the loop, then the second ones alike
         # (a child may hold several pairs: an iss of a loop around a loop)
         d = len(loop)
         n = len({a.beta[d] for a, _ in pairs})
-        if loop in done:
-            continue
+        if loop in done or any(r.tag in merged_tags for pair in pairs for r in pair):
+            continue                # (a loop's pairs hold those of a loop inside)
         if ({x.tag for x in T.under(loop)} != {r.tag for pair in pairs for r in pair}
                 or any(b.beta[d] != a.beta[d] + n for a, b in pairs)):
             continue
@@ -3841,6 +3842,7 @@ def _late_splits(T: Sched, oracle, outer: bool = False,
         splits.append((loop, found[0], {a.tag: (found[1][a.tag], b.tag) for a, b in pairs},
                        fixes))
         done.add(loop)
+        merged_tags.update(r.tag for pair in pairs for r in pair)
     return (T2, splits) if splits else None
 
 
