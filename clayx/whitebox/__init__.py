@@ -285,9 +285,11 @@ def _plain_empty_parts(T: Sched) -> Sched | None:
     index-set split, which Clay keeps; any dimensions give it the same
     dates) given the dimensions of a part of the same statement with
     instances and as many dimensions, the nearest in β order; None when
-    that changes nothing.  ``reshape`` checks the instances, so a target
-    can have dimensions on an empty part that the recovery cannot read (a
-    strip-mine whose point loop was reshaped away: bicg fuzz seed 17054)."""
+    that changes nothing.  ``reshape`` checks the parts as written, empty
+    ones too (Clay's rule, :func:`~clayx.directives.affine.injective_as_written`),
+    so an empty part whose dimensions the recovery left dependent blocks
+    every later ``reshape`` of its loop; given a part's dimensions with
+    instances, it goes along with that part (lu fuzz seed 60237)."""
     X = T.copy()
     changed = False
     for r in X.rels:
