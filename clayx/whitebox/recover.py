@@ -724,11 +724,7 @@ def _grain_shift(T: Sched, p: tuple, d: int, g: int, found: list[Step], oracle) 
     for rest in dict.fromkeys(v for v in rests.values() if not v.is_zero):
         tags = {t for t, v in rests.items() if v == rest}
         direct += [Step("shift", (b, d, -rest.integral())) for b in _covers(X, p, tags)]
-    if not _replays(X, direct, T, oracle) or not _legal_path(X, direct, oracle):
-        return False
-    T.rels = X.rels
-    found.extend(reversed(direct))
-    return True
+    return _taken(T, X, direct, found, oracle)
 
 
 def _covers(S: Sched, p: tuple, tags: set) -> list[tuple]:
@@ -1012,12 +1008,21 @@ def _unskew_to_chunk_once(T: Sched, found: list[Step], oracle=None) -> bool:
                            for x in members if not x.empty):
                         continue
                     direct = [Step("skew", (prefix, t, q, c)) for q, c in others]
-                    if not _replays(X, direct, T, oracle) or not _legal_path(X, direct, oracle):
-                        continue
-                    T.rels = X.rels
-                    found.extend(reversed(direct))
-                    return True
+                    if _taken(T, X, direct, found, oracle):
+                        return True
     return False
+
+
+def _taken(T: Sched, X: Sched, direct: list[Step], found: list[Step], oracle) -> bool:
+    """Take ``X``, a reduction of ``T`` that the steps ``direct`` undo:
+    when they lead from ``X`` back to ``T`` and every schedule on the way
+    is legal, ``T`` becomes ``X`` and the steps are recorded (last first,
+    as the reduction undoes them); else nothing changes."""
+    if not _replays(X, direct, T, oracle) or not _legal_path(X, direct, oracle):
+        return False
+    T.rels = X.rels
+    found.extend(reversed(direct))
+    return True
 
 
 def _plain_chunk(T: Sched, a: Aff) -> Aff:
@@ -1318,11 +1323,8 @@ def _sink_chunk_once(T: Sched, found: list[Step], oracle=None,
                         continue    # a relation of the group whose chunk this moves inside
                     direct = ([Step("interchange", (prefix, m, m + 1)) for m in range(p, t)]
                               if move is None else [Step("interchange", (prefix, *move))])
-                    if not _replays(X, direct, T, oracle) or not _legal_path(X, direct, oracle):
-                        continue
-                    T.rels = X.rels
-                    found.extend(reversed(direct))
-                    return True
+                    if _taken(T, X, direct, found, oracle):
+                        return True
     return False
 
 
@@ -1669,11 +1671,7 @@ def _unchunk_apart(T: Sched, r: Rel, group: list[Rel], t: int, size: int,
     # strip-mine each point loop (the last first: the β of the others stay)
     direct = [Step("stripmine", (lp, t, size)) for lp in reversed(loops)]
     direct += [Step("fuse", (loops[0],))] * (len(loops) - 1)
-    if not _replays(X, direct, T, oracle) or not _legal_path(X, direct, oracle):
-        return False
-    T.rels = X.rels
-    found.extend(reversed(direct))
-    return True
+    return _taken(T, X, direct, found, oracle)
 
 
 def _without_chunk(T: Sched, group: list[Rel], t: int, p: int) -> Sched:
@@ -2187,12 +2185,8 @@ def _unreshape_chunk_once(T: Sched, found: list[Step], oracle=None) -> bool:
                     continue
                 direct = [Step("reshape", (prefix,) + st[1:]) for st in plan
                           if st[0] == "reshape"]
-                if not direct or not _replays(X, direct, T, oracle) \
-                        or not _legal_path(X, direct, oracle):
-                    continue
-                T.rels = X.rels
-                found.extend(reversed(direct))
-                return True
+                if direct and _taken(T, X, direct, found, oracle):
+                    return True
     return False
 
 
