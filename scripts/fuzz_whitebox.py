@@ -21,8 +21,16 @@ Prints the counts (with the total and largest simplification times), the
 recovery rate and the refusal messages; ``--show`` prints every sequence
 that was not recovered, ``--long K`` every recovered one more than ``K``
 steps longer than the drawn one; a simplification over 100 ms is printed.
+``--slow-ms T`` prints every case whose whole whitebox (reading, recovery
+and its careful retries, simplification, replay) took more than ``T`` ms,
+with its phases, its effort (legality checks isl answered, the unit of
+:data:`clayx.whitebox.MAX_EFFORT`) and whether it was recovered, and a
+summary line: median, p99 and max of the per-case time, the largest effort
+of a recovered case and of a refused one.  ``--only SEED,…`` runs only the
+cases of those seeds (``--seed`` + k: the kernel and mix are k's).
 
     python scripts/fuzz_whitebox.py [--seed 1000] [--count 150] [--show] [--long K]
+                                    [--slow-ms T] [--only SEED,...] [--cpu]
 """
 
 from __future__ import annotations
@@ -51,15 +59,23 @@ MIX = ("tile", "tile", "stripmine", "skew", "skew", "reshape", "reshape", "iss",
        "interchange", "reverse", "shift", "fuse", "split")
 
 
-def run(seed: int, count: int, show: bool, long: int | None = None) -> Counter:
+def run(seed: int, count: int, show: bool, long: int | None = None,
+        slow_ms: float | None = None, only: set | None = None) -> Counter:
     """Draw and whitebox ``count`` sequences; return the counts (and print).
 
     ``long``: also print every recovered sequence longer than the drawn one
-    by more than ``long`` steps (after simplification), with both."""
+    by more than ``long`` steps (after simplification), with both.
+    ``slow_ms``: print every case whose whitebox took longer, and the
+    summary of the times (:func:`time_summary`).  ``only``: the seeds of
+    the cases to run (None: all)."""
     base = {s: clayx.load(ROOT / "examples" / f"{s}.c") for s in STEMS}
     stats: Counter = Counter()
     reasons: Counter = Counter()
+    times: list[tuple[float, int]] = []
+    efforts = {"recovered": 0, "refused": 0}
     for k in range(count):
+        if only is not None and seed + k not in only:
+            continue
         rng = RandomChooser(seed + k)
         stem = STEMS[k % len(STEMS)]
         b = base[stem]
@@ -83,14 +99,29 @@ def run(seed: int, count: int, show: bool, long: int | None = None) -> Counter:
             continue
         if not len(s.script):
             continue
+        t0 = time.perf_counter()
+        timings: dict = {}
         try:
             r = whitebox(s.original, s.current.schedule)
+            timings = r.timings
         except WhiteboxError as e:
             key = "bug" if str(e).startswith("bug:") else "refused"
             msg = str(e).splitlines()[0]
+            timings = getattr(e, "timings", {})
         except Exception as e:              # noqa: BLE001 - counted as a crash
             key, msg = "crash", f"{type(e).__name__}: {e}"
         else:
+            key = "recovered"
+        if slow_ms is not None:
+            ms = 1000 * (time.perf_counter() - t0)
+            times.append((ms, seed + k))
+            if key in efforts:
+                efforts[key] = max(efforts[key], timings.get("effort", 0))
+            if ms > slow_ms:
+                print(f"--- time {key} {stem} seed {seed + k}: {ms:.0f} ms "
+                      f"({phase_text(timings)}; effort {timings.get('effort', '?')}): "
+                      f"{' '.join(str(s.script).split())}")
+        if key == "recovered":
             stats["exact" if r.exact else "same order"] += 1
             stats["steps in"] += len(s.script)
             stats["steps recovered"] += len(r.steps)
@@ -120,7 +151,30 @@ def run(seed: int, count: int, show: bool, long: int | None = None) -> Counter:
     print(f"recovered and verified: {ok}/{tried} ({100.0 * ok / max(tried, 1):.1f} %)")
     for msg, n in reasons.most_common():
         print(f"  {n:4d}  {msg}")
+    if slow_ms is not None and times:
+        print(time_summary(times) + f"; effort max: recovered {efforts['recovered']}, "
+              f"refused {efforts['refused']}")
     return stats
+
+
+def phase_text(timings: dict) -> str:
+    """The phases of a whitebox's ``timings`` as ``name ms, …``."""
+    return ", ".join(f"{n} {1000 * t:.0f}" for n, t in timings.get("phases", ()))
+
+
+def percentile(values: list[float], q: float) -> float:
+    """The ``q``-quantile of ``values`` (nearest rank)."""
+    v = sorted(values)
+    return v[min(len(v) - 1, max(0, int(-(-q * len(v) // 1)) - 1))]
+
+
+def time_summary(times: list[tuple[float, int]]) -> str:
+    """``whitebox ms: median …, p99 …, max … (seed …)`` of ``(ms, seed)``
+    pairs."""
+    ms = [t for t, _ in times]
+    top = max(times)
+    return (f"whitebox ms: median {percentile(ms, 0.5):.0f}, p99 {percentile(ms, 0.99):.0f}, "
+            f"max {top[0]:.0f} (seed {top[1]}) over {len(ms)} cases")
 
 
 def main() -> int:
@@ -132,9 +186,20 @@ def main() -> int:
     ap.add_argument("--long", type=int, default=None, metavar="K",
                     help="print every recovered sequence more than K steps longer than the "
                          "drawn one")
+    ap.add_argument("--slow-ms", type=float, default=None, metavar="T",
+                    help="print every case whose whitebox takes more than T ms (its phases), "
+                         "and the median, p99 and max of the times")
+    ap.add_argument("--only", default=None, metavar="SEED,...",
+                    help="run only the cases of these seeds")
+    ap.add_argument("--cpu", action="store_true",
+                    help="CPU time of this process instead of wall time (every clock): "
+                         "times less dependent on the machine's load")
     args = ap.parse_args()
+    if args.cpu:
+        time.perf_counter = time.process_time   # clayx's own timings read it too
+    only = None if args.only is None else {int(x) for x in args.only.split(",")}
     t0 = time.perf_counter()
-    stats = run(args.seed, args.count, args.show, args.long)
+    stats = run(args.seed, args.count, args.show, args.long, args.slow_ms, only)
     print(f"({time.perf_counter() - t0:.0f} s)")
     return 1 if stats["bug"] or stats["crash"] or stats["directive crash"] else 0
 

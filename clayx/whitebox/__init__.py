@@ -31,7 +31,7 @@ from .model import Divs, Sched, WhiteboxError, equalities, from_relation, to_map
 from .recover import recover
 from .steps import Step
 
-__all__ = ["WhiteboxError", "WhiteboxResult", "script", "whitebox"]
+__all__ = ["MAX_EFFORT", "Effort", "GaveUp", "WhiteboxError", "WhiteboxResult", "script", "whitebox"]
 
 
 @dataclass
@@ -98,19 +98,56 @@ def symbolic(scop: Scop, schedule: ClaySchedule, divs: Divs, *, tags: bool) -> S
 
 class Oracle:
     """What the recovery asks isl: is a symbolic schedule legal (its isl
-    relations checked by :func:`clayx.analysis.is_legal`; ``calls`` counts
-    these), the instances of a part of a statement, the equalities they
-    satisfy."""
+    relations checked by :func:`clayx.analysis.is_legal`), the instances of
+    a part of a statement, the equalities they satisfy.
 
-    def __init__(self, scop: Scop, deps, divs: Divs | None = None):
+    Every answer is memoized by what it depends on (a schedule by its
+    relations' statements, β-vectors, α dimensions, constraints and
+    domains, in terms of one div registry): the recovery asks the same
+    question many times (each retry of :func:`whitebox` redoes the same
+    reductions), and isl's answer cannot change.  ``calls`` counts the
+    legality questions asked, ``checks`` those isl answered (the others
+    came from the memo); ``effort`` is the :class:`Effort` they count
+    against (None: no bound)."""
+
+    def __init__(self, scop: Scop, deps, divs: Divs | None = None, effort=None):
         self.scop = scop
         self.deps = deps
         self.divs = divs if divs is not None else Divs()
         self.calls = 0
+        self.checks = 0
+        self.effort = effort
+        self._legal: dict = {}
+        self._maps: dict = {}
+        self._parts: dict = {}
+        self._equal: dict = {}
+        self._elim: dict = {}
+        self._unique: dict = {}
+        #: objects whose ``id`` is part of a memo key, kept alive so that
+        #: no other object gets their ``id``
+        self._held: dict = {}
+
+    def _id(self, obj) -> int:
+        """``id(obj)``, ``obj`` kept alive (None: 0)."""
+        if obj is None:
+            return 0
+        self._held.setdefault(id(obj), obj)
+        return id(obj)
+
+    def _rel_key(self, r, divs) -> tuple:
+        """What the isl relation of the symbolic relation ``r`` depends on."""
+        return (r.stmt, tuple(r.beta), tuple(r.alphas), tuple(r.cons), self._id(r.dom),
+                self._id(divs))
 
     def part(self, stmt: str, cons) -> "isl.Set":
         """The instances of ``stmt`` where every form of ``cons`` is ≥ 0."""
-        import islpy as isl
+        key = (stmt, tuple(cons))
+        got = self._parts.get(key)
+        if got is None:
+            got = self._parts[key] = self._part(stmt, cons)
+        return got
+
+    def _part(self, stmt: str, cons) -> "isl.Set":
         from .model import it, par, isl_text
         st = self.scop.statement(stmt)
         dom = st.domain.intersect_params(self.scop.context)
@@ -126,7 +163,15 @@ class Oracle:
     def equal(self, r, a, b, divs) -> bool:
         """Are the forms ``a`` and ``b`` equal on the instances of the
         relation ``r`` (its part)?"""
-        import islpy as isl
+        if a == b:
+            return True
+        key = (r.stmt, tuple(r.cons), a, b, self._id(divs))
+        got = self._equal.get(key)
+        if got is None:
+            got = self._equal[key] = self._equal_on(r, a, b, divs)
+        return got
+
+    def _equal_on(self, r, a, b, divs) -> bool:
         from .model import it, par, isl_text
         st = self.scop.statement(r.stmt)
         names = {it(k): n for k, n in enumerate(st.iterators)}
@@ -140,19 +185,27 @@ class Oracle:
 
     def elim(self, stmt: str, cons) -> dict:
         """The equalities of the part ``cons`` of ``stmt`` (see
-        :func:`.model.equalities`)."""
-        return equalities(self.part(stmt, cons), self.scop.params)
+        :func:`.model.equalities`; the dict is shared: do not change it)."""
+        key = (stmt, tuple(cons))
+        got = self._elim.get(key)
+        if got is None:
+            got = self._elim[key] = equalities(self.part(stmt, cons), self.scop.params)
+        return got
+
+    def _map(self, r, divs, ctx) -> "isl.Map":
+        key = self._rel_key(r, divs)
+        got = self._maps.get(key)
+        if got is None:
+            st = self.scop.statement(r.stmt)
+            got = self._maps[key] = to_map(r, st.iterators, self.scop.params, divs, ctx)
+        return got
 
     def schedule(self, sched: Sched) -> ClaySchedule:
         """The :class:`ClaySchedule` of ``sched``."""
         from ..model import Relation
         ctx = self.scop.context.get_ctx()
-        rels = []
-        for r in sched.rels:
-            st = self.scop.statement(r.stmt)
-            rels.append(Relation(r.stmt, tuple(r.beta),
-                                 to_map(r, st.iterators, self.scop.params, sched.divs, ctx)))
-        return ClaySchedule(tuple(rels))
+        return ClaySchedule(tuple(Relation(r.stmt, tuple(r.beta), self._map(r, sched.divs, ctx))
+                                  for r in sched.rels))
 
     def unique(self, r, divs) -> bool:
         """Would ``reshape`` accept the symbolic relation ``r`` as it is:
@@ -163,100 +216,268 @@ class Oracle:
         empty part counts too)?"""
         from ..directives.affine import injective_as_written
         from ..model import Relation
-        st = self.scop.statement(r.stmt)
-        m = to_map(r, st.iterators, self.scop.params, divs, self.scop.context.get_ctx())
-        return injective_as_written(Relation(r.stmt, tuple(r.beta), m))
+        key = self._rel_key(r, divs)
+        got = self._unique.get(key)
+        if got is None:
+            m = self._map(r, divs, self.scop.context.get_ctx())
+            got = self._unique[key] = injective_as_written(Relation(r.stmt, tuple(r.beta), m))
+        return got
 
     def __call__(self, sched: Sched) -> bool:
         from dataclasses import replace
         from ..analysis import is_legal
         self.calls += 1
-        return is_legal(replace(self.scop, schedule=self.schedule(sched)), self.deps)
+        key = tuple(self._rel_key(r, sched.divs) for r in sched.rels)
+        got = self._legal.get(key)
+        if got is None:
+            if self.effort is not None:
+                self.effort.spend()
+            self.checks += 1
+            got = self._legal[key] = is_legal(replace(self.scop, schedule=self.schedule(sched)),
+                                              self.deps)
+        return got
+
+
+#: The most legality checks isl answers for one :func:`whitebox` call (each
+#: a schedule the search has not asked about before; memoized answers are
+#: free): a deterministic bound on the search, whatever the machine's load.
+#: The recovered fuzz cases need at most a few hundred (see
+#: ``scripts/fuzz_whitebox.py --slow-ms``); a search that needs more gives
+#: up with a :class:`WhiteboxError` saying so.
+MAX_EFFORT = 2000
+
+
+class GaveUp(Exception):
+    """Raised inside a whitebox search when its :class:`Effort` is spent
+    (not a :class:`WhiteboxError`, so that no fallback of the search catches
+    it: :func:`whitebox` turns it into one).  ``reason``: the first reason
+    the search met for not recovering the target, when one is known."""
+
+    def __init__(self, effort: "Effort"):
+        super().__init__(f"the effort bound ({effort.limit} legality checks) is spent")
+        self.effort = effort
+        self.reason: str | None = None
+
+    def because(self, error: Exception) -> "GaveUp":
+        """Keep ``error`` as the reason (the first one given wins)."""
+        if self.reason is None:
+            self.reason = str(error).splitlines()[0]
+        return self
+
+
+class Effort:
+    """The effort of one whitebox search, counted in legality checks isl
+    answers (:meth:`Oracle.__call__`), bounded by ``limit`` (None: no bound):
+    :meth:`spend` raises :class:`GaveUp` once ``limit`` checks are spent.
+    Counted, never timed, so that a result does not depend on the machine.
+    ``progress(phase, spent, limit)`` is told of every check."""
+
+    def __init__(self, limit: int | None = MAX_EFFORT, progress=None):
+        self.limit = limit
+        self.spent = 0
+        self.phase = "recovering"
+        self.progress = progress
+
+    def spend(self) -> None:
+        """Count one check; :class:`GaveUp` when the bound is reached."""
+        if self.limit is not None and self.spent >= self.limit:
+            raise GaveUp(self)
+        self.spent += 1
+        if self.progress is not None:
+            self.progress(self.phase, self.spent, self.limit)
+
+
+class _Phases:
+    """The phases of a :func:`whitebox` call, timed in order, each announced
+    to ``progress(phase, done, total)`` as it starts."""
+
+    def __init__(self, progress=None):
+        self.progress = progress
+        self.times: list[tuple[str, float]] = []
+        self.name: str | None = None
+        self.t = time.perf_counter()
+
+    def start(self, name: str, total: int | None = None) -> None:
+        """End the current phase, start ``name``."""
+        self.end()
+        self.name = name
+        self.t = time.perf_counter()
+        if self.progress is not None:
+            self.progress(name, 0, total)
+
+    def end(self) -> None:
+        """End the current phase (its time recorded)."""
+        if self.name is not None:
+            self.times.append((self.name, time.perf_counter() - self.t))
+            self.name = None
+
+    def total(self, *prefixes: str) -> float:
+        """The seconds spent in the phases whose names start with one of
+        ``prefixes``."""
+        return sum(t for n, t in self.times if n.startswith(prefixes))
 
 
 def whitebox(original, target, *, simplify: bool = True, verify: bool = True,
-             deps=None) -> WhiteboxResult:
+             deps=None, progress=None, effort: int | None = None) -> WhiteboxResult:
     """The Clay directives from ``original`` to ``target``, replayed.
 
     ``original``: a :class:`~clayx.Session` (the sequence starts from its
     current schedule and replays after its steps) or a :class:`Scop` (from
     its schedule).  ``target``: see :func:`.targets.read_target`.
 
+    ``progress(phase, done, total)``, when given, is called as each phase
+    starts (``"reading"``, ``"recovering"``, ``"careful retry 1"``, …,
+    ``"simplifying"``, ``"replaying"``; ``done`` 0) and as it goes on: in
+    the recovery phases after each legality check (``done`` checks of the
+    ``total`` the search may spend), in ``"replaying"`` after each step
+    (``done`` of ``total`` steps).
+
+    ``effort``: the most legality checks the search may spend (default
+    :data:`MAX_EFFORT`); a search that needs more gives up.
+
     Raises :class:`~clayx.errors.LegalityError` when the target breaks a
     dependence of the original (with the witness), :class:`WhiteboxError`
-    when a part of the target has no Clay expression or the replay fails."""
+    when a part of the target has no Clay expression, the search gave up
+    or the replay fails (the error's ``timings`` say where the time went)."""
+    phases = _Phases(progress)
+    bound = Effort(MAX_EFFORT if effort is None else effort, progress)
+    try:
+        return _whitebox(original, target, simplify, verify, deps, phases, bound)
+    except WhiteboxError as e:
+        phases.end()
+        e.timings = {"phases": list(phases.times), "effort": bound.spent}
+        raise
+
+
+def _whitebox(original, target, simplify: bool, verify: bool, deps, phases: _Phases,
+              bound: Effort) -> WhiteboxResult:
+    """:func:`whitebox`, its phases timed in ``phases``, its search bounded
+    by ``bound``."""
     from .simplify import simplify as shorten
     from .targets import read_target, start_of
-    t0 = time.perf_counter()
+    phases.start("reading")
     scop, session, deps = start_of(original, deps)
     target_sched = read_target(target, scop)
     _check_legal(scop, target_sched, deps)
     divs = Divs()
     O = symbolic(scop, scop.schedule, divs, tags=False)
     T = symbolic(scop, target_sched, divs, tags=True)
-    t1 = time.perf_counter()
-    oracle = Oracle(scop, deps, divs)
+    oracle = Oracle(scop, deps, divs, bound)
     careful = False
+    retries = 0
+    first: WhiteboxError | None = None
 
-    def checked(goal: Sched, careful: bool) -> list:
-        raw, _ = recover(O, goal, oracle=oracle, careful=careful)
+    def searched(phase: str, goal: Sched, careful: bool) -> list:
+        """The steps recovered for ``goal`` (in ``phase``), the reshapes
+        checked; a spent effort bound ends the whole search."""
+        phases.start(phase)
+        bound.phase = phase
+        try:
+            raw, _ = recover(O, goal, oracle=oracle, careful=careful)
+        except GaveUp as g:
+            raise WhiteboxError(_gave_up(g, phase, first)) from None
         bad = _refused_reshape(O, raw, oracle)
         if bad is not None:
             raise WhiteboxError(bad)
         return raw
 
+    def retry(goal: Sched) -> list:
+        nonlocal retries
+        retries += 1
+        return searched(f"careful retry {retries}", goal, True)
+
+    def shortened(raw: list) -> list:
+        phases.start("simplifying")
+        oracle.effort = None            # simplification is bounded by its own rules
+        try:
+            return shorten(raw, O, T, oracle) if simplify else list(raw)
+        finally:
+            oracle.effort = bound
+
     try:
-        raw = checked(T, False)
-    except WhiteboxError as first:
+        raw = searched("recovering", T, False)
+    except WhiteboxError as e:
         # no legal order found for a choice made without checking the ones
         # before it: recover again with every choice checked
+        first = e
         try:
-            raw = checked(T, True)
-        except WhiteboxError as e:
+            raw = retry(T)
+        except WhiteboxError as e2:
             # last: the empty parts with the dimensions of their statement's
             # other parts (they give no instance a date, the replay still
             # compares with the real target)
+            if _gave_up_error(e2):
+                raise
             T = _plain_empty_parts(T)
             if T is None:
-                raise e from first
+                raise e2 from first
             try:
-                raw = checked(T, True)
-            except WhiteboxError:
-                raise e from first
+                raw = retry(T)
+            except WhiteboxError as e3:
+                if _gave_up_error(e3):
+                    raise
+                raise e2 from first
         careful = True
-    t2 = time.perf_counter()
-    steps = shorten(raw, O, T, oracle) if simplify else list(raw)
-    t3 = time.perf_counter()
+    steps = shortened(raw)
     result = WhiteboxResult(None, steps, raw, params=tuple(scop.params))
-    result.timings = {"read": t1 - t0, "recover": t2 - t1, "simplify": t3 - t2,
-                      "legality_checks": oracle.calls}
     if careful:
         result.timings["careful"] = True
     if verify:
         try:
-            _replay_or_raw(result, scop, session, target_sched, deps, simplify)
-        except WhiteboxError as first:
+            _replay_or_raw(result, scop, session, target_sched, deps, simplify, phases)
+        except WhiteboxError as e:
             # a step of the sequence breaks a dependence on its way (a choice
             # made without checking it): recover again, checking every
             # choice against the dependences, and replay that
             if careful:
                 raise
+            first = e
             try:
-                raw, _ = recover(O, T, oracle=oracle, careful=True)
-            except WhiteboxError as e:
-                raise e from first
+                raw = retry(T)
+            except WhiteboxError as e2:
+                raise e2 from e
             result.raw = raw
-            result.steps = shorten(raw, O, T, oracle) if simplify else list(raw)
+            result.steps = shortened(raw)
             result.timings["careful"] = True
-            result.timings["legality_checks"] = oracle.calls
             # what the first sequence's replay found does not hold for this one
             result.timings.pop("simplification_undone", None)
-            _replay_or_raw(result, scop, session, target_sched, deps, simplify)
+            _replay_or_raw(result, scop, session, target_sched, deps, simplify, phases)
     else:
         from ..script import Script
         result.script = Script.parse(result.text(comments=False))
-    result.timings["replay"] = time.perf_counter() - t3 if verify else 0.0
+    phases.end()
+    result.timings.update({
+        "read": phases.total("reading"),
+        "recover": phases.total("recovering", "careful retry"),
+        "simplify": phases.total("simplifying"),
+        "replay": phases.total("replaying"),
+        "phases": list(phases.times),
+        "legality_checks": oracle.calls,
+        "isl_checks": oracle.checks,
+        "effort": bound.spent})
     return result
+
+
+def _gave_up(g: GaveUp, phase: str, first: WhiteboxError | None) -> str:
+    """The message of a search that spent its effort bound in ``phase``."""
+    reason = g.reason or (str(first).splitlines()[0] if first is not None else None)
+    return (f"whitebox gave up: the search spent its bound of {g.effort.limit} legality "
+            f"checks (clayx.whitebox.MAX_EFFORT) in its phase {phase!r}"
+            + (f" ({_PHASES[phase.rstrip('0123456789 ')]})"
+               if phase.rstrip("0123456789 ") in _PHASES else "")
+            + (f"; the first reason it could not recover the target: {reason}"
+               if reason else "; no reason to refuse the target was found before"))
+
+
+#: What each recovery phase of :func:`whitebox` is (for :func:`_gave_up`).
+_PHASES = {"recovering": "the recovery of the target's directives",
+           "careful retry": "the recovery again with every choice checked against the "
+                            "dependences"}
+
+
+def _gave_up_error(e: WhiteboxError) -> bool:
+    """Is ``e`` a search that gave up (no retry then)?"""
+    return str(e).startswith("whitebox gave up")
 
 
 def _refused_reshape(O: Sched, steps, oracle) -> str | None:
@@ -312,19 +533,29 @@ def _common(a, b) -> int:
 
 
 def _replay_or_raw(result: WhiteboxResult, scop: Scop, session, target: ClaySchedule, deps,
-                   simplify: bool) -> None:
+                   simplify: bool, phases: _Phases | None = None) -> None:
     """Replay ``result``'s steps; when the simplified sequence fails, the
     recovered one as it was (a simplification changed an intermediate
-    schedule into an illegal one)."""
+    schedule into an illegal one).  ``phases``: the ``"replaying"`` phase
+    starts, its progress told after each step."""
     from .replay import replay
+
+    def again() -> None:
+        told = None
+        if phases is not None:
+            phases.start("replaying", len(result.steps))
+            if phases.progress is not None:
+                told = lambda k, n: phases.progress("replaying", k, n)  # noqa: E731
+        replay(result, scop, session, target, deps, progress=told)
+
     try:
-        replay(result, scop, session, target, deps)
+        again()
     except WhiteboxError:
         if not simplify or result.steps == list(result.raw):
             raise
         result.steps = list(result.raw)
         result.timings["simplification_undone"] = True
-        replay(result, scop, session, target, deps)
+        again()
 
 
 def _check_legal(scop: Scop, target: ClaySchedule, deps) -> None:

@@ -47,9 +47,11 @@ def same_order(scop: Scop, a: ClaySchedule, b: ClaySchedule) -> bool:
     return da.lex_lt_union_map(da).is_equal(db.lex_lt_union_map(db))
 
 
-def replay(result, scop: Scop, session, target: ClaySchedule, deps) -> None:
+def replay(result, scop: Scop, session, target: ClaySchedule, deps, progress=None) -> None:
     """Replay ``result``'s steps (see the module docstring); sets
-    ``result.script``, ``result.scop``, ``result.exact`` and ``result.note``."""
+    ``result.script``, ``result.scop``, ``result.exact`` and ``result.note``.
+    ``progress(k, n)``, when given, is called after each step (``k`` of
+    ``n`` replayed)."""
     from ..script import Script
     from ..session import Session
     text = result.text(comments=False)
@@ -68,6 +70,8 @@ def replay(result, scop: Scop, session, target: ClaySchedule, deps) -> None:
             raise WhiteboxError(
                 f"bug: step {k} of the recovered sequence, {step}, {what} on replay "
                 f"({st.comment or st.name}): {e}") from None
+        if progress is not None:
+            progress(k, len(script.steps))
     got = s.current.schedule
     result.script = script
     result.scop = s.current
