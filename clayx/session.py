@@ -279,7 +279,7 @@ class Session:
             self._entries, self._pos = saved
 
     # -- automatic schedules, whiteboxed -------------------------------------
-    def auto(self, preset: str = "cpu", tile: int = 32, **isl_options):
+    def auto(self, preset: str = "cpu", tile: int = 32, *, progress=None, **isl_options):
         """The Clay script that takes the current schedule to isl's automatic
         one (:func:`clayx.auto.schedule`: ``preset`` ``cpu``, ``gpu``,
         ``feautrier``, ``nofuse`` or ``maxfuse``; band chains tiled by
@@ -294,12 +294,17 @@ class Session:
                                       ⇒         tile([0, 0, 0], 3, 2, 32); …
                                                 parallelize([0]);
 
+        ``progress(phase, done, total)`` is told of each phase as it starts
+        (``"scheduling"``, then :func:`clayx.whitebox.whitebox`'s) and of
+        its counts (legality checks, replayed steps).
+
         Raises :class:`ClayxError` for an unknown preset or option,
         :class:`~clayx.whitebox.WhiteboxError` if a part of the schedule has
         no Clay expression."""
-        return self.auto_result(preset, tile, **isl_options).script
+        return self.auto_result(preset, tile, progress=progress, **isl_options).script
 
-    def auto_result(self, preset: str = "cpu", tile: int = 32, **isl_options):
+    def auto_result(self, preset: str = "cpu", tile: int = 32, *, progress=None,
+                    **isl_options):
         """:meth:`auto` with everything it found: a
         :class:`~clayx.whitebox.WhiteboxResult` (the script, its steps with
         comments, timings, the SCoP it reaches, ``auto``: the
@@ -308,16 +313,17 @@ class Session:
         if not isinstance(tile, int) or isinstance(tile, bool) or tile < 0:
             raise ClayxError(f"the tile size must be a whole number ≥ 0 (0: no tiling), "
                              f"not {tile!r}")
-        target, result = whiteboxed(self, preset, tile, deps=self.deps, **isl_options)
+        target, result = whiteboxed(self, preset, tile, deps=self.deps, progress=progress,
+                                    **isl_options)
         result.auto = target
         return result
 
-    def whitebox(self, target):
+    def whitebox(self, target, *, progress=None):
         """The :class:`~clayx.whitebox.WhiteboxResult` from the current
         schedule to ``target`` (any form :func:`clayx.whitebox` takes);
-        nothing is applied."""
+        nothing is applied.  ``progress``: see :func:`clayx.whitebox.whitebox`."""
         from .whitebox import whitebox
-        return whitebox(self, target)
+        return whitebox(self, target, progress=progress)
 
     def _close_layout(self, new: list[Entry], group: int) -> Entry:
         """Check the layout steps ``new[group:]`` as one change (the program

@@ -15,6 +15,11 @@ it *pending*: nothing is applied until
 
 A pending script starts from the state it was computed on: once the state
 changes (a step, undo…), accepting it is refused until it is recomputed.
+
+Work that runs longer than :data:`PROGRESS_AFTER` seconds shows its phase
+(scheduling, recovering, careful retries, simplifying, replaying) with its
+counts on one transient line (:class:`Progress`); never when the console
+is not a terminal, so batch output stays as it is.
 """
 
 from __future__ import annotations
@@ -36,9 +41,66 @@ from clayx.view import loop_label
 from . import render
 from .commands import CommandError, command, load_script
 
-__all__ = ["Pending", "isl_options", "keep", "pending"]
+__all__ = ["PROGRESS_AFTER", "Pending", "Progress", "isl_options", "keep", "pending"]
 
 USAGE = ":auto [PRESET] [tile=N] [NAME=V …] | :auto accept [K] | :auto show | :auto drop"
+
+
+#: Seconds of work after which ``:auto`` and ``:whitebox`` show their
+#: progress (shorter work shows nothing).
+PROGRESS_AFTER = 0.3
+
+
+class Progress:
+    """The ``progress(phase, done, total)`` callback of
+    :func:`clayx.whitebox.whitebox` (and :meth:`clayx.Session.auto`) for the
+    prompt: once the work has run ``after`` seconds (by ``clock``), a
+    transient rich line on ``console`` shows the phase, its counts
+    (legality checks of the search, steps replayed) and the time; nothing
+    when ``console`` is not a terminal.  A context manager: the line goes
+    away on exit."""
+
+    def __init__(self, console, *, after: float = PROGRESS_AFTER, clock=time.perf_counter):
+        self.console = console
+        self.after = after
+        self.clock = clock
+        self.start = clock()
+        self.live = None
+        self.task = None
+        self.shown: list[str] = []          # the phases shown, in order
+
+    def __call__(self, phase: str, done: int = 0, total: int | None = None) -> None:
+        if not self.console.is_terminal:
+            return
+        if self.live is None:
+            if self.clock() - self.start < self.after:
+                return
+            from rich.progress import Progress as Bar
+            from rich.progress import SpinnerColumn, TextColumn, TimeElapsedColumn
+            self.live = Bar(SpinnerColumn(), TextColumn("{task.description}"),
+                            TimeElapsedColumn(), console=self.console, transient=True)
+            self.task = self.live.add_task("")
+            self.live.start()
+        if not self.shown or self.shown[-1] != phase:
+            self.shown.append(phase)
+        self.live.update(self.task, description=self.describe(phase, done, total))
+
+    @staticmethod
+    def describe(phase: str, done: int = 0, total: int | None = None) -> str:
+        """The line shown for a phase and its counts."""
+        if phase == "replaying" and total:
+            return f"{phase}: step {done} of {total}"
+        if phase.startswith(("recovering", "careful retry")) and done:
+            return f"{phase}: {done} legality checks" + (f" (at most {total})" if total else "")
+        return f"{phase}…"
+
+    def __enter__(self) -> "Progress":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.live is not None:
+            self.live.stop()
+            self.live = None
 
 
 @dataclass
@@ -125,7 +187,8 @@ def _auto(repl, args: list[str]) -> bool:
     repl.note(f"computing the {preset} schedule (isl) and the Clay directives that reach "
               "it…")
     t0 = time.perf_counter()
-    result = s.auto_result(preset, tile, **opts)
+    with Progress(repl.console) as told:
+        result = s.auto_result(preset, tile, progress=told, **opts)
     keep(repl, Pending(result, f":auto {what}", s.current), time.perf_counter() - t0)
     return True
 
@@ -147,7 +210,8 @@ def _whitebox(repl, args: list[str]) -> bool:
     s = repl.session
     repl.note(f"whiteboxing {args[0]}…")
     t0 = time.perf_counter()
-    result = s.whitebox(path)
+    with Progress(repl.console) as told:
+        result = s.whitebox(path, progress=told)
     keep(repl, Pending(result, f":whitebox {args[0]}", s.current), time.perf_counter() - t0)
     return True
 

@@ -119,7 +119,8 @@ def run(seed: int, count: int, show: bool, long: int | None = None,
                 efforts[key] = max(efforts[key], timings.get("effort", 0))
             if ms > slow_ms:
                 print(f"--- time {key} {stem} seed {seed + k}: {ms:.0f} ms "
-                      f"({phase_text(timings)}; effort {timings.get('effort', '?')}): "
+                      f"({phase_text(timings)}; effort {timings.get('effort', '?')}, "
+                      f"reductions {timings.get('reduction', '?')}): "
                       f"{' '.join(str(s.script).split())}")
         if key == "recovered":
             stats["exact" if r.exact else "same order"] += 1

@@ -206,7 +206,7 @@ def schedule(scop: Scop, preset: str | Preset = "cpu", tile: int = DEFAULT_TILE,
 
 
 def whiteboxed(original, preset: str | Preset = "cpu", tile: int = DEFAULT_TILE, *,
-               deps=None, **options):
+               deps=None, progress=None, **options):
     """:func:`schedule` on ``original`` (a Session or a Scop: its current
     SCoP), whiteboxed into a verified script: ``(AutoSchedule,
     WhiteboxResult)``.  When no sequence of legal directives is recovered for
@@ -214,17 +214,23 @@ def whiteboxed(original, preset: str | Preset = "cpu", tile: int = DEFAULT_TILE,
     :class:`~clayx.whitebox.WhiteboxError`), isl's own order and tiling are
     taken instead (``locality=False``, from the same isl tree: isl's
     scheduler runs once), as ``--auto`` does; ``result.timings
-    ["locality_undone"]`` then says so."""
+    ["locality_undone"]`` then says so.  ``progress(phase, done, total)``:
+    told ``"scheduling"`` before isl's scheduler runs, then what
+    :func:`clayx.whitebox.whitebox` tells it."""
     from ..whitebox import WhiteboxError, whitebox
     scop = getattr(original, "current", original)
+    if progress is not None:
+        progress("scheduling", 0, None)
     target = schedule(scop, preset, tile, deps=deps, **options)
     try:
-        result = whitebox(original, target.schedule)
+        result = whitebox(original, target.schedule, progress=progress)
     except WhiteboxError:
         if not target.locality:
             raise
+        if progress is not None:
+            progress("scheduling", 0, None)
         target = schedule(scop, preset, tile, deps=deps, tree=target.tree,
                           **dict(options, locality=False))
-        result = whitebox(original, target.schedule)
+        result = whitebox(original, target.schedule, progress=progress)
         result.timings["locality_undone"] = True
     return target, result

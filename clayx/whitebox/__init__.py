@@ -31,7 +31,8 @@ from .model import Divs, Sched, WhiteboxError, equalities, from_relation, to_map
 from .recover import recover
 from .steps import Step
 
-__all__ = ["MAX_EFFORT", "Effort", "GaveUp", "WhiteboxError", "WhiteboxResult", "script", "whitebox"]
+__all__ = ["MAX_EFFORT", "Effort", "GaveUp", "SearchGaveUp", "WhiteboxError", "WhiteboxResult",
+           "script", "whitebox"]
 
 
 @dataclass
@@ -250,19 +251,21 @@ MAX_EFFORT = 2000
 class GaveUp(Exception):
     """Raised inside a whitebox search when its :class:`Effort` is spent
     (not a :class:`WhiteboxError`, so that no fallback of the search catches
-    it: :func:`whitebox` turns it into one).  ``reason``: the first reason
-    the search met for not recovering the target, when one is known."""
+    it: :func:`whitebox` turns it into :class:`SearchGaveUp`)."""
 
     def __init__(self, effort: "Effort"):
         super().__init__(f"the effort bound ({effort.limit} legality checks) is spent")
         self.effort = effort
-        self.reason: str | None = None
 
-    def because(self, error: Exception) -> "GaveUp":
-        """Keep ``error`` as the reason (the first one given wins)."""
-        if self.reason is None:
-            self.reason = str(error).splitlines()[0]
-        return self
+
+class SearchGaveUp(WhiteboxError):
+    """A whitebox search that spent its effort bound (:data:`MAX_EFFORT`):
+    ``phase`` it gave up in, ``effort`` the :class:`Effort`."""
+
+    def __init__(self, message: str, phase: str, effort: "Effort"):
+        super().__init__(message)
+        self.phase = phase
+        self.effort = effort
 
 
 class Effort:
@@ -270,16 +273,30 @@ class Effort:
     answers (:meth:`Oracle.__call__`), bounded by ``limit`` (None: no bound):
     :meth:`spend` raises :class:`GaveUp` once ``limit`` checks are spent.
     Counted, never timed, so that a result does not depend on the machine.
-    ``progress(phase, spent, limit)`` is told of every check."""
+    ``progress(phase, spent, limit)`` is told of every check.  ``reason``:
+    the first reason the search of the current phase met for falling back
+    to another way (:meth:`note`), which a give-up reports."""
 
     def __init__(self, limit: int | None = MAX_EFFORT, progress=None):
         self.limit = limit
         self.spent = 0
         self.phase = "recovering"
         self.progress = progress
+        self.reason: str | None = None
+        self.counts: dict[str, int] = {}
 
-    def spend(self) -> None:
-        """Count one check; :class:`GaveUp` when the bound is reached."""
+    def note(self, error: Exception) -> None:
+        """Keep ``error``'s first line as the reason, unless one is kept."""
+        if self.reason is None:
+            self.reason = str(error).splitlines()[0]
+
+    def spend(self, what: str = "check") -> None:
+        """Count one ``what`` (a legality ``check``: bounded; a
+        ``reduction`` tried: counted); :class:`GaveUp` when the bound is
+        reached."""
+        self.counts[what] = self.counts.get(what, 0) + 1
+        if what != "check":
+            return
         if self.limit is not None and self.spent >= self.limit:
             raise GaveUp(self)
         self.spent += 1
@@ -345,7 +362,7 @@ def whitebox(original, target, *, simplify: bool = True, verify: bool = True,
         return _whitebox(original, target, simplify, verify, deps, phases, bound)
     except WhiteboxError as e:
         phases.end()
-        e.timings = {"phases": list(phases.times), "effort": bound.spent}
+        e.timings = {"phases": list(phases.times), "effort": bound.spent, **bound.counts}
         raise
 
 
@@ -372,10 +389,11 @@ def _whitebox(original, target, simplify: bool, verify: bool, deps, phases: _Pha
         checked; a spent effort bound ends the whole search."""
         phases.start(phase)
         bound.phase = phase
+        bound.reason = None
         try:
             raw, _ = recover(O, goal, oracle=oracle, careful=careful)
         except GaveUp as g:
-            raise WhiteboxError(_gave_up(g, phase, first)) from None
+            raise SearchGaveUp(_gave_up(g, phase, first), phase, bound) from None
         bad = _refused_reshape(O, raw, oracle)
         if bad is not None:
             raise WhiteboxError(bad)
@@ -396,26 +414,28 @@ def _whitebox(original, target, simplify: bool, verify: bool, deps, phases: _Pha
 
     try:
         raw = searched("recovering", T, False)
+    except SearchGaveUp:
+        raise
     except WhiteboxError as e:
         # no legal order found for a choice made without checking the ones
         # before it: recover again with every choice checked
         first = e
         try:
             raw = retry(T)
+        except SearchGaveUp:
+            raise
         except WhiteboxError as e2:
             # last: the empty parts with the dimensions of their statement's
             # other parts (they give no instance a date, the replay still
             # compares with the real target)
-            if _gave_up_error(e2):
-                raise
             T = _plain_empty_parts(T)
             if T is None:
                 raise e2 from first
             try:
                 raw = retry(T)
-            except WhiteboxError as e3:
-                if _gave_up_error(e3):
-                    raise
+            except SearchGaveUp:
+                raise
+            except WhiteboxError:
                 raise e2 from first
         careful = True
     steps = shortened(raw)
@@ -454,13 +474,15 @@ def _whitebox(original, target, simplify: bool, verify: bool, deps, phases: _Pha
         "phases": list(phases.times),
         "legality_checks": oracle.calls,
         "isl_checks": oracle.checks,
-        "effort": bound.spent})
+        "effort": bound.spent,
+        **bound.counts})
     return result
 
 
 def _gave_up(g: GaveUp, phase: str, first: WhiteboxError | None) -> str:
-    """The message of a search that spent its effort bound in ``phase``."""
-    reason = g.reason or (str(first).splitlines()[0] if first is not None else None)
+    """The message of a search that spent its effort bound in ``phase``:
+    the reason noted in that phase, else the error of the phase before."""
+    reason = g.effort.reason or (str(first).splitlines()[0] if first is not None else None)
     return (f"whitebox gave up: the search spent its bound of {g.effort.limit} legality "
             f"checks (clayx.whitebox.MAX_EFFORT) in its phase {phase!r}"
             + (f" ({_PHASES[phase.rstrip('0123456789 ')]})"
@@ -473,11 +495,6 @@ def _gave_up(g: GaveUp, phase: str, first: WhiteboxError | None) -> str:
 _PHASES = {"recovering": "the recovery of the target's directives",
            "careful retry": "the recovery again with every choice checked against the "
                             "dependences"}
-
-
-def _gave_up_error(e: WhiteboxError) -> bool:
-    """Is ``e`` a search that gave up (no retry then)?"""
-    return str(e).startswith("whitebox gave up")
 
 
 def _refused_reshape(O: Sched, steps, oracle) -> str | None:

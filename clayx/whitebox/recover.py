@@ -263,6 +263,7 @@ def reduce(T: Sched, oracle=None, careful: bool = False, repair: bool = True) ->
     except WhiteboxError as e:
         if "strip-mined dimension" not in str(e) and "round in circles" not in str(e):
             raise
+        _noted(oracle, e)
         for scaled, chunks_first, split, sink_first in REDUCE_PASSES:
             T.rels = [r.copy() for r in start.rels]
             try:
@@ -362,6 +363,7 @@ def _reduce(T: Sched, oracle, careful: bool, scaled_points: bool,
             if (state, n) in banned:
                 continue
             before = ([r.copy() for r in T.rels], len(found)) if careful else None
+            _tried(oracle)
             if not kind():
                 continue
             if careful and not oracle(T) and not (
@@ -3617,6 +3619,7 @@ def recover(O: Sched, T: Sched, names: dict | None = None,
     try:
         return _recover(O, T, names, oracle, careful)
     except WhiteboxError as e:
+        _noted(oracle, e)
         if careful and oracle is not None:
             try:
                 return _recover(O, T, names, oracle, careful, repair=False)
@@ -3708,6 +3711,22 @@ def _recover(O: Sched, T: Sched, names: dict | None, oracle, careful: bool,
         elif kind == "unroll":
             rec.do("unroll_mark", loop, arg, comment="ask the compiler to unroll this loop")
     return rec.steps, rec.sched
+
+
+def _tried(oracle) -> None:
+    """Count one reduction tried against the effort bound of ``oracle``
+    (if any)."""
+    effort = getattr(oracle, "effort", None)
+    if effort is not None:
+        effort.spend("reduction")
+
+
+def _noted(oracle, e: WhiteboxError) -> None:
+    """Tell the effort bound of ``oracle`` (if any) why the recovery falls
+    back to another way: what a search that gives up reports."""
+    effort = getattr(oracle, "effort", None)
+    if effort is not None:
+        effort.note(e)
 
 
 def _first_diff(a: Rel, b: Rel) -> int:
