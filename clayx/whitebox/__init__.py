@@ -127,6 +127,9 @@ class Oracle:
         #: objects whose ``id`` is part of a memo key, kept alive so that
         #: no other object gets their ``id``
         self._held: dict = {}
+        #: the reductions of :func:`.recover.reduce` that did nothing to a
+        #: target (its memo, see ``_kind_done`` there)
+        self.reductions: dict = {}
 
     def _id(self, obj) -> int:
         """``id(obj)``, ``obj`` kept alive (None: 0)."""
@@ -139,6 +142,14 @@ class Oracle:
         """What the isl relation of the symbolic relation ``r`` depends on."""
         return (r.stmt, tuple(r.beta), tuple(r.alphas), tuple(r.cons), self._id(r.dom),
                 self._id(divs))
+
+    def state_key(self, sched: Sched) -> tuple:
+        """What a symbolic schedule's text leaves out and the recovery
+        reads: each relation's emptiness, domain (an unroll's part),
+        eliminated iterators, and the div registry."""
+        return (self._id(sched.divs),) + tuple(
+            (r.empty, self._id(r.dom), self._id(r.stdom), frozenset(r.elim.items()))
+            for r in sched.rels)
 
     def part(self, stmt: str, cons) -> "isl.Set":
         """The instances of ``stmt`` where every form of ``cons`` is ≥ 0."""

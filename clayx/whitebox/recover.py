@@ -364,7 +364,7 @@ def _reduce(T: Sched, oracle, careful: bool, scaled_points: bool,
                 continue
             before = ([r.copy() for r in T.rels], len(found)) if careful else None
             _tried(oracle)
-            if not kind():
+            if not _kind_done(kind, T, state, oracle, doubts):
                 continue
             if careful and not oracle(T) and not (
                     repair and (_widen_shifts(T, found, before[1], oracle)
@@ -3711,6 +3711,66 @@ def _recover(O: Sched, T: Sched, names: dict | None, oracle, careful: bool,
         elif kind == "unroll":
             rec.do("unroll_mark", loop, arg, comment="ask the compiler to unroll this loop")
     return rec.steps, rec.sched
+
+
+#: The closure variables of :func:`_reduce`'s reductions that are its
+#: working state, not options (the others key :func:`_kind_done`'s memo).
+_WORKING = frozenset(("T", "found", "oracle", "doubts"))
+
+
+def _kind_done(kind, T: Sched, state: str, oracle, doubts: list) -> bool:
+    """``kind()``, one reduction of :func:`_reduce`, remembered (in the
+    oracle's ``reductions``) when it does nothing: it then does nothing to
+    the same target every time (the oracle's answers are memoized; its
+    options are the values its closure holds besides the working state),
+    so the passes of :func:`reduce` and the recoveries of one whitebox
+    call try it once per target.  The ``doubts`` it noted are noted again."""
+    memo = getattr(oracle, "reductions", None)
+    if memo is None:
+        return kind()
+    try:
+        opts = tuple((name, cell.cell_contents)
+                     for name, cell in zip(kind.__code__.co_freevars, kind.__closure__ or ())
+                     if name not in _WORKING)
+        key = (kind.__code__, opts, state, oracle.state_key(T))
+        hash(key)
+    except (TypeError, ValueError, AttributeError):
+        return kind()
+    noted = memo.get(key)
+    if noted is not None:
+        import os
+        if os.environ.get("CLAYX_CHECK_MEMO"):
+            X = T.copy()
+            d: list = []
+            got = _reduce_kind_check(kind, T, d)
+            assert not got and d == list(noted) and str(T) == str(X), (key, got, d, noted)
+        doubts.extend(noted)
+        return False
+    n = len(doubts)
+    if kind():
+        return True
+    memo[key] = tuple(doubts[n:])
+    return False
+
+
+def _reduce_kind_check(kind, T, d):
+    rels = [r.copy() for r in T.rels]
+    cells = dict(zip(kind.__code__.co_freevars, kind.__closure__))
+    old = None
+    if "doubts" in cells:
+        old = list(cells["doubts"].cell_contents)
+        cells["doubts"].cell_contents.clear()
+    f = cells["found"].cell_contents if "found" in cells else None
+    nf = len(f) if f is not None else 0
+    got = kind()
+    if old is not None:
+        d.extend(cells["doubts"].cell_contents)
+        cells["doubts"].cell_contents[:] = old
+    if f is not None:
+        assert len(f) == nf, "found changed"
+    if got:
+        T.rels = rels
+    return got
 
 
 def _tried(oracle) -> None:

@@ -635,6 +635,34 @@ def undensify_once(T: Sched, found: list[Step]) -> bool:
     return False
 
 
+def _residue(inst: isl.Set, num: Aff, den: int, divs: Divs) -> int | None:
+    """The ``c`` in ``[0, den)`` with ``num ≡ c (mod den)`` at every point of
+    the non-empty set ``inst``, or None: the only candidate is the residue
+    at one point of ``inst`` (one isl check, not one per residue)."""
+    pt = inst.sample_point()
+    c = int(_value(num, pt, inst, divs)) % den
+    return c if inst.is_subset(multiples(inst, num - Aff.const(c), den, divs)) else None
+
+
+def _value(a: Aff, pt: isl.Point, s: isl.Set, divs: Divs) -> Fraction:
+    """The value of the form ``a`` at the point ``pt`` of ``s`` (a set of a
+    statement's instances: iterator ``k`` is its dimension ``k``)."""
+    out = Fraction(0)
+    for k, v in a.c.items():
+        if k[0] == "i":
+            x = Fraction(pt.get_coordinate_val(_dt.set, k[1]).to_python())
+        elif k[0] == "p":
+            x = Fraction(pt.get_coordinate_val(
+                _dt.param, s.find_dim_by_name(_dt.param, k[1])).to_python())
+        elif k[0] == "d":
+            num, den = divs.of(k)
+            x = Fraction(_value(num, pt, s, divs) // den)
+        else:
+            x = Fraction(1)
+        out += Fraction(v) * x
+    return out
+
+
 def _undensified(r: Rel, d: int, divs: Divs) -> tuple[Aff, int] | None:
     """``(g · α_d, g)`` for α ``d`` of ``r`` whose divs are affine on the
     part's instances (``floor(e / s)`` with ``e`` one residue ``c`` modulo
@@ -652,8 +680,7 @@ def _undensified(r: Rel, d: int, divs: Divs) -> tuple[Aff, int] | None:
     for k in ks:
         num, den = divs.of(k)
         # floor(num / den) = (num - rem) / den when num ≡ rem on the part
-        rem = next((c for c in range(den)
-                    if inst.is_subset(multiples(inst, num - Aff.const(c), den, divs))), None)
+        rem = _residue(inst, num, den, divs)
         if rem is None:
             return None
         sub = sub.substitute(k, (num - Aff.const(rem)).scale(Fraction(1, den)))
