@@ -3738,12 +3738,6 @@ def _kind_done(kind, T: Sched, state: str, oracle, doubts: list) -> bool:
         return kind()
     noted = memo.get(key)
     if noted is not None:
-        import os
-        if os.environ.get("CLAYX_CHECK_MEMO"):
-            X = T.copy()
-            d: list = []
-            got = _reduce_kind_check(kind, T, d)
-            assert not got and d == list(noted) and str(T) == str(X), (key, got, d, noted)
         doubts.extend(noted)
         return False
     n = len(doubts)
@@ -3751,26 +3745,6 @@ def _kind_done(kind, T: Sched, state: str, oracle, doubts: list) -> bool:
         return True
     memo[key] = tuple(doubts[n:])
     return False
-
-
-def _reduce_kind_check(kind, T, d):
-    rels = [r.copy() for r in T.rels]
-    cells = dict(zip(kind.__code__.co_freevars, kind.__closure__))
-    old = None
-    if "doubts" in cells:
-        old = list(cells["doubts"].cell_contents)
-        cells["doubts"].cell_contents.clear()
-    f = cells["found"].cell_contents if "found" in cells else None
-    nf = len(f) if f is not None else 0
-    got = kind()
-    if old is not None:
-        d.extend(cells["doubts"].cell_contents)
-        cells["doubts"].cell_contents[:] = old
-    if f is not None:
-        assert len(f) == nf, "found changed"
-    if got:
-        T.rels = rels
-    return got
 
 
 def _tried(oracle) -> None:
