@@ -54,15 +54,16 @@ PROGRESS_AFTER = 0.3
 class Progress:
     """The ``progress(phase, done, total)`` callback of
     :func:`clayx.whitebox.whitebox` (and :meth:`clayx.Session.auto`) for the
-    prompt: once the work has run ``after`` seconds (by ``clock``), a
+    prompt: once the work has run ``after`` seconds (by ``clock``; default
+    :data:`PROGRESS_AFTER`), a
     transient rich line on ``console`` shows the phase, its counts
     (legality checks of the search, steps replayed) and the time; nothing
     when ``console`` is not a terminal.  A context manager: the line goes
     away on exit."""
 
-    def __init__(self, console, *, after: float = PROGRESS_AFTER, clock=time.perf_counter):
+    def __init__(self, console, *, after: float | None = None, clock=time.perf_counter):
         self.console = console
-        self.after = after
+        self.after = PROGRESS_AFTER if after is None else after
         self.clock = clock
         self.start = clock()
         self.live = None
