@@ -167,18 +167,35 @@ def test_no_bound_and_the_bound_give_the_same_result_below_it():
     assert free.text(comments=False) == BICG[2] and free.timings["effort"] == 80
 
 
-def test_the_effort_counts_checks_and_stops_at_its_limit():
-    e = Effort(3)
+def test_the_effort_counts_checks_and_reductions_and_stops_at_their_limits():
+    e = Effort(3, 2)
     for _ in range(3):
         e.spend()
-    e.spend("reduction")                       # counted, not bounded here
-    with pytest.raises(wb.GaveUp):
+    e.spend("reduction")
+    e.spend("reduction")
+    with pytest.raises(wb.GaveUp) as up:
         e.spend()
-    assert e.spent == 3 and e.counts == {"check": 4, "reduction": 1}
-    unbounded = Effort(None)
+    assert up.value.what == "check"
+    with pytest.raises(wb.GaveUp) as up:
+        e.spend("reduction")
+    assert up.value.what == "reduction"
+    assert e.spent == 3 and e.counts == {"check": 3, "reduction": 2}
+    unbounded = Effort(None, None)
     for _ in range(10):
         unbounded.spend()
-    assert unbounded.spent == 10
+        unbounded.spend("reduction")
+    assert unbounded.spent == 10 and unbounded.counts["reduction"] == 10
+
+
+def test_a_search_past_its_reductions_gives_up_cleanly(monkeypatch):
+    s = session(GEMM[0], GEMM[1])
+    monkeypatch.setattr(wb, "MAX_REDUCTIONS", 100)
+    with pytest.raises(SearchGaveUp) as e:
+        whitebox(s.original, s.current.schedule)
+    assert str(e.value).startswith(
+        "whitebox gave up: the search spent its bound of 100 reductions of the target's "
+        "tiling tried (clayx.whitebox.MAX_REDUCTIONS) in its phase 'recovering'")
+    assert e.value.timings["reduction"] == 100 and e.value.effort.counts["reduction"] == 100
 
 
 # --- the slow fuzz cases -----------------------------------------------------------
@@ -329,3 +346,32 @@ def test_the_prompt_prints_the_same_off_a_terminal_however_soon_progress_shows(m
     monkeypatch.setattr(repl_auto, "PROGRESS_AFTER", 0.0)
     assert run() == plain
     assert ":auto cpu, tile 8, locality=0: 8 steps, replayed ✓ same dates" in plain
+
+
+# --- the legality check's memo of relation pairs -----------------------------------
+
+def test_the_pairs_a_step_left_unchanged_are_not_built_again():
+    from clayx.analysis import legality as L
+    s = session("jacobi-1d")
+    before = s.current.schedule
+    s.apply("skew([0, 0], 2, 1, 1);")
+    after = s.current.schedule
+    kept = [r for r in after.relations if any(r.map is x.map for x in before.relations)]
+    assert kept                                    # the step left a relation's map as it was
+    for rs in after.relations:
+        for rt in after.relations:
+            got = L._bad_pairs(rs, rt)
+            assert L._bad_pairs(rs, rt) is got     # asked again: the same object
+            k = next((i for i, (a, b) in enumerate(zip(rs.beta, rt.beta)) if a != b),
+                     min(len(rs.beta), len(rt.beta)))
+            if got is None:
+                assert k < min(len(rs.beta), len(rt.beta)) and k == 0
+                continue
+            how = ("whole" if rs is rt else "all" if k == 0
+                   else "gt" if rt.beta[k] > rs.beta[k] else "ge")
+            assert got.is_equal(L._pairs_in_order(rs.map, rt.map, k, how))
+    # the judge answers as before: the step is legal, its reverse in time not
+    assert L.is_legal(s.current, s.deps)
+    s2 = session("jacobi-1d")
+    with pytest.raises(clayx.errors.LegalityError):
+        s2.apply("reverse([0], 1);")

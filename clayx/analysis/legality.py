@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import threading
 import weakref
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
@@ -179,14 +180,56 @@ class _Sched:
         """
         key = (s, t)
         if key not in self._bad:
-            out = None
-            for rs in self.schedule.of(s):
-                for rt in self.schedule.of(t):
-                    m = _bad_pairs(rs, rt)
-                    if m is not None:
-                        out = m if out is None else out.union(m)
-            self._bad[key] = out
+            parts = tuple(m for rs in self.schedule.of(s) for rt in self.schedule.of(t)
+                          if (m := _bad_pairs(rs, rt)) is not None)
+            self._bad[key] = _union_memo.get(parts, (), lambda: _union(parts))
         return self._bad[key]
+
+
+def _union(maps: Sequence[isl.Map]) -> isl.Map | None:
+    """The union of ``maps`` (None when there is none)."""
+    out = None
+    for m in maps:
+        out = m if out is None else out.union(m)
+    return out
+
+
+class _Memo:
+    """A small thread-safe LRU of values computed from several objects,
+    keyed by their identities and some plain values; it keeps the objects
+    alive (so their ids are not reused while cached) and checks them on a
+    hit.  The value must depend on those only."""
+
+    def __init__(self, size: int):
+        self._size = size
+        self._items: "OrderedDict[tuple, tuple]" = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, objs: tuple, extra: tuple, build):
+        key = tuple(map(id, objs)) + extra
+        with self._lock:
+            hit = self._items.get(key)
+            if hit is not None and all(a is b for a, b in zip(hit[0], objs)):
+                self._items.move_to_end(key)
+                return hit[1]
+        value = build()
+        with self._lock:
+            self._items[key] = (objs, value)
+            while len(self._items) > self._size:
+                self._items.popitem(last=False)
+        return value
+
+
+#: :func:`_bad_pairs` by the two relations' maps and what their β-vectors
+#: decide: a directive step leaves most relations' maps as they were, so
+#: the next check (a replayed script's, the whitebox oracle's) builds only
+#: the pairs of the relations it changed.
+_pair_memo = _Memo(8192)
+#: The union of a statement pair's :func:`_bad_pairs` by their identities
+#: (the same pieces, the same union object), and whether a union of
+#: dependences meets it.
+_union_memo = _Memo(2048)
+_meet_memo = _Memo(2048)
 
 
 def _bad_pairs(rs: Relation, rt: Relation) -> isl.Map | None:
@@ -197,17 +240,32 @@ def _bad_pairs(rs: Relation, rt: Relation) -> isl.Map | None:
     while k < n and rs.beta[k] == rt.beta[k]:
         k += 1
     if k == n:          # the same relation: compare whole dates
-        ms, mt, cmp_len, strict = rs.map, rt.map, rs.map.dim(_dt.out), False
+        how = "whole"
+    elif k == 0:
+        if rt.beta[0] > rs.beta[0]:
+            return None
+        how = "all"
     else:
-        if k == 0:
-            if rt.beta[0] > rs.beta[0]:
-                return None
-            return _all_pairs(rs.map, rt.map)
+        how = "gt" if rt.beta[k] > rs.beta[k] else "ge"
+    return _pair_memo.get((rs.map, rt.map), (k, how),
+                          lambda: _pairs_in_order(rs.map, rt.map, k, how))
+
+
+def _pairs_in_order(ms: isl.Map, mt: isl.Map, k: int, how: str) -> isl.Map:
+    """:func:`_bad_pairs` of the maps ``ms`` and ``mt`` whose β-vectors
+    agree up to ``k`` (``how``: ``whole``, the same relation, whole dates
+    compared; ``all``, every pair; ``gt``/``ge``, the sink's β_k after the
+    source's, or not)."""
+    if how == "all":
+        return _all_pairs(ms, mt)
+    if how == "whole":
+        cmp_len, strict = ms.dim(_dt.out), False
+    else:
         # dates agree on β0..β(k-1); α1..αk decide, then β_k
         cmp_len = 2 * k
-        ms = rs.map.project_out(_dt.out, cmp_len, rs.map.dim(_dt.out) - cmp_len)
-        mt = rt.map.project_out(_dt.out, cmp_len, rt.map.dim(_dt.out) - cmp_len)
-        strict = rt.beta[k] > rs.beta[k]
+        ms = ms.project_out(_dt.out, cmp_len, ms.dim(_dt.out) - cmp_len)
+        mt = mt.project_out(_dt.out, cmp_len, mt.dim(_dt.out) - cmp_len)
+        strict = how == "gt"
     space = isl.Space.set_alloc(ms.get_ctx(), 0, cmp_len)
     order = isl.Map.lex_gt(space) if strict else isl.Map.lex_ge(space)
     return ms.apply_range(order).apply_range(mt.reverse())
@@ -357,7 +415,8 @@ def _suspect_pairs(sch: _Sched, pair_maps) -> dict[tuple[str, str], isl.Map]:
             raise ModelError(f"the schedule has no relation for "
                              f"{s if s not in sch.per else t}")
         bad = sch.bad(s, t)
-        if bad is not None and not m.intersect(bad).is_empty():
+        if bad is not None and _meet_memo.get((m, bad), (),
+                                              lambda: not m.intersect(bad).is_empty()):
             out[(s, t)] = bad
     return out
 

@@ -31,8 +31,8 @@ from .model import Divs, Sched, WhiteboxError, equalities, from_relation, to_map
 from .recover import recover
 from .steps import Step
 
-__all__ = ["MAX_EFFORT", "Effort", "GaveUp", "SearchGaveUp", "WhiteboxError", "WhiteboxResult",
-           "script", "whitebox"]
+__all__ = ["MAX_EFFORT", "MAX_REDUCTIONS", "Effort", "GaveUp", "SearchGaveUp", "WhiteboxError",
+           "WhiteboxResult", "script", "whitebox"]
 
 
 @dataclass
@@ -251,27 +251,33 @@ class Oracle:
 
 
 #: The most legality checks isl answers for one :func:`whitebox` call (each
-#: a schedule the search has not asked about before; memoized answers are
-#: free): a deterministic bound on the search, whatever the machine's load.
-#: The recovered fuzz cases need at most a few hundred (see
-#: ``scripts/fuzz_whitebox.py --slow-ms``); a search that needs more gives
-#: up with a :class:`WhiteboxError` saying so.
-MAX_EFFORT = 2000
+#: a schedule the search had not asked about: memoized answers are free)
+#: and the most reductions of the target's tiling it tries
+#: (:func:`.recover.reduce`'s steps, memoized or not): a deterministic bound
+#: on the search, whatever the machine's load; a search that needs more
+#: gives up with a :class:`SearchGaveUp`.  Over the 68 fuzz seeds the
+#: recovered cases need at most 80 checks and 932 reductions (bicg 19154;
+#: ``scripts/fuzz_whitebox.py --slow-ms``).
+MAX_EFFORT = 1000
+MAX_REDUCTIONS = 4000
 
 
 class GaveUp(Exception):
     """Raised inside a whitebox search when its :class:`Effort` is spent
     (not a :class:`WhiteboxError`, so that no fallback of the search catches
-    it: :func:`whitebox` turns it into :class:`SearchGaveUp`)."""
+    it: :func:`whitebox` turns it into :class:`SearchGaveUp`); ``what`` was
+    counted past its bound."""
 
-    def __init__(self, effort: "Effort"):
-        super().__init__(f"the effort bound ({effort.limit} legality checks) is spent")
+    def __init__(self, effort: "Effort", what: str):
+        super().__init__(f"the effort bound ({effort.limits[what]} {what}s) is spent")
         self.effort = effort
+        self.what = what
 
 
 class SearchGaveUp(WhiteboxError):
-    """A whitebox search that spent its effort bound (:data:`MAX_EFFORT`):
-    ``phase`` it gave up in, ``effort`` the :class:`Effort`."""
+    """A whitebox search that spent its effort bound (:data:`MAX_EFFORT`
+    legality checks or :data:`MAX_REDUCTIONS` reductions): ``phase`` it gave
+    up in, ``effort`` the :class:`Effort`."""
 
     def __init__(self, message: str, phase: str, effort: "Effort"):
         super().__init__(message)
@@ -280,21 +286,28 @@ class SearchGaveUp(WhiteboxError):
 
 
 class Effort:
-    """The effort of one whitebox search, counted in legality checks isl
-    answers (:meth:`Oracle.__call__`), bounded by ``limit`` (None: no bound):
-    :meth:`spend` raises :class:`GaveUp` once ``limit`` checks are spent.
-    Counted, never timed, so that a result does not depend on the machine.
+    """The effort of one whitebox search, counted, never timed (a result
+    must not depend on the machine): the legality checks isl answers
+    (:meth:`Oracle.__call__`; ``spent``) and the reductions tried
+    (``counts["reduction"]``), each bounded by ``limits`` (None: no bound):
+    :meth:`spend` raises :class:`GaveUp` past a bound.
     ``progress(phase, spent, limit)`` is told of every check.  ``reason``:
     the first reason the search of the current phase met for falling back
     to another way (:meth:`note`), which a give-up reports."""
 
-    def __init__(self, limit: int | None = MAX_EFFORT, progress=None):
-        self.limit = limit
+    def __init__(self, checks: int | None = None, reductions: int | None = None,
+                 progress=None):
+        self.limits = {"check": checks, "reduction": reductions}
         self.spent = 0
         self.phase = "recovering"
         self.progress = progress
         self.reason: str | None = None
         self.counts: dict[str, int] = {}
+
+    @property
+    def limit(self) -> int | None:
+        """The bound of the legality checks."""
+        return self.limits["check"]
 
     def note(self, error: Exception) -> None:
         """Keep ``error``'s first line as the reason, unless one is kept."""
@@ -302,17 +315,17 @@ class Effort:
             self.reason = str(error).splitlines()[0]
 
     def spend(self, what: str = "check") -> None:
-        """Count one ``what`` (a legality ``check``: bounded; a
-        ``reduction`` tried: counted); :class:`GaveUp` when the bound is
-        reached."""
-        self.counts[what] = self.counts.get(what, 0) + 1
-        if what != "check":
-            return
-        if self.limit is not None and self.spent >= self.limit:
-            raise GaveUp(self)
-        self.spent += 1
-        if self.progress is not None:
-            self.progress(self.phase, self.spent, self.limit)
+        """Count one ``what`` (a legality ``check``, a ``reduction``
+        tried); :class:`GaveUp` when its bound is reached."""
+        n = self.counts.get(what, 0)
+        bound = self.limits.get(what)
+        if bound is not None and n >= bound:
+            raise GaveUp(self, what)
+        self.counts[what] = n + 1
+        if what == "check":
+            self.spent += 1
+            if self.progress is not None:
+                self.progress(self.phase, self.spent, self.limit)
 
 
 class _Phases:
@@ -346,7 +359,8 @@ class _Phases:
 
 
 def whitebox(original, target, *, simplify: bool = True, verify: bool = True,
-             deps=None, progress=None, effort: int | None = None) -> WhiteboxResult:
+             deps=None, progress=None, effort: int | None = None,
+             reductions: int | None = None) -> WhiteboxResult:
     """The Clay directives from ``original`` to ``target``, replayed.
 
     ``original``: a :class:`~clayx.Session` (the sequence starts from its
@@ -360,20 +374,24 @@ def whitebox(original, target, *, simplify: bool = True, verify: bool = True,
     ``total`` the search may spend), in ``"replaying"`` after each step
     (``done`` of ``total`` steps).
 
-    ``effort``: the most legality checks the search may spend (default
-    :data:`MAX_EFFORT`); a search that needs more gives up.
+    ``effort``, ``reductions``: the most legality checks and reductions
+    the search may spend (default :data:`MAX_EFFORT`,
+    :data:`MAX_REDUCTIONS`); a search that needs more gives up
+    (:class:`SearchGaveUp`).
 
     Raises :class:`~clayx.errors.LegalityError` when the target breaks a
     dependence of the original (with the witness), :class:`WhiteboxError`
     when a part of the target has no Clay expression, the search gave up
     or the replay fails (the error's ``timings`` say where the time went)."""
     phases = _Phases(progress)
-    bound = Effort(MAX_EFFORT if effort is None else effort, progress)
+    bound = Effort(MAX_EFFORT if effort is None else effort,
+                   MAX_REDUCTIONS if reductions is None else reductions, progress)
     try:
         return _whitebox(original, target, simplify, verify, deps, phases, bound)
     except WhiteboxError as e:
         phases.end()
-        e.timings = {"phases": list(phases.times), "effort": bound.spent, **bound.counts}
+        e.timings = {"phases": list(phases.times), "effort": bound.spent,
+                     "reduction": bound.counts.get("reduction", 0)}
         raise
 
 
@@ -486,7 +504,7 @@ def _whitebox(original, target, simplify: bool, verify: bool, deps, phases: _Pha
         "legality_checks": oracle.calls,
         "isl_checks": oracle.checks,
         "effort": bound.spent,
-        **bound.counts})
+        "reduction": bound.counts.get("reduction", 0)})
     return result
 
 
@@ -494,10 +512,13 @@ def _gave_up(g: GaveUp, phase: str, first: WhiteboxError | None) -> str:
     """The message of a search that spent its effort bound in ``phase``:
     the reason noted in that phase, else the error of the phase before."""
     reason = g.effort.reason or (str(first).splitlines()[0] if first is not None else None)
-    return (f"whitebox gave up: the search spent its bound of {g.effort.limit} legality "
-            f"checks (clayx.whitebox.MAX_EFFORT) in its phase {phase!r}"
-            + (f" ({_PHASES[phase.rstrip('0123456789 ')]})"
-               if phase.rstrip("0123456789 ") in _PHASES else "")
+    bound = (f"{g.effort.limits['check']} legality checks (clayx.whitebox.MAX_EFFORT)"
+             if g.what == "check" else
+             f"{g.effort.limits['reduction']} reductions of the target's tiling tried "
+             "(clayx.whitebox.MAX_REDUCTIONS)")
+    kind = phase.rstrip("0123456789 ")
+    return (f"whitebox gave up: the search spent its bound of {bound} in its phase "
+            f"{phase!r}" + (f" ({_PHASES[kind]})" if kind in _PHASES else "")
             + (f"; the first reason it could not recover the target: {reason}"
                if reason else "; no reason to refuse the target was found before"))
 
