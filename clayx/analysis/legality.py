@@ -164,6 +164,7 @@ class _Sched:
         ctx = next(iter(per.values())).get_ctx() if per else isl.DEFAULT_CONTEXT
         self.space = isl.Space.set_alloc(ctx, 0, self.n)
         self._bad: dict[tuple[str, str], isl.Map | None] = {}
+        self._parts: dict[tuple[str, str], tuple[isl.Map, ...]] = {}
 
     def depth_of(self, stmt: str) -> int:
         """The largest α depth of the relations of ``stmt``."""
@@ -180,10 +181,21 @@ class _Sched:
         """
         key = (s, t)
         if key not in self._bad:
-            parts = tuple(m for rs in self.schedule.of(s) for rt in self.schedule.of(t)
-                          if (m := _bad_pairs(rs, rt)) is not None)
+            parts = self.bad_parts(s, t)
             self._bad[key] = _union_memo.get(parts, (), lambda: _union(parts))
         return self._bad[key]
+
+    def bad_parts(self, s: str, t: str) -> tuple[isl.Map, ...]:
+        """The pieces of :meth:`bad`, one per pair of relations that has
+        some (their union is not built: a statement split into many parts
+        has many, and a union of many maps costs much more than asking
+        each one)."""
+        key = (s, t)
+        if key not in self._parts:
+            self._parts[key] = tuple(m for rs in self.schedule.of(s)
+                                     for rt in self.schedule.of(t)
+                                     if (m := _bad_pairs(rs, rt)) is not None)
+        return self._parts[key]
 
 
 def _union(maps: Sequence[isl.Map]) -> isl.Map | None:
@@ -227,9 +239,9 @@ class _Memo:
 _pair_memo = _Memo(8192)
 #: The union of a statement pair's :func:`_bad_pairs` by their identities
 #: (the same pieces, the same union object), and whether a union of
-#: dependences meets it.
+#: dependences meets one of them.
 _union_memo = _Memo(2048)
-_meet_memo = _Memo(2048)
+_meet_memo = _Memo(8192)
 
 
 def _bad_pairs(rs: Relation, rt: Relation) -> isl.Map | None:
@@ -409,16 +421,19 @@ def _violated(scop: Scop, deps: Dependences,
 def _suspect_pairs(sch: _Sched, pair_maps) -> dict[tuple[str, str], isl.Map]:
     """For each statement pair whose union of dependences has a pair in the
     wrong order: the wrongly ordered pairs of the schedule (``bad``)."""
-    out: dict[tuple[str, str], isl.Map] = {}
+    return {key: sch.bad(*key) for key in _suspects(sch, pair_maps)}
+
+
+def _suspects(sch: _Sched, pair_maps):
+    """The statement pairs of :func:`_suspect_pairs`, one at a time (their
+    wrongly ordered pairs are not built: :func:`is_legal` needs none)."""
     for (s, t), m in pair_maps.items():
         if s not in sch.per or t not in sch.per:
             raise ModelError(f"the schedule has no relation for "
                              f"{s if s not in sch.per else t}")
-        bad = sch.bad(s, t)
-        if bad is not None and _meet_memo.get((m, bad), (),
-                                              lambda: not m.intersect(bad).is_empty()):
-            out[(s, t)] = bad
-    return out
+        if any(_meet_memo.get((m, part), (), lambda part=part: not m.intersect(part).is_empty())
+               for part in sch.bad_parts(s, t)):
+            yield (s, t)
 
 
 def _carried_pairs(sch: _Sched, prefix: tuple[int, ...], depth: int,
@@ -496,7 +511,7 @@ def is_legal(scop: Scop, deps: Dependences | None = None) -> bool:
     deps = _deps(scop, deps)
     sch = _sched(scop.schedule)
     _, pair_maps = _validity(deps)
-    return not _suspect_pairs(sch, pair_maps)
+    return next(_suspects(sch, pair_maps), None) is None
 
 
 def _message(head: str, shown: Sequence[Violation], total: int) -> str:

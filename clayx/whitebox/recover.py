@@ -81,6 +81,12 @@ __all__ = ["MAX_ORDERS", "recover", "reduce"]
 #: first one breaks a dependence.
 MAX_ORDERS = 24
 
+#: How many times one kind of reduction of :func:`reduce` may record the
+#: same steps again (a reduction that diverges, reshaping a dimension
+#: further each time, ends as going round in circles: fuzz trmm 25045 did
+#: 250 such reshapes, another kind between each two).
+MAX_REPEATS = 16
+
 #: How many levels of index-set splits made after the tiling
 #: :func:`recover` reads (each merges pairs of parts, :func:`_late_splits`).
 MAX_LATE_LEVELS = 4
@@ -351,9 +357,10 @@ def _reduce(T: Sched, oracle, careful: bool, scaled_points: bool,
         kinds.insert(1, kinds.pop(7))
     careful = careful and oracle is not None
     repair = repair and careful
+    last: dict[int, tuple] = {}  # per kind: the steps it recorded last, how often so
     while True:
         state = str(T)
-        if state in seen or len(seen) > 500:
+        if state in seen or len(seen) > 500 or any(k >= MAX_REPEATS for _, k in last.values()):
             raise WhiteboxError(
                 "cannot express the target's tiling: undoing its strip-mined and scaled "
                 "dimensions goes round in circles (a tile or scaled loop skewed by a loop "
@@ -363,6 +370,7 @@ def _reduce(T: Sched, oracle, careful: bool, scaled_points: bool,
             if (state, n) in banned:
                 continue
             before = ([r.copy() for r in T.rels], len(found)) if careful else None
+            start = len(found)
             _tried(oracle)
             if not _kind_done(kind, T, state, oracle, doubts):
                 continue
@@ -374,6 +382,9 @@ def _reduce(T: Sched, oracle, careful: bool, scaled_points: bool,
                 banned.add((state, n))
                 seen.discard(state)
                 break
+            steps = [(st.name, st.args) for st in found[start:]]
+            seen_steps, times = last.get(n, (None, 0))
+            last[n] = (steps, times + 1 if steps == seen_steps else 0)
             break
         else:
             break
