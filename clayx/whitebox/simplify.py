@@ -530,6 +530,87 @@ def _key(S: Sched) -> tuple:
     return tuple((r.beta,) + _content(r) for r in S.rels), _marks(S)
 
 
+def _emptiness(oracle):
+    """``empty(r)``: does the relation ``r`` schedule no instance (its
+    statement's instances where its constraints hold, asked of isl through
+    ``oracle.part`` once per statement and constraints)?  None when the
+    oracle cannot say (no ``part``).  A relation restricted by ``dom`` (an
+    unroll's part), or one whose constraints isl cannot read (a
+    candidate's form on iterators the statement lacks), counts as having
+    instances."""
+    part = getattr(oracle, "part", None)
+    if part is None:
+        return None
+    memo: dict = {}
+
+    def empty(r) -> bool:
+        if r.empty:
+            return True
+        if r.dom is not None or not r.cons:
+            return False
+        k = (r.stmt, frozenset(r.canon(c) for c in r.cons))
+        if k not in memo:
+            try:
+                memo[k] = part(r.stmt, r.cons).is_empty()
+            except Exception:               # noqa: BLE001 - a form isl cannot read: kept
+                memo[k] = False
+        return memo[k]
+    return empty
+
+
+def _dates_key(S: Sched, empty) -> tuple:
+    """What ``S`` gives the instances: its relations with instances (at
+    their β-vectors) and its marks, the parts without instance left out
+    (``empty``: :func:`_emptiness`).  Two schedules with the same key give
+    every instance the same date, so one is legal when the other is."""
+    return _date_items(S.rels, empty), _marks(S)
+
+
+def _date_items(rels, empty) -> frozenset:
+    """The relations of ``rels`` with instances, with their β-vectors,
+    without tags (see :func:`_dates_key`)."""
+    return frozenset((r.beta,) + _content(r)[:3] + (None if r.dom is None else str(r.dom),)
+                     for r in rels if not empty(r))
+
+
+#: How many steps :func:`_same_dates_on` may apply per sequence (each a
+#: symbolic step) in its checks that the rest of a sequence still fits.
+TAIL_BUDGET = 600
+
+
+def _same_dates_on(X: Sched, steps: list[Step], j: int, dkeys: list, empty,
+                   budget: list[int]) -> bool:
+    """Do ``steps[j:]``, applied to ``X`` (which gives the instances the
+    dates ``states[j]`` gives them: ``dkeys[j]``), give after each step the
+    dates the old sequence gives there (``dkeys``)?  Then every schedule on
+    the way is legal (the old one is) and the last one has the old last
+    one's dates.  ``budget``: how many more steps the checks may apply."""
+    if len(steps) - j > budget[0]:
+        return False
+    budget[0] -= len(steps) - j
+    X = X.copy()
+    for k in range(j, len(steps)):
+        try:
+            _apply(X, steps[k], _fresh(k))
+        except Exception:                   # noqa: BLE001 - the steps do not fit X
+            return False
+        if _dates_key(X, empty) != dkeys[k + 1]:
+            return False
+    return True
+
+
+def _by_dates(X: Sched, i: int, steps: list[Step], dkeys: list, dlast: dict, empty,
+              budget: list[int]):
+    """``(len(steps), tail)``: the old steps from the latest schedule with
+    the dates of ``X`` on (``tail``), when they fit ``X`` and keep the old
+    dates all the way (:func:`_same_dates_on`), so ``X`` then ``tail``
+    ends with the old sequence's dates; or None.  Only past ``i + 1``."""
+    j = dlast.get(_dates_key(X, empty), -1)
+    if j <= i + 1 or not _same_dates_on(X, steps, j, dkeys, empty, budget):
+        return None
+    return len(steps), list(steps[j:])
+
+
 def _peel_amount(S: Sched, loop: tuple, st: Step) -> Aff | None:
     """``q`` such that ``peel(loop, q)`` splits every relation under
     ``loop`` as the ``iss`` step ``st`` splits its own (the kept half
@@ -632,7 +713,7 @@ def _items(S: Sched) -> frozenset:
 
 
 def _two_steps(states: list[Sched], steps: list[Step], i: int, last: dict, oracle,
-               budget: list[int], items: list):
+               budget: list[int], items: list, dates=None, dkeys=None, empty=None) -> list:
     """``(j, [c1, c2])``: two splits (``iss`` or ``peel``, with the
     inequalities of the ``iss`` steps from ``steps[i]`` on, either half
     kept, two different ones) that reach the latest schedule ``states[j]``
@@ -648,7 +729,11 @@ def _two_steps(states: list[Sched], steps: list[Step], i: int, last: dict, oracl
     A candidate goes without being applied when what it leaves alone (the
     relations outside its loop) is in no later schedule.  ``budget``: how
     many more schedules the search may compute; ``items``: the states'
-    :func:`_items`, filled in as needed."""
+    :func:`_items`, filled in as needed.  ``dates`` (when given): the way
+    on from a schedule the two splits reach that the old sequence meets
+    only by its dates (:func:`_by_dates`; ``dkeys``: the states'
+    :func:`_dates_key`, ``empty``: :func:`_emptiness`); then the way to the
+    end is returned too.  Returns the ways found (``(j, steps)``)."""
     S = states[i]
     beta = tuple(steps[i].args[0])
     splits = _splits_in(states, steps, i)
@@ -657,17 +742,20 @@ def _two_steps(states: list[Sched], steps: list[Step], i: int, last: dict, oracl
         if items[j] is None:
             items[j] = _items(states[j])
     best = None
+    by_dates = None
     for m in range(1, len(beta) + 1):
         outer = beta[:m]
         if not S.is_loop(outer):
             continue
-        kept = frozenset((r.beta,) + _content(r) for r in S.rels if r.beta[:m] != outer)
-        if not any(kept <= items[j] for j in later):
+        out = [r for r in S.rels if r.beta[:m] != outer]
+        kept = frozenset((r.beta,) + _content(r) for r in out)
+        if not any(kept <= items[j] for j in later) and not _dated_later(out, dkeys, empty,
+                                                                        later):
             continue                            # what c1 and c2 leave is nowhere later
         for st in splits:
             for c1 in _on(S, outer, st):
                 if budget[0] <= 0:
-                    return best
+                    return _found(best, by_dates)
                 budget[0] -= 1
                 X = _after(S, c1)
                 if X is None:
@@ -677,20 +765,40 @@ def _two_steps(states: list[Sched], steps: list[Step], i: int, last: dict, oracl
                                 for n in range(m, len(r.beta))})
                 for loop in loops:
                     kept = frozenset(x for x in xs if x[0][:len(loop)] != loop)
-                    if not any(kept <= items[j] for j in later):
+                    if not any(kept <= items[j] for j in later) and not _dated_later(
+                            [r for r in X.rels if r.beta[:len(loop)] != loop], dkeys, empty,
+                            later):
                         continue                # what c2 leaves is nowhere later
                     for st2 in splits:
                         if st2.args[1] in (st.args[1], -st.args[1] - Aff.const(1)):
                             continue            # the same cut again
                         for c2 in _on(X, loop, st2):
                             if budget[0] <= 0:
-                                return best
+                                return _found(best, by_dates)
                             budget[0] -= 1
                             Y = _after(X, c2)
                             j = -1 if Y is None else last.get(_key(Y), -1)
                             if j >= i + 3 and (best is None or j > best[0]) and oracle(X):
                                 best = (j, [c1, c2])
-    return best
+                            elif j < 0 and Y is not None and dates is not None:
+                                w = dates(Y)
+                                if w is not None and (by_dates is None or len(w[1]) + 2
+                                                      < len(by_dates[1])) and oracle(X):
+                                    by_dates = (w[0], [c1, c2] + w[1])
+    return _found(best, by_dates)
+
+
+def _dated_later(rels, dkeys, empty, later) -> bool:
+    """Are the relations ``rels`` with instances in a later schedule (by
+    :func:`_dates_key`; False without ``dkeys``)?"""
+    if dkeys is None:
+        return False
+    mine = _date_items(rels, empty)
+    return any(mine <= dkeys[j][0] for j in later)
+
+
+def _found(*ways) -> list:
+    return [w for w in ways if w is not None]
 
 
 def _signature(S: Sched) -> int:
@@ -745,7 +853,7 @@ def _with_reorder(states: list[Sched], sigs: list[int], i: int, X: Sched, c: Ste
     return None
 
 
-def shortcuts(steps: list[Step], O: Sched, oracle=None) -> list[Step]:
+def shortcuts(steps: list[Step], O: Sched, oracle=None, empty=None) -> list[Step]:
     """``steps`` with every run that leads back to a schedule met before
     removed, and every run from an ``iss`` or ``embed`` that one ``iss`` or
     ``peel`` of a loop around it reaches (:func:`_candidates`) replaced by
@@ -765,6 +873,18 @@ def shortcuts(steps: list[Step], O: Sched, oracle=None) -> list[Step]:
 
     (with :func:`early_splits`, which puts each ``split`` next to its
     ``iss``).
+
+    With ``empty`` (:func:`_emptiness`), schedules are also compared by
+    the dates they give (:func:`_dates_key`: the parts without instance
+    left out, which the recovery splits and moves one at a time, and
+    often not as the target did): a run of steps that changes only such
+    parts goes, and a replacement that reaches a schedule only by its
+    dates is kept, when the old steps after it still fit and keep the old
+    dates all the way (:func:`_by_dates`)::
+
+        iss([1, 1], {| | [0, 1] | 4}); embed([1, 0]);
+        iss([1, 0], {| [1] | [0, 0] | 0}); split([1, 0, 0], 2); …        iss([1], {| [1] | [0, 0] | 0});
+        (19 steps, bicg fuzz seed 50234)                         →   iss([1, 1], {| | [0, 1] | 4});
     """
     states = _tagged(O, steps)
     if states is None:
@@ -775,6 +895,14 @@ def shortcuts(steps: list[Step], O: Sched, oracle=None) -> list[Step]:
     budget = [PAIR_BUDGET]
     n = len(steps)
     items: list = [None] * len(states)
+    dkeys = dlast = dates = None
+    if empty is not None:
+        dkeys = [_dates_key(X, empty) for X in states]
+        dlast = {k: j for j, k in enumerate(dkeys)}
+        tails = [TAIL_BUDGET]
+
+        def dates(X: Sched, i: int = -1):
+            return _by_dates(X, i, steps, dkeys, dlast, empty, tails)
     # every way on from each schedule: (j, the steps from states[i] to states[j])
     ways: list[list] = [[] for _ in range(n)]
     for i in range(n):
@@ -782,6 +910,10 @@ def shortcuts(steps: list[Step], O: Sched, oracle=None) -> list[Step]:
             ways[i].append((last[keys[i]], []))
             continue
         ways[i].append((i + 1, [steps[i]]))
+        if dates is not None and keys[dlast[dkeys[i]]] != keys[i]:
+            w = dates(states[i], i)         # the steps from here change empty parts only
+            if w is not None:
+                ways[i].append(w)
         if steps[i].name not in ("iss", "embed"):
             continue
         for c in _candidates(states, steps, i):
@@ -795,11 +927,14 @@ def shortcuts(steps: list[Step], O: Sched, oracle=None) -> list[Step]:
                 pair = _with_reorder(states, sigs, i, X, c, oracle)
                 if pair is not None and pair[0] >= i + 3:
                     ways[i].append(pair)
+            if j < 0 and dates is not None:
+                w = dates(X, i)
+                if w is not None:
+                    ways[i].append((w[0], [c] + w[1]))
         if steps[i].name == "iss" and i + 1 < n and steps[i + 1].name == "embed" \
                 and oracle is not None:
-            pair = _two_steps(states, steps, i, last, oracle, budget, items)
-            if pair is not None:
-                ways[i].append(pair)
+            ways[i].extend(_two_steps(states, steps, i, last, oracle, budget, items,
+                                      dates, dkeys, empty))
     # the shortest way from O to the end (ties: the one that goes further first)
     best: list = [None] * n + [(0, [])]
     for i in range(n - 1, -1, -1):
@@ -921,7 +1056,9 @@ def _move_split(steps: list[Step], states: list[Sched], k: int, oracle) -> list[
     before, after = states[k], states[k + 1]
     beta, depth = tuple(steps[k].args[0]), steps[k].args[1]
     loop_tags = _tags(before, beta[:depth])
-    keep = next(_tags(after, r.beta[:depth]) for r in after.rels if r.tag in loop_tags)
+    keep = next((_tags(after, r.beta[:depth]) for r in after.rels if r.tag in loop_tags), None)
+    if keep is None:
+        return None                         # (a split that a shortcut left out of place)
     moved = loop_tags - keep
     # the steps that made the moved relations (each a copy of a copy …)
     t = next(iter(moved))
@@ -1025,11 +1162,13 @@ def simplify(steps, O: Sched | None = None, T: Sched | None = None,
     (a legality check of a symbolic schedule) by the tile-chain and fusion
     rules (skipped without it)."""
     steps = list(steps)
+    empty = None
     if oracle is not None:
+        empty = _emptiness(oracle)
         oracle = _remembered(oracle)
     if O is not None:
         for _ in range(4):
-            new = shortcuts(steps, O, oracle)
+            new = shortcuts(steps, O, oracle, empty)
             if oracle is not None and any(st.name == "split" for st in new):
                 new = early_splits(new, O, oracle)
             if new == steps:
