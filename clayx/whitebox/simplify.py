@@ -531,84 +531,109 @@ def _key(S: Sched) -> tuple:
 
 
 def _emptiness(oracle):
-    """``empty(r)``: does the relation ``r`` schedule no instance (its
-    statement's instances where its constraints hold, asked of isl through
-    ``oracle.part`` once per statement and constraints)?  None when the
-    oracle cannot say (no ``part``).  A relation restricted by ``dom`` (an
-    unroll's part), or one whose constraints isl cannot read (a
-    candidate's form on iterators the statement lacks), counts as having
-    instances."""
+    """``instances(item)``: the instances the relation of ``item`` (a
+    relation with its β-vector, as in :func:`_key`) schedules, as isl
+    writes the set (its statement's instances where its constraints hold,
+    asked of isl through ``oracle.part`` once per statement and
+    constraints), or None when it has none.  None when the oracle cannot
+    say (no ``part``).  A relation restricted by ``dom`` (an unroll's
+    part), or one whose constraints isl cannot read (a candidate's form on
+    iterators the statement lacks), is its constraints as written."""
     part = getattr(oracle, "part", None)
     if part is None:
         return None
     memo: dict = {}
 
-    def empty(r) -> bool:
-        if r.empty:
-            return True
-        if r.dom is not None or not r.cons:
-            return False
-        k = (r.stmt, frozenset(r.canon(c) for c in r.cons))
+    def instances(item):
+        _, stmt, _, cons, flag, dom = item
+        if flag:
+            return None
+        if dom is not None:
+            return cons, dom
+        k = (stmt, cons)
         if k not in memo:
             try:
-                memo[k] = part(r.stmt, r.cons).is_empty()
+                inst = part(stmt, list(cons))
+                memo[k] = None if inst.is_empty() else str(inst.remove_redundancies())
             except Exception:               # noqa: BLE001 - a form isl cannot read: kept
-                memo[k] = False
+                memo[k] = cons
         return memo[k]
-    return empty
+    return instances
 
 
-def _dates_key(S: Sched, empty) -> tuple:
-    """What ``S`` gives the instances: its relations with instances (at
-    their β-vectors) and its marks, the parts without instance left out
-    (``empty``: :func:`_emptiness`).  Two schedules with the same key give
-    every instance the same date, so one is legal when the other is."""
-    return _date_items(S.rels, empty), _marks(S)
+def _dates_key(key: tuple, empty) -> tuple:
+    """What the schedule of ``key`` (:func:`_key`) gives the instances: its
+    relations with instances (at their β-vectors, with the instances they
+    schedule) and its marks, the parts without instance left out
+    (``empty``: :func:`_emptiness`).  Two schedules with the same dates
+    key give every instance the same date, so one is legal when the other
+    is."""
+    return _date_items(key[0], empty), key[1]
 
 
-def _date_items(rels, empty) -> frozenset:
-    """The relations of ``rels`` with instances, with their β-vectors,
-    without tags (see :func:`_dates_key`)."""
-    return frozenset((r.beta,) + _content(r)[:3] + (None if r.dom is None else str(r.dom),)
-                     for r in rels if not empty(r))
+def _date_items(items, empty) -> frozenset:
+    """The relations of ``items`` (relations with their β-vectors, as in
+    :func:`_key`) with instances, each with its instances instead of its
+    constraints."""
+    out = []
+    for x in items:
+        inst = empty(x)
+        if inst is not None:
+            out.append(x[:3] + (inst,))
+    return frozenset(out)
 
+
+#: How many times :func:`simplify` looks for shortcuts (each round on the
+#: sequence the one before gave).
+ROUNDS = 4
 
 #: How many steps :func:`_same_dates_on` may apply per sequence (each a
 #: symbolic step) in its checks that the rest of a sequence still fits.
-TAIL_BUDGET = 600
+TAIL_BUDGET = 150
 
 
 def _same_dates_on(X: Sched, steps: list[Step], j: int, dkeys: list, empty,
-                   budget: list[int]) -> bool:
-    """Do ``steps[j:]``, applied to ``X`` (which gives the instances the
-    dates ``states[j]`` gives them: ``dkeys[j]``), give after each step the
-    dates the old sequence gives there (``dkeys``)?  Then every schedule on
-    the way is legal (the old one is) and the last one has the old last
-    one's dates.  ``budget``: how many more steps the checks may apply."""
+                   budget: list[int]) -> list[Step] | None:
+    """``steps[j:]`` as they apply to ``X`` (which gives the instances the
+    dates ``states[j]`` gives them: ``dkeys[j]``), when after each step
+    they give the dates the old sequence gives there (``dkeys``), without
+    the steps that change nothing; None when they do not.  Then every
+    schedule on the way is legal (the old one is) and the last one has the
+    old last one's dates.  ``budget``: how many more steps the checks may
+    apply."""
     if len(steps) - j > budget[0]:
-        return False
+        return None
     budget[0] -= len(steps) - j
     X = X.copy()
+    key = _key(X)
+    out = []
     for k in range(j, len(steps)):
         try:
             _apply(X, steps[k], _fresh(k))
         except Exception:                   # noqa: BLE001 - the steps do not fit X
-            return False
-        if _dates_key(X, empty) != dkeys[k + 1]:
-            return False
-    return True
+            return None
+        new = _key(X)
+        if _dates_key(new, empty) != dkeys[k + 1]:
+            return None
+        if new != key:
+            out.append(steps[k])
+        key = new
+    return out
 
 
-def _by_dates(X: Sched, i: int, steps: list[Step], dkeys: list, dlast: dict, empty,
-              budget: list[int]):
+def _by_dates(X: Sched, key: tuple, i: int, steps: list[Step], dkeys: list, dlast: dict,
+              empty, budget: list[int]):
     """``(len(steps), tail)``: the old steps from the latest schedule with
-    the dates of ``X`` on (``tail``), when they fit ``X`` and keep the old
-    dates all the way (:func:`_same_dates_on`), so ``X`` then ``tail``
-    ends with the old sequence's dates; or None.  Only past ``i + 1``."""
-    j = dlast.get(_dates_key(X, empty), -1)
-    if j <= i + 1 or not _same_dates_on(X, steps, j, dkeys, empty, budget):
+    the dates of ``X`` (whose :func:`_key` is ``key``) on (``tail``), when
+    they fit ``X`` and keep the old dates all the way
+    (:func:`_same_dates_on`), so ``X`` then ``tail`` ends with the old
+    sequence's dates; or None.  Only past ``i`` (a schedule the old
+    sequence meets after step ``i``)."""
+    j = dlast.get(_dates_key(key, empty), -1)
+    if j <= i:
         return None
-    return len(steps), list(steps[j:])
+    tail = _same_dates_on(X, steps, j, dkeys, empty, budget)
+    return None if tail is None else (len(steps), tail)
 
 
 def _peel_amount(S: Sched, loop: tuple, st: Step) -> Aff | None:
@@ -713,7 +738,7 @@ def _items(S: Sched) -> frozenset:
 
 
 def _two_steps(states: list[Sched], steps: list[Step], i: int, last: dict, oracle,
-               budget: list[int], items: list, dates=None, dkeys=None, empty=None) -> list:
+               budget: list[int], items: list, dates=None) -> list:
     """``(j, [c1, c2])``: two splits (``iss`` or ``peel``, with the
     inequalities of the ``iss`` steps from ``steps[i]`` on, either half
     kept, two different ones) that reach the latest schedule ``states[j]``
@@ -731,9 +756,8 @@ def _two_steps(states: list[Sched], steps: list[Step], i: int, last: dict, oracl
     many more schedules the search may compute; ``items``: the states'
     :func:`_items`, filled in as needed.  ``dates`` (when given): the way
     on from a schedule the two splits reach that the old sequence meets
-    only by its dates (:func:`_by_dates`; ``dkeys``: the states'
-    :func:`_dates_key`, ``empty``: :func:`_emptiness`); then the way to the
-    end is returned too.  Returns the ways found (``(j, steps)``)."""
+    only by its dates (:func:`_by_dates`); then the way to the end is
+    returned too.  Returns the ways found (``(j, steps)``)."""
     S = states[i]
     beta = tuple(steps[i].args[0])
     splits = _splits_in(states, steps, i)
@@ -747,10 +771,8 @@ def _two_steps(states: list[Sched], steps: list[Step], i: int, last: dict, oracl
         outer = beta[:m]
         if not S.is_loop(outer):
             continue
-        out = [r for r in S.rels if r.beta[:m] != outer]
-        kept = frozenset((r.beta,) + _content(r) for r in out)
-        if not any(kept <= items[j] for j in later) and not _dated_later(out, dkeys, empty,
-                                                                        later):
+        kept = frozenset((r.beta,) + _content(r) for r in S.rels if r.beta[:m] != outer)
+        if not any(kept <= items[j] for j in later):
             continue                            # what c1 and c2 leave is nowhere later
         for st in splits:
             for c1 in _on(S, outer, st):
@@ -765,9 +787,7 @@ def _two_steps(states: list[Sched], steps: list[Step], i: int, last: dict, oracl
                                 for n in range(m, len(r.beta))})
                 for loop in loops:
                     kept = frozenset(x for x in xs if x[0][:len(loop)] != loop)
-                    if not any(kept <= items[j] for j in later) and not _dated_later(
-                            [r for r in X.rels if r.beta[:len(loop)] != loop], dkeys, empty,
-                            later):
+                    if not any(kept <= items[j] for j in later):
                         continue                # what c2 leaves is nowhere later
                     for st2 in splits:
                         if st2.args[1] in (st.args[1], -st.args[1] - Aff.const(1)):
@@ -777,24 +797,16 @@ def _two_steps(states: list[Sched], steps: list[Step], i: int, last: dict, oracl
                                 return _found(best, by_dates)
                             budget[0] -= 1
                             Y = _after(X, c2)
-                            j = -1 if Y is None else last.get(_key(Y), -1)
+                            ky = None if Y is None else _key(Y)
+                            j = -1 if Y is None else last.get(ky, -1)
                             if j >= i + 3 and (best is None or j > best[0]) and oracle(X):
                                 best = (j, [c1, c2])
                             elif j < 0 and Y is not None and dates is not None:
-                                w = dates(Y)
+                                w = dates(Y, ky, i + 2)
                                 if w is not None and (by_dates is None or len(w[1]) + 2
                                                       < len(by_dates[1])) and oracle(X):
                                     by_dates = (w[0], [c1, c2] + w[1])
     return _found(best, by_dates)
-
-
-def _dated_later(rels, dkeys, empty, later) -> bool:
-    """Are the relations ``rels`` with instances in a later schedule (by
-    :func:`_dates_key`; False without ``dkeys``)?"""
-    if dkeys is None:
-        return False
-    mine = _date_items(rels, empty)
-    return any(mine <= dkeys[j][0] for j in later)
 
 
 def _found(*ways) -> list:
@@ -897,12 +909,12 @@ def shortcuts(steps: list[Step], O: Sched, oracle=None, empty=None) -> list[Step
     items: list = [None] * len(states)
     dkeys = dlast = dates = None
     if empty is not None:
-        dkeys = [_dates_key(X, empty) for X in states]
+        dkeys = [_dates_key(k, empty) for k in keys]
         dlast = {k: j for j, k in enumerate(dkeys)}
         tails = [TAIL_BUDGET]
 
-        def dates(X: Sched, i: int = -1):
-            return _by_dates(X, i, steps, dkeys, dlast, empty, tails)
+        def dates(X: Sched, key: tuple, i: int = -1):
+            return _by_dates(X, key, i, steps, dkeys, dlast, empty, tails)
     # every way on from each schedule: (j, the steps from states[i] to states[j])
     ways: list[list] = [[] for _ in range(n)]
     for i in range(n):
@@ -911,7 +923,7 @@ def shortcuts(steps: list[Step], O: Sched, oracle=None, empty=None) -> list[Step
             continue
         ways[i].append((i + 1, [steps[i]]))
         if dates is not None and keys[dlast[dkeys[i]]] != keys[i]:
-            w = dates(states[i], i)         # the steps from here change empty parts only
+            w = dates(states[i], keys[i], i)    # the steps from here change empty parts only
             if w is not None:
                 ways[i].append(w)
         if steps[i].name not in ("iss", "embed"):
@@ -920,7 +932,8 @@ def shortcuts(steps: list[Step], O: Sched, oracle=None, empty=None) -> list[Step
             X = _after(states[i], c)
             if X is None:
                 continue
-            j = last.get(_key(X), -1)
+            kx = _key(X)
+            j = last.get(kx, -1)
             if j >= i + 2:
                 ways[i].append((j, [c]))
             elif j < 0 and c.name == "iss" and oracle is not None:
@@ -928,13 +941,14 @@ def shortcuts(steps: list[Step], O: Sched, oracle=None, empty=None) -> list[Step
                 if pair is not None and pair[0] >= i + 3:
                     ways[i].append(pair)
             if j < 0 and dates is not None:
-                w = dates(X, i)
+                w = dates(X, kx, i + 1)
                 if w is not None:
                     ways[i].append((w[0], [c] + w[1]))
         if steps[i].name == "iss" and i + 1 < n and steps[i + 1].name == "embed" \
                 and oracle is not None:
             ways[i].extend(_two_steps(states, steps, i, last, oracle, budget, items,
-                                      dates, dkeys, empty))
+                                      dates))
+
     # the shortest way from O to the end (ties: the one that goes further first)
     best: list = [None] * n + [(0, [])]
     for i in range(n - 1, -1, -1):
@@ -1061,6 +1075,8 @@ def _move_split(steps: list[Step], states: list[Sched], k: int, oracle) -> list[
         return None                         # (a split that a shortcut left out of place)
     moved = loop_tags - keep
     # the steps that made the moved relations (each a copy of a copy …)
+    if not moved:
+        return None                         # (a split that moves nothing)
     t = next(iter(moved))
     made = []
     while isinstance(t, tuple):
@@ -1158,21 +1174,30 @@ def simplify(steps, O: Sched | None = None, T: Sched | None = None,
              oracle=None) -> list[Step]:
     """``steps`` made shorter, same result (see the module docstring).
     ``O``, the symbolic schedule the steps start from, is needed by the
-    loop-name rule (skipped without it); ``T`` is not used; ``oracle``
-    (a legality check of a symbolic schedule) by the tile-chain and fusion
-    rules (skipped without it)."""
+    loop-name rule (skipped without it); ``T``, the target, says whether
+    schedules are compared by their dates too (when it has parts without
+    instance: :func:`shortcuts`); ``oracle`` (a legality check of a
+    symbolic schedule, with the instances of a part: :class:`Oracle`) by
+    the tile-chain, fusion and dates rules (skipped without it)."""
     steps = list(steps)
     empty = None
     if oracle is not None:
-        empty = _emptiness(oracle)
+        if T is not None and any(r.empty for r in T.rels):
+            empty = _emptiness(oracle)      # (a target without empty parts: not needed)
         oracle = _remembered(oracle)
     if O is not None:
-        for _ in range(4):
-            new = shortcuts(steps, O, oracle, empty)
+        # the schedules compared as they are first, then by their dates too
+        # (a way met by dates keeps the old steps after it: shortcuts found
+        # among them first)
+        dates = empty
+        for _ in range(ROUNDS):
+            new = shortcuts(steps, O, oracle, dates)
             if oracle is not None and any(st.name == "split" for st in new):
                 new = early_splits(new, O, oracle)
             if new == steps:
-                break
+                if dates is not None or empty is None:
+                    break
+                dates = empty
             steps = new
         steps = loop_names(steps, O)
     while True:
