@@ -32,19 +32,19 @@ from whitebox_cases import assert_recovered, assert_recovered_code_runs, session
 #: its length before simplification, the length on main before this rule)
 CASES = [
     # an iss of a loop always true for its statements (its second half
-    # empty), then an iss of that empty half: 19 -> 2
+    # empty), then an iss of that empty half: 19 -> 1 (the empty parts at
+    # the end of the loop give no date)
     ("bicg", 50234,
      "fuse([1, 1]); iss([1], {1 | | 0, 0 | 0}); iss([1, 1], {0 | | 0, 1 | 4});",
-     "iss([1], {[] | [1] | [0, 0] | 0});\niss([1, 3], {[] | [] | [0, -1] | -5});\n", 19, 19),
-    # three peels after an iss and a reshape: 49 -> 11
+     "iss([1], {[] | [] | [0, 1] | 4});\n", 19, 19),
+    # three peels after an iss and a reshape: 49 -> 9
     ("seidel-2d", 24216,
      "iss([0, 0], {0, 0, 1 | | 1, 0 | 2}); reshape([0], 3, 3, -2); peel([0, 0], {0, -1 | 5});"
      " peel([0, 1], {0, 0 | 3}); peel([0], {-1, 0 | 0});",
-     "peel([0], {-1, 0 | 0});\npeel([0, 0], {0, -1 | 5});\n"
-     "iss([0, 0, 0], {[] | [0, 0, 1] | [1, 0] | 2});\nsplit([0, 0, 0, 0], 3);\n"
-     "iss([0, 1, 0], {[] | [0, 1] | [0, 0] | 3});\npeel([0, 1, 0], {1, 0 | 2});\n"
-     "split([0, 1, 0], 2);\nsplit([0, 2, 0, 0], 3);\nsplit([0, 1, 0, 0], 3);\n"
-     "grain([0, 2, 1], 3, 3);\ngrain([0, 0, 1], 3, 3);\n", 70, 49),
+     "iss([0, 0, 0], {[] | [0, 0, 1] | [1, 0] | 2});\n"
+     "iss([0, 0, 0], {[] | [0, 1] | [0, -1] | 5});\npeel([0, 0], {0, -1 | 5});\n"
+     "split([0, 1, 0, 1], 3);\nsplit([0, 1, 0], 2);\nsplit([0, 0, 0, 0], 3);\n"
+     "split([0, 2, 0, 0], 3);\ngrain([0, 2, 1], 3, 3);\ngrain([0, 0, 1], 3, 3);\n", 70, 49),
     # peels, one of them of nothing after a fusion: 6 -> 3
     ("trmm", 24195,
      "peel([0, 0], {1, 0 | 4}); skew([0, 1], 2, 1, 2); peel([0, 0, 0], {-1, 0 | 1}); fuse([0]);"
@@ -65,12 +65,12 @@ def test_targets_with_empty_parts_are_recovered_shorter(stem, seed, seq, want, r
 
 
 def test_lu_peels_are_shorter():
-    # four peels of lu (50 steps on main): one chain of empty parts less, 38
+    # four peels of lu (50 steps on main): fewer chains of empty parts, 36
     seq = ("peel([0, 0], {0 | -2}); peel([0], {1 | -2}); peel([1, 0, 0], {-1 | 2});"
            " peel([0, 1, 0], {0 | 6}); interchange([0, 0], 2, 1);")
     s = session("lu", seq)
     r = whitebox(s.original, s.current.schedule)
-    assert r.exact and len(r.raw) == 53 and len(r.steps) == 38
+    assert r.exact and len(r.raw) == 53 and len(r.steps) == 36
 
 
 def _start(stem: str):
