@@ -170,7 +170,7 @@ def test_two_splits_met_by_dates_only_where_the_way_between_is_legal():
     raw, O, oracle, empty, states, last, dates = _dates_search(stem, seq)
     items = [None] * len(states)
     ways = _two_steps(states, raw, 0, last, oracle, [PAIR_BUDGET], items, dates)
-    assert [(j, [st.name for st in w]) for j, w in ways] == [(len(raw), ["iss", "iss"])]
+    assert [(j, [st.name for st in w]) for j, w, *_ in ways] == [(len(raw), ["iss", "iss"])]
     asked = []
 
     def no(sched):

@@ -590,6 +590,7 @@ ROUNDS = 4
 #: How many steps :func:`_same_dates_on` may apply per sequence (each a
 #: symbolic step) in its checks that the rest of a sequence still fits.
 TAIL_BUDGET = 150
+GAIN = 0
 
 
 def _same_dates_on(X: Sched, steps: list[Step], j: int, dkeys: list, empty,
@@ -802,10 +803,10 @@ def _two_steps(states: list[Sched], steps: list[Step], i: int, last: dict, oracl
                             if j >= i + 3 and (best is None or j > best[0]) and oracle(X):
                                 best = (j, [c1, c2])
                             elif j < 0 and Y is not None and dates is not None:
-                                w = dates(Y, ky, i + 2)
+                                w = dates(Y, ky, i + 2 + GAIN)
                                 if w is not None and (by_dates is None or len(w[1]) + 2
                                                       < len(by_dates[1])) and oracle(X):
-                                    by_dates = (w[0], [c1, c2] + w[1])
+                                    by_dates = (w[0], [c1, c2] + w[1], True)
     return _found(best, by_dates)
 
 
@@ -925,7 +926,7 @@ def shortcuts(steps: list[Step], O: Sched, oracle=None, empty=None) -> list[Step
         if dates is not None and keys[dlast[dkeys[i]]] != keys[i]:
             w = dates(states[i], keys[i], i)    # the steps from here change empty parts only
             if w is not None:
-                ways[i].append(w)
+                ways[i].append(w + (True,))
         if steps[i].name not in ("iss", "embed"):
             continue
         for c in _candidates(states, steps, i):
@@ -941,23 +942,25 @@ def shortcuts(steps: list[Step], O: Sched, oracle=None, empty=None) -> list[Step
                 if pair is not None and pair[0] >= i + 3:
                     ways[i].append(pair)
             if j < 0 and dates is not None:
-                w = dates(X, kx, i + 1)
+                w = dates(X, kx, i + 1 + GAIN)
                 if w is not None:
-                    ways[i].append((w[0], [c] + w[1]))
+                    ways[i].append((w[0], [c] + w[1], True))
         if steps[i].name == "iss" and i + 1 < n and steps[i + 1].name == "embed" \
                 and oracle is not None:
             ways[i].extend(_two_steps(states, steps, i, last, oracle, budget, items,
                                       dates))
 
-    # the shortest way from O to the end (ties: the one that goes further first)
+    # the shortest way from O to the end (ties: one that meets the old
+    # schedules as they are, whose steps later rounds may shorten further,
+    # then the one that goes further first)
     best: list = [None] * n + [(0, [])]
     for i in range(n - 1, -1, -1):
-        best[i] = min(((len(w) + best[j][0], -j, w, j) for j, w in ways[i]),
-                      key=lambda t: t[:2])
+        best[i] = min(((len(w[1]) + best[w[0]][0], len(w) > 2, -w[0], w[1], w[0])
+                       for w in ways[i]), key=lambda t: t[:3])
     out: list[Step] = []
     i = 0
     while i < n:
-        _, _, w, j = best[i]
+        _, _, _, w, j = best[i]
         out.extend(w)
         i = j
     return out
