@@ -609,6 +609,8 @@ def _same_dates_on(X: Sched, steps: list[Step], j: int, dkeys: list, empty,
     key = _key(X)
     out = []
     for k in range(j, len(steps)):
+        if not _names_a_node(X, steps[k]):
+            return None                     # (a mark of a loop of empty parts only)
         try:
             _apply(X, steps[k], _fresh(k))
         except Exception:                   # noqa: BLE001 - the steps do not fit X
@@ -620,6 +622,16 @@ def _same_dates_on(X: Sched, steps: list[Step], j: int, dkeys: list, empty,
             out.append(steps[k])
         key = new
     return out
+
+
+def _names_a_node(X: Sched, st: Step) -> bool:
+    """Does the β-vector ``st`` names (its first argument) hold a relation
+    of ``X``?  (Clay refuses a step on a loop that is not there; the
+    symbolic steps of a mark do not check it.)"""
+    b = st.args[0] if st.args else None
+    if not isinstance(b, (tuple, list)) or not all(isinstance(v, int) for v in b):
+        return True
+    return bool(X.under(tuple(b)))
 
 
 def _by_dates(X: Sched, key: tuple, i: int, steps: list[Step], dkeys: list, dlast: dict,
