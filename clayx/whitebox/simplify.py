@@ -609,8 +609,7 @@ def _same_dates_on(X: Sched, steps: list[Step], j: int, dkeys: list, empty,
     key = _key(X)
     out = []
     for k in range(j, len(steps)):
-        if not _names_a_node(X, steps[k]):
-            return None                     # (a mark of a loop of empty parts only)
+        there = _names_a_node(X, steps[k])
         try:
             _apply(X, steps[k], _fresh(k))
         except Exception:                   # noqa: BLE001 - the steps do not fit X
@@ -619,6 +618,8 @@ def _same_dates_on(X: Sched, steps: list[Step], j: int, dkeys: list, empty,
         if _dates_key(new, empty) != dkeys[k + 1]:
             return None
         if new != key:
+            if not there:
+                return None                 # (a mark of a loop of empty parts only)
             out.append(steps[k])
         key = new
     return out
