@@ -17,7 +17,8 @@ skews, reshapes and structure), :data:`clayx.fuzz.DEEP_KINDS` and
   other than a :class:`~clayx.errors.ClayxError` (a bug of the directive,
   printed; the sequence is skipped).
 
-Prints the counts (with the total and largest simplification times), the
+Prints the counts (with the total and largest simplification times, the
+longest recovered sequence and how many are longer than 2 × drawn + 3), the
 recovery rate and the refusal messages; ``--show`` prints every sequence
 that was not recovered, ``--long K`` every recovered one more than ``K``
 steps longer than the drawn one; a simplification over 100 ms is printed.
@@ -133,6 +134,9 @@ def run(seed: int, count: int, show: bool, long: int | None = None,
             if t_simp > 100:
                 print(f"--- slow {stem} seed {seed + k}: simplify {t_simp:.0f} ms, "
                       f"{len(r.raw)} -> {len(r.steps)} steps: {' '.join(str(s.script).split())}")
+            if len(r.steps) > 2 * len(s.script) + 3:
+                stats["longer than 2x+3"] += 1
+            stats["longest"] = max(stats["longest"], len(r.steps))
             if r.timings.get("simplification_undone"):
                 stats["simplification undone"] += 1
             if long is not None and len(r.steps) > len(s.script) + long:

@@ -43,18 +43,11 @@ CASES = [
     # divs dropped, no tile left to undo
     ("lu", 70087, "iss([0, 0], {1, 1 | | 1 | 4}); tile([0, 0, 0], 1, 1, 2); "
         "iss([0, 0], {1 | | -1 | 5});",
-     "iss([0, 0], {[] | [1, 1] | [1] | 4});\niss([0, 0, 0], {[] | [1] | [-2] | 10});\n"
-     "split([0, 0, 0, 0], 3);\niss([0, 0, 3], {[] | [1] | [-1] | 5});\n"
-     "split([0, 0, 3, 0], 3);\nembed([0, 0, 2]);\niss([0, 0, 2], {[] | [1] | [-1] | 5});\n"
-     "split([0, 0, 2, 0], 3);\nunembed([0, 0, 2, 0]);\nunembed([0, 0, 3, 0]);\n"
-     "embed([0, 0, 6]);\niss([0, 0, 6], {[] | [1] | [-1] | 5});\nsplit([0, 0, 6, 0], 3);\n"
-     "unembed([0, 0, 6, 0]);\nunembed([0, 0, 7, 0]);\nembed([0, 0, 1, 0]);\n"
-     "reorder([0, 0], [0, 4, 1, 5, 2, 6, 3, 7]);\nstripmine([0, 0, 0], 1, 2);\n"),
+     "iss([0, 0], {[] | [1, 1] | [1] | 4});\niss([0, 0], {[] | [1] | [-1] | 5});\n"),
     # a peeled part (empty) tiled, then split: the tile had no instance
     ("lu", 54027, "peel([0, 1, 0], {1 | 5}); tile([0, 1, 0], 3, 1, 3); "
         "iss([0, 1, 0], {1, 0, 0 | | -1 | 2});",
-     "peel([0, 1, 0], {1 | 5});\nembed([0, 1, 0, 0]);\n"
-     "iss([0, 1, 0], {[] | [0, 0, 1] | [-3] | 6});\n"),
+     "peel([0, 1, 0], {1 | 5});\n"),
     # an iss of the outer loop on its tile loop (isl writes floor(i / 4) + i
     # <= m - 7 as 5i <= 4m - 25), after an iss of the inner loop
     ("syrk", 76189, "iss([0, 0], {-1, -1 | | 1, 0 | 6}); tile([0, 0], 1, 1, 4); "
@@ -67,10 +60,14 @@ CASES = [
         "reshape([0, 0, 0, 0, 0], 3, 2, 2); tile([0, 0], 2, 1, 4); peel([0, 0, 0], {0, 0 | 6});",
      "tile([0], 2, 1, 5);\nreverse([0, 0, 0, 0], 3);\ntile([0], 2, 1, 4);\n"
      "iss([0, 0], {[] | [] | [0, 0] | 0});\n"),
+    # (3 -> 5 steps since the empty parts take their statement's other
+    # parts' dimensions before the recovery: the one case of the whitebox
+    # files longer for it, six are 1-5 shorter)
     ("trmm", 75165, "interchange([0, 0, 1], 1, 1); stripmine([0, 0], 2, 5); "
         "iss([0, 0], {0, 1, 0 | | 0, 1 | 1}); skew([0, 0, 1], 3, 1, -2); "
         "reshape([0, 0, 0, 1], 3, 1, -1); interchange([0, 0, 1], 2, 2);",
-     "stripmine([0], 2, 5);\nskew([0], 3, 1, -2);\niss([0, 0], {[] | [] | [0, 0] | 0});\n"),
+     "iss([0], {[] | [0, 1] | [0, 5] | 5});\nfuse([0, 0]);\nstripmine([0], 2, 5);\n"
+     "split([0, 0, 0, 1], 3);\nskew([0], 3, 1, -2);\n"),
     # an iss of a loop holding a tile loop and plain loops, one half shifted
     # and reshaped after
     ("trmm", 67285, "tile([0, 0, 0], 1, 1, 5); iss([0], {-1 | | 0, 0 | 6}); "
@@ -91,9 +88,7 @@ CASES = [
     ("lu", 78177, "iss([0, 1], {-1 | | 0 | 6}); collapse([0, 1]); tile([0], 1, 1, 2); "
         "skew([0, 0], 2, 3, -2); stripmine([0, 0, 0], 3, 2); iss([0, 0, 1, 0], {1 | | 0 | 2}); "
         "interchange([0, 0, 1, 0, 0], 2, 1);",
-     "iss([0, 1, 0], {[] | [1] | [0] | 4});\nskew([0], 1, 2, -2);\n"
-     "reshape([0, 1, 0, 0], 2, 2, -1);\nreshape([0, 1, 0, 0], 2, 1, 1);\n"
-     "reshape([0], 1, 2, 2);\nstripmine([0], 1, 2);\nskew([0], 2, 3, -2);\n"
+     "iss([0, 1, 0], {[] | [1] | [0] | 4});\nstripmine([0], 1, 2);\nskew([0], 2, 3, -2);\n"
      "stripmine([0, 0, 0], 3, 2);\n"),
     # a chunk loop skewed by a loop reversed after the skew (in the part
     # that is not empty)
@@ -101,8 +96,8 @@ CASES = [
         "shift([1], 2, {}, -2); skew([0, 0, 0], 3, 2, 2); iss([0, 0, 0], {1, 0, -1 | | 0 | 5}); "
         "reverse([0, 0, 0, 1], 3);",
      "iss([0, 0], {[] | [1] | [0] | 2});\nskew([0], 2, 1, 2);\nshift([1], 2, {}, -2);\n"
-     "stripmine([0], 1, 4);\nskew([0], 1, 2, -2);\nskew([0], 1, 3, -1);\nreverse([0], 3);\n"
-     "reshape([0, 0, 0, 0], 1, 2, -1);\n"),
+     "stripmine([0], 1, 4);\nskew([0], 1, 2, -2);\nskew([0], 1, 3, -1);\n"
+     "reverse([0], 3);\n"),
     # the same without the split
     ("mvt", 0, "stripmine([0], 1, 4); interchange([0], 3, 3); reshape([0, 0, 0], 1, 2, -1); "
         "shift([1], 2, {}, -2); skew([0, 0, 0], 3, 2, 2); reverse([0, 0, 0], 3);",
@@ -114,8 +109,8 @@ CASES = [
 SLOW_CASES = [
     ("bicg", 74144, "stripmine([1], 1, 2); iss([1, 0, 1], {0 | | 0, -1 | -2}); "
         "interchange([1, 0], 1, 2); iss([1], {-1, 1 | | -1, 1 | -1});",
-     "stripmine([1], 1, 2);\ninterchange([1], 1, 2);\niss([1], {[-1] | [] | [-2, 2] | -2});\n"
-     "iss([1, 0, 1], {[-1] | [] | [0, 0] | -1});\niss([1, 1, 1], {[-1] | [] | [0, 0] | -1});\n"),
+     "stripmine([1], 1, 2);\ninterchange([1], 1, 2);\n"
+     "iss([1], {[-1] | [] | [-2, 2] | -2});\n"),
     ("bicg", 65264, "stripmine([1], 1, 5); skew([1], 1, 2, -1); "
         "iss([1], {-1, 0 | | -1, 0 | 1}); skew([1, 0, 1], 3, 2, 2); "
         "iss([1, 1, 1], {-1 | | 0, 0 | 2}); collapse([1, 1, 1]); stripmine([0], 1, 4);",

@@ -13,11 +13,13 @@ as good); on syrk 48069 the domain of a part fixes ``j = i`` and the
 recovery reshapes by ``i`` where the relation reads ``j``.  Whitebox now
 replays every ``reshape`` of a recovered sequence symbolically against the
 directive's own check (:func:`clayx.directives.affine.injective_as_written`
-through :meth:`clayx.whitebox.Oracle.unique`) before the replay; a
-sequence that fails it is recovered again with every choice checked, then
-with the target's empty parts given the dimensions of their statement's
-other parts (they give no instance a date), and otherwise refused with a
-message naming the step.  Every recovered script, simplified or not,
+through :meth:`clayx.whitebox.Oracle.unique`) before the replay; the
+target's empty parts are given the dimensions of their statement's other
+parts first (they give no instance a date: the scripts here are 1-5 steps
+shorter than with the recovery's own choice for them); a sequence that
+fails the check is recovered again with every choice checked, then with
+the empty parts as read, and otherwise refused with a message naming the
+step.  Every recovered script, simplified or not,
 replays (every step checked) to the target's dates; some are compiled and
 run against the original."""
 
@@ -46,39 +48,32 @@ CASES = [
     ("lu", 60237,
      "tile([0], 2, 2, 2); fuse([0, 0, 0, 0]); peel([0], {0 | 2});"
      " interchange([0, 0, 0, 0, 0], 2, 3); skew([0, 0], 1, 2, 1);",
-     "peel([0], {0 | 2});\nreshape([0, 0, 0], 3, 3, -1);\nreshape([0, 0, 0], 3, 2, 1);\n"
-     "stripmine([1, 1], 2, 2);\nstripmine([1, 0], 2, 2);\nstripmine([0, 1], 2, 2);\n"
-     "stripmine([0, 0], 2, 2);\nskew([0, 0], 1, 2, 1);\n"),
+     "peel([0], {0 | 2});\nstripmine([1, 1], 2, 2);\nstripmine([1, 0], 2, 2);\n"),
     ("lu", 43217,
      "tile([0], 2, 2, 16); iss([0, 1, 0, 0], {-1, 1 | | -1 | -1});"
      " reorder_loops([0, 1, 0, 0, 1], 2); skew([0, 0, 0], 3, 1, 2);",
-     "iss([0, 1, 0], {[] | [16, -1] | [16] | 15});\nreorder([0, 1, 0], [1, 0]);\n"
-     "reshape([0, 1, 0, 1], 3, 3, -1);\nreshape([0, 1, 0, 1], 3, 2, 1);\n"
      "stripmine([0, 0], 2, 16);\nskew([0, 0], 3, 1, 2);\nstripmine([0, 1], 2, 16);\n"),
     ("mvt", 75142,
      "grain([0], 1, 2); grain([1, 0, 0], 2, 2); densify([0], 1); iss([1, 0], {0, 0 | | 1 | 2});"
      " tile([1], 1, 1, 3); interchange([1, 0, 0, 0], 1, 2);",
-     "iss([1, 0], {[] | [] | [1] | 2});\nreshape([1, 0, 0], 2, 2, -1);\n"
-     "reshape([1, 0, 0], 2, 1, 1);\nstripmine([1], 1, 3);\ngrain([1], 3, 2);\n"),
+     "iss([1, 0], {[] | [] | [1] | 2});\nstripmine([1], 1, 3);\ngrain([1], 3, 2);\n"),
     ("mvt", 64282,
      "tile([1], 1, 1, 3); skew([0], 2, 1, 1); reshape([0, 0, 0], 1, 1, -1);"
      " peel([1, 0, 0], {0 | 4}); interchange([1, 0, 0, 0], 1, 2); stripmine([1, 0], 1, 4);",
-     "peel([1, 0], {0 | 4});\nskew([0], 2, 1, 1);\nreshape([1, 0], 2, 2, -1);\n"
-     "reshape([1, 0], 2, 1, 1);\nstripmine([1], 1, 12);\nstripmine([1], 2, 3);\n"
-     "grain([0], 1, 2);\n"),
+     "peel([1, 0], {0 | 4});\nskew([0], 2, 1, 1);\nstripmine([1], 1, 12);\n"
+     "stripmine([1], 2, 3);\ngrain([0], 1, 2);\n"),
     ("atax", 70041,
      "peel([1, 1], {1, 0 | 4}); interchange([1, 2], 2, 2); shift([1, 1, 0], 1, {}, -3);"
      " tile([1], 1, 1, 5); vectorize([0], 1); embed([1, 0, 3, 0]);"
      " reorder_loops([1, 0, 1, 0], 1);",
-     "peel([1, 1], {1, 0 | 4});\nembed([1, 3, 0]);\nreshape([1, 1], 2, 2, -1);\n"
-     "reshape([1, 1], 2, 1, 1);\nshift([1, 1], 2, {}, -2);\nshift([1, 1], 1, {}, -1);\n"
-     "stripmine([1], 1, 5);\nvectorize([0]);\n"),
+     "peel([1, 1], {1, 0 | 4});\nembed([1, 3, 0]);\nstripmine([1], 1, 5);\n"
+     "vectorize([0]);\n"),
     ("jacobi-1d", 40163,
      "iss([0], {1 | | 0, 1 | 3}); tile([0], 1, 1, 2); interchange([0, 0, 2], 1, 1);"
      " reorder_loops([0, 0, 1, 0], 1); reshape([0, 0, 0, 0], 2, 2, 2);"
      " reshape([0, 0, 3, 0], 3, 2, -2);",
-     "iss([0], {[] | [1] | [0, 1] | 3});\nreshape([0, 1], 2, 2, -1);\nreshape([0, 1], 2, 1, 1);\n"
-     "stripmine([0], 1, 2);\ngrain([0, 0, 3], 3, 3);\n"),
+     "iss([0], {[] | [1] | [0, 1] | 3});\nstripmine([0], 1, 2);\n"
+     "grain([0, 0, 3], 3, 3);\n"),
 ]
 
 #: (lu 47057, refused here before, is recovered with the index-set

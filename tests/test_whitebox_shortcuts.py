@@ -31,19 +31,20 @@ CASES = [
     # peels of single-statement loops, one of them a peel of a peeled part
     ("mvt", "peel([0, 0], {-1 | -2}); fuse([1]); peel([0, 0], {0 | 5}); split([0, 0, 0], 1); "
         "reshape([1, 1, 0], 1, 1, -1); peel([2, 0], {0 | 4});",
-     "peel([0, 0], {-1 | -2});\npeel([0, 0], {0 | 5});\npeel([1, 0], {0 | 4});\n"
-     "split([0, 0], 1);\n", 11),
+     "peel([0, 0], {0 | 5});\nsplit([0, 0], 1);\npeel([2, 0], {0 | 4});\n", 11),
     # an iss of a loop with two statements: one iss and a reorder, not two
     # one-statement splits in one-iteration loops
     ("syrk", "fuse([0]); iss([0, 1, 0], {0, 1 | | -1, -1 | 4}); "
         "peel([0, 1, 0], {-1, -1 | -2}); reverse([0, 1, 1, 1], 2);",
-     "iss([0, 1, 0], {[] | [0, 1] | [-1, -1] | 4});\npeel([0, 1, 0], {-1, -1 | -2});\n", 13),
-    # two peels of a loop of two statements, marks after
+     "iss([0, 1, 0], {[] | [0, 1] | [-1, -1] | 4});\n", 13),
+    # two peels of a loop of two statements, marks after (one step longer
+    # since schedules are also compared by dates, 7 -> 8: the first round
+    # takes a way met by dates whose iss and split early_splits cannot join)
     ("gemm", "vectorize([0, 1, 0]); peel([0, 1], {1, 0, 1 | 0}); reshape([0, 2], 2, 3, 2); "
         "peel([0, 1], {0, 0, 0 | 1}); reverse([0, 3, 0], 3);",
-     "peel([0, 1], {1, 0, 1 | 0});\npeel([0, 1], {0, 0, 0 | 1});\nskew([0, 3], 2, 3, 2);\n"
-     "reverse([0, 3], 3);\nvectorize([0, 1, 0]);\nvectorize([0, 2, 0]);\n"
-     "vectorize([0, 3, 0]);\n", 15),
+     "iss([0, 1], {[] | [0, 1] | [1, 0, 1] | 0});\npeel([0, 1], {0, 0, 0 | 1});\n"
+     "split([0, 2, 0], 2);\nskew([0, 3], 2, 3, 2);\nreverse([0, 3], 3);\n"
+     "vectorize([0, 1, 0]);\nvectorize([0, 2, 0]);\nvectorize([0, 3, 0]);\n", 15),
     ("jacobi-1d", "peel([0], {0, -1 | 2});", "peel([0], {0, -1 | 2});\n", 2),
     ("gemm", "peel([0, 1], {0, 0, -1 | 2});", "peel([0, 1], {0, 0, -1 | 2});\n", 3),
     ("mvt", "peel([0, 0], {0 | 5}); peel([1], {-1 | 3});",
@@ -60,8 +61,8 @@ CASES = [
         "tile([1], 1, 1, 5); stripmine([1, 0, 3], 3, 3); tile([1], 2, 2, 5); "
         "iss([1], {-1 | | -1, 0 | -1});",
      "iss([1], {[] | [-1] | [-1, -1] | 1});\niss([1], {[] | [-1] | [-5, 0] | -1});\n"
-     "stripmine([1, 7], 2, 3);\nstripmine([1], 1, 5);\nsplit([1, 0, 3, 1], 2);\n"
-     "stripmine([1, 1], 2, 5);\nstripmine([1, 0, 3], 3, 3);\nstripmine([1, 0], 2, 5);\n", 47),
+     "stripmine([1], 1, 5);\nsplit([1, 0, 3, 1], 2);\nstripmine([1, 1], 2, 5);\n"
+     "stripmine([1, 0], 2, 5);\n", 47),
 ]
 
 

@@ -35,8 +35,7 @@ CASES = [
      "iss([0, 0, 1], {[] | [0, -1] | [0] | 0});\nsplit([0, 0, 1, 0], 3);\n"
      "unembed([0, 0, 1, 0]);\nunembed([0, 0, 2, 0]);\n"
      "iss([1, 0], {[] | [1] | [-1] | 6});\nstripmine([0], 2, 8);\n"
-     "split([0, 0, 0, 0], 3);\nshift([0, 0, 1, 1], 2, {}, 2);\n"
-     "skew([0, 0, 0], 2, 1, 1);\n"),
+     "split([0, 0, 0, 0], 3);\nshift([0, 0, 1, 1], 2, {}, 2);\n"),
     # a shifted chunk of a scaled point loop, written by isl with iterators
     # (floor(3i / 5) - 1 as floor(-2i / 5) + i - 1)
     ("trmm", 17025, "interchange([0, 0], 2, 1); reshape([0, 0], 2, 1, -2); "
@@ -56,8 +55,7 @@ CASES = [
     # a peeled part"s time loop tiled alone, after a reverse: its chunk loop
     # is the first child of the time loop the other statements share
     ("jacobi-1d", 17093, "peel([0, 1], {0, 0 | 3}); reverse([0, 1], 1); tile([0, 1], 1, 1, 2);",
-     "peel([0, 1], {0, 0 | 3});\nstripmine([0, 1], 1, 2);\nreverse([0, 0, 1], 2);\n"
-     "skew([0, 0, 1], 1, 2, -1);\n"),
+     ""),
     # a scaled loop tiled, its point loop shifted after: the shift is undone,
     # not the scaling
     ("bicg", 19094, "grain([1], 1, 2); tile([1], 1, 1, 3); stripmine([1, 0], 2, 4); "
@@ -83,11 +81,9 @@ CASES = [
         "iss([0, 0, 1], {1, 0 | | 0, 0 | -1}); "
         "iss([0, 0], {0, 1, 0 | | 0, 0 | 1});",
      "iss([0, 0], {[] | [1] | [0, 0] | 1});\nsplit([0, 0, 0], 2);\n"
-     "iss([0, 2], {[] | [] | [0, 0] | 0});\nembed([0, 2, 1]);\n"
-     "iss([0, 2, 1], {[] | [] | [0, 0] | 0});\nsplit([0, 2, 1, 0], 3);\nunembed([0, 2, 1, 0]);\n"
-     "iss([0, 2, 2], {[] | [1] | [0, 0] | -3});\nsplit([0, 2, 2, 0], 3);\nunembed([0, 2, 2, 0]);\n"
-     "unembed([0, 2, 3, 0]);\nsplit([0, 2, 1], 2);\nskew([0, 3], 2, 1, -1);\n"
-     "reorder([0], [0, 2, 1, 3]);\nstripmine([0], 1, 3);\nskew([0], 3, 1, 1);\n"),
+     "iss([0, 2], {[] | [1] | [0, 0] | -3});\niss([0, 2], {[] | [] | [0, 0] | 0});\n"
+     "split([0, 2, 1], 2);\nskew([0, 3], 2, 1, -1);\nreorder([0], [0, 2, 1, 3]);\n"
+     "stripmine([0], 1, 3);\nskew([0], 3, 1, 1);\n"),
     # a chunk loop with an empty part, skewed by the chunk loop
     ("mvt", 25192, "interchange([0, 0, 0], 2, 2); iss([1], {0 | | 1 | -2}); collapse([1]); "
         "reverse([0, 0], 1); iss([1, 0], {0 | | 0 | 2}); fuse([0]); "

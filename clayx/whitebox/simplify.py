@@ -530,6 +530,126 @@ def _key(S: Sched) -> tuple:
     return tuple((r.beta,) + _content(r) for r in S.rels), _marks(S)
 
 
+def _emptiness(oracle):
+    """``instances(item)``: the instances the relation of ``item`` (a
+    relation with its β-vector, as in :func:`_key`) schedules, as isl
+    writes the set (its statement's instances where its constraints hold,
+    asked of isl through ``oracle.part`` once per statement and
+    constraints), or None when it has none.  None when the oracle cannot
+    say (no ``part``).  A relation restricted by ``dom`` (an unroll's
+    part), or one whose constraints isl cannot read (a candidate's form on
+    iterators the statement lacks), is its constraints as written."""
+    part = getattr(oracle, "part", None)
+    if part is None:
+        return None
+    memo: dict = {}
+
+    def instances(item):
+        _, stmt, _, cons, flag, dom = item
+        if flag:
+            return None
+        if dom is not None:
+            return cons, dom
+        k = (stmt, cons)
+        if k not in memo:
+            try:
+                inst = part(stmt, list(cons))
+                memo[k] = None if inst.is_empty() else str(inst.remove_redundancies())
+            except Exception:               # noqa: BLE001 - a form isl cannot read: kept
+                memo[k] = cons
+        return memo[k]
+    return instances
+
+
+def _dates_key(key: tuple, empty) -> tuple:
+    """What the schedule of ``key`` (:func:`_key`) gives the instances: its
+    relations with instances (at their β-vectors, with the instances they
+    schedule) and its marks, the parts without instance left out
+    (``empty``: :func:`_emptiness`).  Two schedules with the same dates
+    key give every instance the same date, so one is legal when the other
+    is."""
+    return _date_items(key[0], empty), key[1]
+
+
+def _date_items(items, empty) -> frozenset:
+    """The relations of ``items`` (relations with their β-vectors, as in
+    :func:`_key`) with instances, each with its instances instead of its
+    constraints."""
+    out = []
+    for x in items:
+        inst = empty(x)
+        if inst is not None:
+            out.append(x[:3] + (inst,))
+    return frozenset(out)
+
+
+#: How many times :func:`simplify` looks for shortcuts (each round on the
+#: sequence the one before gave).
+ROUNDS = 4
+
+#: How many steps :func:`_same_dates_on` may apply per sequence (each a
+#: symbolic step) in its checks that the rest of a sequence still fits.
+TAIL_BUDGET = 150
+GAIN = 0
+
+
+def _same_dates_on(X: Sched, steps: list[Step], j: int, dkeys: list, empty,
+                   budget: list[int]) -> list[Step] | None:
+    """``steps[j:]`` as they apply to ``X`` (which gives the instances the
+    dates ``states[j]`` gives them: ``dkeys[j]``), when after each step
+    they give the dates the old sequence gives there (``dkeys``), without
+    the steps that change nothing; None when they do not.  Then every
+    schedule on the way is legal (the old one is) and the last one has the
+    old last one's dates.  ``budget``: how many more steps the checks may
+    apply."""
+    if len(steps) - j > budget[0]:
+        return None
+    budget[0] -= len(steps) - j
+    X = X.copy()
+    key = _key(X)
+    out = []
+    for k in range(j, len(steps)):
+        there = _names_a_node(X, steps[k])
+        try:
+            _apply(X, steps[k], _fresh(k))
+        except Exception:                   # noqa: BLE001 - the steps do not fit X
+            return None
+        new = _key(X)
+        if _dates_key(new, empty) != dkeys[k + 1]:
+            return None
+        if new != key:
+            if not there:
+                return None                 # (a mark of a loop of empty parts only)
+            out.append(steps[k])
+        key = new
+    return out
+
+
+def _names_a_node(X: Sched, st: Step) -> bool:
+    """Does the β-vector ``st`` names (its first argument) hold a relation
+    of ``X``?  (Clay refuses a step on a loop that is not there; the
+    symbolic steps of a mark do not check it.)"""
+    b = st.args[0] if st.args else None
+    if not isinstance(b, (tuple, list)) or not all(isinstance(v, int) for v in b):
+        return True
+    return bool(X.under(tuple(b)))
+
+
+def _by_dates(X: Sched, key: tuple, i: int, steps: list[Step], dkeys: list, dlast: dict,
+              empty, budget: list[int]):
+    """``(len(steps), tail)``: the old steps from the latest schedule with
+    the dates of ``X`` (whose :func:`_key` is ``key``) on (``tail``), when
+    they fit ``X`` and keep the old dates all the way
+    (:func:`_same_dates_on`), so ``X`` then ``tail`` ends with the old
+    sequence's dates; or None.  Only past ``i`` (a schedule the old
+    sequence meets after step ``i``)."""
+    j = dlast.get(_dates_key(key, empty), -1)
+    if j <= i:
+        return None
+    tail = _same_dates_on(X, steps, j, dkeys, empty, budget)
+    return None if tail is None else (len(steps), tail)
+
+
 def _peel_amount(S: Sched, loop: tuple, st: Step) -> Aff | None:
     """``q`` such that ``peel(loop, q)`` splits every relation under
     ``loop`` as the ``iss`` step ``st`` splits its own (the kept half
@@ -632,7 +752,7 @@ def _items(S: Sched) -> frozenset:
 
 
 def _two_steps(states: list[Sched], steps: list[Step], i: int, last: dict, oracle,
-               budget: list[int], items: list):
+               budget: list[int], items: list, dates=None) -> list:
     """``(j, [c1, c2])``: two splits (``iss`` or ``peel``, with the
     inequalities of the ``iss`` steps from ``steps[i]`` on, either half
     kept, two different ones) that reach the latest schedule ``states[j]``
@@ -648,7 +768,10 @@ def _two_steps(states: list[Sched], steps: list[Step], i: int, last: dict, oracl
     A candidate goes without being applied when what it leaves alone (the
     relations outside its loop) is in no later schedule.  ``budget``: how
     many more schedules the search may compute; ``items``: the states'
-    :func:`_items`, filled in as needed."""
+    :func:`_items`, filled in as needed.  ``dates`` (when given): the way
+    on from a schedule the two splits reach that the old sequence meets
+    only by its dates (:func:`_by_dates`); then the way to the end is
+    returned too.  Returns the ways found (``(j, steps)``)."""
     S = states[i]
     beta = tuple(steps[i].args[0])
     splits = _splits_in(states, steps, i)
@@ -657,6 +780,7 @@ def _two_steps(states: list[Sched], steps: list[Step], i: int, last: dict, oracl
         if items[j] is None:
             items[j] = _items(states[j])
     best = None
+    by_dates = None
     for m in range(1, len(beta) + 1):
         outer = beta[:m]
         if not S.is_loop(outer):
@@ -667,7 +791,7 @@ def _two_steps(states: list[Sched], steps: list[Step], i: int, last: dict, oracl
         for st in splits:
             for c1 in _on(S, outer, st):
                 if budget[0] <= 0:
-                    return best
+                    return _found(best, by_dates)
                 budget[0] -= 1
                 X = _after(S, c1)
                 if X is None:
@@ -684,13 +808,23 @@ def _two_steps(states: list[Sched], steps: list[Step], i: int, last: dict, oracl
                             continue            # the same cut again
                         for c2 in _on(X, loop, st2):
                             if budget[0] <= 0:
-                                return best
+                                return _found(best, by_dates)
                             budget[0] -= 1
                             Y = _after(X, c2)
-                            j = -1 if Y is None else last.get(_key(Y), -1)
+                            ky = None if Y is None else _key(Y)
+                            j = -1 if Y is None else last.get(ky, -1)
                             if j >= i + 3 and (best is None or j > best[0]) and oracle(X):
                                 best = (j, [c1, c2])
-    return best
+                            elif j < 0 and Y is not None and dates is not None:
+                                w = dates(Y, ky, i + 2 + GAIN)
+                                if w is not None and (by_dates is None or len(w[1]) + 2
+                                                      < len(by_dates[1])) and oracle(X):
+                                    by_dates = (w[0], [c1, c2] + w[1], True)
+    return _found(best, by_dates)
+
+
+def _found(*ways) -> list:
+    return [w for w in ways if w is not None]
 
 
 def _signature(S: Sched) -> int:
@@ -745,7 +879,7 @@ def _with_reorder(states: list[Sched], sigs: list[int], i: int, X: Sched, c: Ste
     return None
 
 
-def shortcuts(steps: list[Step], O: Sched, oracle=None) -> list[Step]:
+def shortcuts(steps: list[Step], O: Sched, oracle=None, empty=None) -> list[Step]:
     """``steps`` with every run that leads back to a schedule met before
     removed, and every run from an ``iss`` or ``embed`` that one ``iss`` or
     ``peel`` of a loop around it reaches (:func:`_candidates`) replaced by
@@ -765,6 +899,18 @@ def shortcuts(steps: list[Step], O: Sched, oracle=None) -> list[Step]:
 
     (with :func:`early_splits`, which puts each ``split`` next to its
     ``iss``).
+
+    With ``empty`` (:func:`_emptiness`), schedules are also compared by
+    the dates they give (:func:`_dates_key`: the parts without instance
+    left out, which the recovery splits and moves one at a time, and
+    often not as the target did): a run of steps that changes only such
+    parts goes, and a replacement that reaches a schedule only by its
+    dates is kept, when the old steps after it still fit and keep the old
+    dates all the way (:func:`_by_dates`)::
+
+        iss([1, 1], {| | [0, 1] | 4}); embed([1, 0]);
+        iss([1, 0], {| [1] | [0, 0] | 0}); split([1, 0, 0], 2); …        iss([1], {| [1] | [0, 0] | 0});
+        (19 steps, bicg fuzz seed 50234)                         →   iss([1, 1], {| | [0, 1] | 4});
     """
     states = _tagged(O, steps)
     if states is None:
@@ -775,6 +921,14 @@ def shortcuts(steps: list[Step], O: Sched, oracle=None) -> list[Step]:
     budget = [PAIR_BUDGET]
     n = len(steps)
     items: list = [None] * len(states)
+    dkeys = dlast = dates = None
+    if empty is not None:
+        dkeys = [_dates_key(k, empty) for k in keys]
+        dlast = {k: j for j, k in enumerate(dkeys)}
+        tails = [TAIL_BUDGET]
+
+        def dates(X: Sched, key: tuple, i: int = -1):
+            return _by_dates(X, key, i, steps, dkeys, dlast, empty, tails)
     # every way on from each schedule: (j, the steps from states[i] to states[j])
     ways: list[list] = [[] for _ in range(n)]
     for i in range(n):
@@ -782,33 +936,44 @@ def shortcuts(steps: list[Step], O: Sched, oracle=None) -> list[Step]:
             ways[i].append((last[keys[i]], []))
             continue
         ways[i].append((i + 1, [steps[i]]))
+        if dates is not None and keys[dlast[dkeys[i]]] != keys[i]:
+            w = dates(states[i], keys[i], i)    # the steps from here change empty parts only
+            if w is not None:
+                ways[i].append(w + (True,))
         if steps[i].name not in ("iss", "embed"):
             continue
         for c in _candidates(states, steps, i):
             X = _after(states[i], c)
             if X is None:
                 continue
-            j = last.get(_key(X), -1)
+            kx = _key(X)
+            j = last.get(kx, -1)
             if j >= i + 2:
                 ways[i].append((j, [c]))
             elif j < 0 and c.name == "iss" and oracle is not None:
                 pair = _with_reorder(states, sigs, i, X, c, oracle)
                 if pair is not None and pair[0] >= i + 3:
                     ways[i].append(pair)
+            if j < 0 and dates is not None:
+                w = dates(X, kx, i + 1 + GAIN)
+                if w is not None:
+                    ways[i].append((w[0], [c] + w[1], True))
         if steps[i].name == "iss" and i + 1 < n and steps[i + 1].name == "embed" \
                 and oracle is not None:
-            pair = _two_steps(states, steps, i, last, oracle, budget, items)
-            if pair is not None:
-                ways[i].append(pair)
-    # the shortest way from O to the end (ties: the one that goes further first)
+            ways[i].extend(_two_steps(states, steps, i, last, oracle, budget, items,
+                                      dates))
+
+    # the shortest way from O to the end (ties: one that meets the old
+    # schedules as they are, whose steps later rounds may shorten further,
+    # then the one that goes further first)
     best: list = [None] * n + [(0, [])]
     for i in range(n - 1, -1, -1):
-        best[i] = min(((len(w) + best[j][0], -j, w, j) for j, w in ways[i]),
-                      key=lambda t: t[:2])
+        best[i] = min(((len(w[1]) + best[w[0]][0], len(w) > 2, -w[0], w[1], w[0])
+                       for w in ways[i]), key=lambda t: t[:3])
     out: list[Step] = []
     i = 0
     while i < n:
-        _, _, w, j = best[i]
+        _, _, _, w, j = best[i]
         out.extend(w)
         i = j
     return out
@@ -921,9 +1086,13 @@ def _move_split(steps: list[Step], states: list[Sched], k: int, oracle) -> list[
     before, after = states[k], states[k + 1]
     beta, depth = tuple(steps[k].args[0]), steps[k].args[1]
     loop_tags = _tags(before, beta[:depth])
-    keep = next(_tags(after, r.beta[:depth]) for r in after.rels if r.tag in loop_tags)
+    keep = next((_tags(after, r.beta[:depth]) for r in after.rels if r.tag in loop_tags), None)
+    if keep is None:
+        return None                         # (a split that a shortcut left out of place)
     moved = loop_tags - keep
     # the steps that made the moved relations (each a copy of a copy …)
+    if not moved:
+        return None                         # (a split that moves nothing)
     t = next(iter(moved))
     made = []
     while isinstance(t, tuple):
@@ -1021,19 +1190,30 @@ def simplify(steps, O: Sched | None = None, T: Sched | None = None,
              oracle=None) -> list[Step]:
     """``steps`` made shorter, same result (see the module docstring).
     ``O``, the symbolic schedule the steps start from, is needed by the
-    loop-name rule (skipped without it); ``T`` is not used; ``oracle``
-    (a legality check of a symbolic schedule) by the tile-chain and fusion
-    rules (skipped without it)."""
+    loop-name rule (skipped without it); ``T``, the target, says whether
+    schedules are compared by their dates too (when it has parts without
+    instance: :func:`shortcuts`); ``oracle`` (a legality check of a
+    symbolic schedule, with the instances of a part: :class:`Oracle`) by
+    the tile-chain, fusion and dates rules (skipped without it)."""
     steps = list(steps)
+    empty = None
     if oracle is not None:
+        if T is not None and any(r.empty for r in T.rels):
+            empty = _emptiness(oracle)      # (a target without empty parts: not needed)
         oracle = _remembered(oracle)
     if O is not None:
-        for _ in range(4):
-            new = shortcuts(steps, O, oracle)
+        # the schedules compared as they are first, then by their dates too
+        # (a way met by dates keeps the old steps after it: shortcuts found
+        # among them first)
+        dates = empty
+        for _ in range(ROUNDS):
+            new = shortcuts(steps, O, oracle, dates)
             if oracle is not None and any(st.name == "split" for st in new):
                 new = early_splits(new, O, oracle)
             if new == steps:
-                break
+                if dates is not None or empty is None:
+                    break
+                dates = empty
             steps = new
         steps = loop_names(steps, O)
     while True:
