@@ -285,6 +285,22 @@ def reduce(T: Sched, oracle=None, careful: bool = False, repair: bool = True) ->
             return _reduce(T, oracle, careful, True, nested_chunks=BESIDE_POINTS, repair=repair)
         except WhiteboxError:
             pass
+        for X, last in _skewed_tiles(start, oracle):
+            T.rels = X.rels
+            try:
+                return _reduce(T, oracle, careful, True, repair=repair) + last
+            except WhiteboxError:
+                pass
+        T.rels = [r.copy() for r in start.rels]
+        try:
+            return _reduce(T, oracle, careful, True, repair=repair, outer_linearized=True)
+        except WhiteboxError:
+            pass
+        T.rels = [r.copy() for r in start.rels]
+        try:
+            return _reduce(T, oracle, careful, True, repair=repair, skewed_divs=True)
+        except WhiteboxError:
+            pass
         T.rels = start.rels
         raise e from None
 
@@ -309,7 +325,8 @@ REDUCE_PASSES = ((False, False, False, False), (False, True, False, False),
 def _reduce(T: Sched, oracle, careful: bool, scaled_points: bool,
             chunks_first: bool = False, split_loops: bool = False,
             sink_first: bool = False, nested_chunks: bool = True,
-            repair: bool = True) -> list[Step]:
+            repair: bool = True, outer_linearized: bool = False,
+            skewed_divs: bool = False) -> list[Step]:
     found: list[Step] = []
     doubts: list[str] = []      # reductions whose result was found illegal once
     seen: set[str] = set()      # the reduced targets met: a repeat is a cycle
@@ -343,7 +360,12 @@ def _reduce(T: Sched, oracle, careful: bool, scaled_points: bool,
         lambda: repair and _fix_point_once(T, found, oracle, outer=True, careful=True),
         lambda: repair and _unreversed_chunks(T),
         lambda: _empty_divs(T),
+        lambda: _unskew_divs_once(T, found, oracle),
+        lambda: outer_linearized and oracle is not None
+        and _unlinearize_once(T, found, oracle, outer=True),
     ]
+    if skewed_divs:
+        kinds.insert(1, kinds.pop(-2))
     if chunks_first:
         kinds.insert(1, kinds.pop(4))
     if sink_first:
@@ -888,7 +910,7 @@ def _skew_free(x: Rel, t: int) -> bool:
     return _is_div(a) is None and (x.empty or not (a.keys("i") or a.keys("d")))
 
 
-def _unskew_chunk_once(T: Sched, found: list[Step], oracle=None) -> bool:
+def _unskew_chunk_once(T: Sched, found: list[Step], oracle=None, weak: bool = False) -> bool:
     """Undo a ``skew`` or ``shift`` of a chunk (tile) loop by other loops
     (point loops among them): a dimension ``±d + Σ c_q·α_q + rest`` of one
     div ``d`` becomes ``±d``, for the largest group of relations under one
@@ -904,9 +926,59 @@ def _unskew_chunk_once(T: Sched, found: list[Step], oracle=None) -> bool:
                     or _offset_chunk(T, r, a):
                 continue
             for coef, const, others, loose in _chunk_skews(T, r, t, a):
-                if _unskew_chunk_by(T, r, t, coef, const, others, loose, found, oracle):
+                if _unskew_chunk_by(T, r, t, coef, const, others, loose, found, oracle, weak):
                     return True
     return False
+
+
+def _unskew_divs_once(T: Sched, found: list[Step], oracle=None) -> bool:
+    """XXX"""
+    for r in T.rels:
+        if r.empty:
+            continue
+        for q, a in enumerate(r.alphas, 1):
+            ds = a.keys("d")
+            if not ds:
+                continue
+            for t, b in enumerate(r.alphas, 1):
+                if t == q or not any(k in b.c for k in ds):
+                    continue
+                k = next(k for k in ds if k in b.c)
+                c = Fraction(a[k]) / Fraction(b[k])
+                if c.denominator != 1:
+                    continue
+                c = int(c)
+                if len((a - b.scale(c)).keys("d")) >= len(ds):
+                    continue
+                for prefix, X, ids, members in _group_copies(
+                        T, r, lambda x: x.depth >= max(q, t)):
+                    if not T.is_loop(prefix):
+                        continue
+                    ok = True
+                    for x in members:
+                        old = x.alphas[q - 1]
+                        x.alphas[q - 1] = x.canon(old - x.alphas[t - 1].scale(c))
+                        if not x.empty and len(x.alphas[q - 1].keys("d")) > len(old.keys("d")):
+                            ok = False
+                    if ok and _taken(T, X, [Step("skew", (prefix, q, t, -c))], found, oracle):
+                        return True
+    return False
+
+
+def _skewed_tiles(T: Sched, oracle=None):
+    """XXX"""
+    for r in T.rels:
+        for t, a in enumerate(r.alphas, 1):
+            ds = a.keys("d")
+            if len(ds) != 1 or abs(a[ds[0]]) != 1 or _is_div(a) is not None \
+                    or _offset_chunk(T, r, a):
+                continue
+            for coef, const, others, loose in _chunk_skews(T, r, t, a):
+                X = T.copy()
+                found: list[Step] = []
+                if _unskew_chunk_by(X, X.by_tag(r.tag), t, coef, const, others, loose, found,
+                                    oracle, weak=True):
+                    yield X, list(reversed(found))
 
 
 def _unreshape_skewed_chunk_once(T: Sched, found: list[Step], oracle=None) -> bool:
@@ -1090,7 +1162,7 @@ def _self_skew(T: Sched, a: Aff, point: Aff) -> int | None:
 
 
 def _unskew_chunk_by(T: Sched, r: Rel, t: int, coef, const: Aff, others, loose: bool,
-                     found: list[Step], oracle) -> bool:
+                     found: list[Step], oracle, weak: bool = False) -> bool:
     """One candidate of :func:`_unskew_chunk_once`."""
     need = max([t] + [q for q, c in zip(others, coef) if c])
     for prefix, X, ids, members in _group_copies(T, r, lambda x: x.depth >= need):
@@ -1102,6 +1174,7 @@ def _unskew_chunk_by(T: Sched, r: Rel, t: int, coef, const: Aff, others, loose: 
             x.alphas[t - 1] = x.canon(v)
         if any(_is_div(x.alphas[t - 1]) is None
                and (not loose or _chunk_in(X, x, x.alphas[t - 1]) is None)
+               and not (weak and x.tag != r.tag and _signed_chunks(X, x.alphas[t - 1]))
                for x in X.rels if x.tag in ids):
             continue            # no progress for some of the group
         direct = [Step("skew", (prefix, t, q, -int(c)))
@@ -1382,7 +1455,7 @@ def _chunk_swaps(r: Rel, p: int, t: int) -> list[tuple[int, int]]:
             + [(p, v) for v in range(t + 1, r.depth + 1)])
 
 
-def _unlinearize_once(T: Sched, found: list[Step], oracle=None) -> bool:
+def _unlinearize_once(T: Sched, found: list[Step], oracle=None, outer: bool = False) -> bool:
     """Undo a ``linearize`` that left a skew by the chunk loop it removed:
     a div ``floor(α_p / s)`` of an inner dimension ``α_q`` of ``r`` (not an
     outer one: that reading, a skew by an inner chunk loop, gave sequences
@@ -1404,6 +1477,9 @@ def _unlinearize_once(T: Sched, found: list[Step], oracle=None) -> bool:
                 if k in chunks or _shifted_div(a) == k:
                     continue
                 p = next((m for m in range(1, q) if r.alphas[m - 1] == num), None)
+                if outer and p is None:
+                    p = next((m for m in range(q + 1, r.depth + 1) if r.alphas[m - 1] == num),
+                             None)
                 if p is None:
                     continue
                 for prefix, group in _groups(T, r, p, len(r.beta) - 1):
