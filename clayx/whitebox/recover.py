@@ -301,6 +301,12 @@ def reduce(T: Sched, oracle=None, careful: bool = False, repair: bool = True) ->
             return _reduce(T, oracle, careful, True, repair=repair, skewed_divs=True)
         except WhiteboxError:
             pass
+        for scaled in (True, False):
+            T.rels = [r.copy() for r in start.rels]
+            try:
+                return _reduce(T, oracle, careful, scaled, repair=repair, flat_chunks=True)
+            except WhiteboxError:
+                pass
         T.rels = start.rels
         raise e from None
 
@@ -326,7 +332,7 @@ def _reduce(T: Sched, oracle, careful: bool, scaled_points: bool,
             chunks_first: bool = False, split_loops: bool = False,
             sink_first: bool = False, nested_chunks: bool = True,
             repair: bool = True, outer_linearized: bool = False,
-            skewed_divs: bool = False) -> list[Step]:
+            skewed_divs: bool = False, flat_chunks: bool = False) -> list[Step]:
     found: list[Step] = []
     doubts: list[str] = []      # reductions whose result was found illegal once
     seen: set[str] = set()      # the reduced targets met: a repeat is a cycle
@@ -361,11 +367,12 @@ def _reduce(T: Sched, oracle, careful: bool, scaled_points: bool,
         lambda: repair and _unreversed_chunks(T),
         lambda: _empty_divs(T),
         lambda: _unskew_divs_once(T, found, oracle),
+        lambda: flat_chunks and _flat_chunks(T),
         lambda: outer_linearized and oracle is not None
         and _unlinearize_once(T, found, oracle, outer=True),
     ]
     if skewed_divs:
-        kinds.insert(1, kinds.pop(-2))
+        kinds.insert(1, kinds.pop(-3))
     if chunks_first:
         kinds.insert(1, kinds.pop(4))
     if sink_first:
@@ -962,6 +969,22 @@ def _unskew_divs_once(T: Sched, found: list[Step], oracle=None) -> bool:
                             ok = False
                     if ok and _taken(T, X, [Step("skew", (prefix, q, t, -c))], found, oracle):
                         return True
+    return False
+
+
+def _flat_chunks(T: Sched) -> bool:
+    """XXX"""
+    for r in T.rels:
+        for t, a in enumerate(r.alphas, 1):
+            if not a.keys("i"):
+                continue
+            for sign, num, size in _signed_chunks(T, a):
+                if sign != 1 or not num.keys("i"):
+                    continue
+                new = T.divs.get(num, size)
+                if new != a and not new.keys("i"):
+                    r.alphas[t - 1] = new
+                    return True
     return False
 
 
