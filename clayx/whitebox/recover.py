@@ -67,6 +67,7 @@ the same statements.  Output: steps that turn ``O`` into ``T`` exactly.
 from __future__ import annotations
 
 from fractions import Fraction
+from math import gcd
 from typing import Sequence
 
 from ..errors import ClayxError
@@ -301,10 +302,12 @@ def reduce(T: Sched, oracle=None, careful: bool = False, repair: bool = True) ->
             return _reduce(T, oracle, careful, True, repair=repair, skewed_divs=True)
         except WhiteboxError:
             pass
-        for scaled in (True, False):
+        for flat, scaled, nested in ((True, True, True), (True, False, True),
+                                     (EARLY, True, BESIDE_POINTS)):
             T.rels = [r.copy() for r in start.rels]
             try:
-                return _reduce(T, oracle, careful, scaled, repair=repair, flat_chunks=True)
+                return _reduce(T, oracle, careful, scaled, repair=repair, flat_chunks=flat,
+                               nested_chunks=nested)
             except WhiteboxError:
                 pass
         T.rels = start.rels
@@ -315,6 +318,9 @@ def reduce(T: Sched, oracle=None, careful: bool = False, repair: bool = True) ->
 #: dimension is read as one even where a dimension is its point loop
 #: (:func:`_chunk_of_chunk`).
 BESIDE_POINTS = "beside points"
+
+#: ``flat_chunks`` of :func:`_reduce`'s last pass: XXX
+EARLY = "early"
 
 #: The passes of :func:`reduce` after the first (which reads scaled point
 #: loops as scaled after the tile, the tiles undone after the scalings, no
@@ -371,6 +377,8 @@ def _reduce(T: Sched, oracle, careful: bool, scaled_points: bool,
         lambda: outer_linearized and oracle is not None
         and _unlinearize_once(T, found, oracle, outer=True),
     ]
+    if flat_chunks == EARLY:
+        kinds.insert(1, kinds.pop(-2))
     if skewed_divs:
         kinds.insert(1, kinds.pop(-3))
     if chunks_first:
@@ -948,8 +956,9 @@ def _unskew_divs_once(T: Sched, found: list[Step], oracle=None) -> bool:
             if not ds:
                 continue
             for t, b in enumerate(r.alphas, 1):
-                if t == q or not any(k in b.c for k in ds):
-                    continue
+                if t == q or not any(k in b.c for k in ds) \
+                        or t > q and _shifted_div(b) is None:
+                    continue    # (by an inner loop: only by a chunk loop)
                 k = next(k for k in ds if k in b.c)
                 c = Fraction(a[k]) / Fraction(b[k])
                 if c.denominator != 1:
@@ -972,8 +981,51 @@ def _unskew_divs_once(T: Sched, found: list[Step], oracle=None) -> bool:
     return False
 
 
+def _nested_sizes(T: Sched, a: Aff) -> list[int]:
+    """The sizes of the divs of ``a`` and of the divs in their numerators,
+    and their products (the sizes a chunk that isl wrote with nested divs
+    can have)."""
+    sizes, todo = [], list(a.keys("d"))
+    while todo:
+        num, size = T.divs.of(todo.pop())
+        sizes.append(size)
+        todo += num.keys("d")
+    out = {1}
+    for size in sizes:
+        out |= {x * size for x in out}
+    return sorted(out - {1})
+
+
+def _nested_chunks(T: Sched) -> bool:
+    """XXX"""
+    for r in T.rels:
+        if r.empty or r.stdom is None:
+            continue
+        for t, a in enumerate(r.alphas, 1):
+            if not any(T.divs.of(k)[0].keys("d") and T.divs.of(k)[0].keys("i")
+                       for k in a.keys("d")):
+                continue    # (a chunk of a chunk loop stays)
+            g = 0
+            for k, v in a.c.items():
+                if k[0] in "id":
+                    g = gcd(g, int(v)) if Fraction(v).denominator == 1 else 1
+            for e in dict.fromkeys(x for x in r.alphas
+                                   if x.keys("i") and not x.keys("d") and x.is_integral):
+                for size in _nested_sizes(T, a):
+                    for scale in dict.fromkeys((g, 1)):
+                        new = T.divs.get(e, size).scale(scale)
+                        if not new.keys("d") or not _equal_on(r, a - a.part("p", "1"), new,
+                                                              T.divs):
+                            continue
+                        r.alphas[t - 1] = new + a.part("p", "1")
+                        return True
+    return False
+
+
 def _flat_chunks(T: Sched) -> bool:
     """XXX"""
+    if _nested_chunks(T):
+        return True
     for r in T.rels:
         for t, a in enumerate(r.alphas, 1):
             if not a.keys("i"):
