@@ -66,6 +66,7 @@ the same statements.  Output: steps that turn ``O`` into ``T`` exactly.
 
 from __future__ import annotations
 
+import itertools
 from fractions import Fraction
 from math import gcd
 from typing import Sequence
@@ -1012,12 +1013,20 @@ def _nested_chunks(T: Sched) -> bool:
             for e in dict.fromkeys(x for x in r.alphas
                                    if x.keys("i") and not x.keys("d") and x.is_integral):
                 for size in _nested_sizes(T, a):
-                    for scale in dict.fromkeys((g, 1)):
+                    for scale, shift in itertools.product(dict.fromkeys((g, 1)),
+                                                          dict.fromkeys((Aff(), a.part("p", "1")))):
                         new = T.divs.get(e, size).scale(scale)
-                        if not new.keys("d") or not _equal_on(r, a - a.part("p", "1"), new,
-                                                              T.divs):
+                        if not new.keys("d") or not _equal_on(r, a - shift, new, T.divs):
                             continue
-                        r.alphas[t - 1] = new + a.part("p", "1")
+                        r.alphas[t - 1] = new + shift
+                        k = a.keys("d")[0]
+                        expr = (new + shift - (a - Aff.var(k).scale(a[k]))).scale(
+                            Fraction(1, int(a[k])))
+                        if len(a.keys("d")) == 1 and expr.is_integral:
+                            # the other dimensions with the same div, in
+                            # terms of the chunk
+                            r.alphas = [x.substitute(k, expr.integral()) if k in x.c else x
+                                        for x in r.alphas]
                         return True
     return False
 
@@ -1027,9 +1036,10 @@ def _flat_chunks(T: Sched) -> bool:
     if _nested_chunks(T):
         return True
     for r in T.rels:
+        owners = {_shifted_div(a) for a in r.alphas}
         for t, a in enumerate(r.alphas, 1):
-            if not a.keys("i"):
-                continue
+            if not a.keys("i") or any(k in owners for k in a.keys("d")):
+                continue    # (a skew by a chunk loop: _unskew_once's)
             for sign, num, size in _signed_chunks(T, a):
                 if sign != 1 or not num.keys("i"):
                     continue
