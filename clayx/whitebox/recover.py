@@ -287,28 +287,17 @@ def reduce(T: Sched, oracle=None, careful: bool = False, repair: bool = True) ->
             return _reduce(T, oracle, careful, True, nested_chunks=BESIDE_POINTS, repair=repair)
         except WhiteboxError:
             pass
+        # then the tile loops changed after the tiling (:data:`SKEWED_PASSES`)
         for X, last in _skewed_tiles(start, oracle):
             T.rels = X.rels
             try:
                 return _reduce(T, oracle, careful, True, repair=repair) + last
             except WhiteboxError:
                 pass
-        T.rels = [r.copy() for r in start.rels]
-        try:
-            return _reduce(T, oracle, careful, True, repair=repair, outer_linearized=True)
-        except WhiteboxError:
-            pass
-        T.rels = [r.copy() for r in start.rels]
-        try:
-            return _reduce(T, oracle, careful, True, repair=repair, skewed_divs=True)
-        except WhiteboxError:
-            pass
-        for flat, scaled, nested in ((True, True, True), (True, False, True),
-                                     (EARLY, True, BESIDE_POINTS)):
+        for scaled, options in SKEWED_PASSES:
             T.rels = [r.copy() for r in start.rels]
             try:
-                return _reduce(T, oracle, careful, scaled, repair=repair, flat_chunks=flat,
-                               nested_chunks=nested)
+                return _reduce(T, oracle, careful, scaled, repair=repair, **options)
             except WhiteboxError:
                 pass
         T.rels = start.rels
@@ -320,8 +309,31 @@ def reduce(T: Sched, oracle=None, careful: bool = False, repair: bool = True) ->
 #: (:func:`_chunk_of_chunk`).
 BESIDE_POINTS = "beside points"
 
-#: ``flat_chunks`` of :func:`_reduce`'s last pass: XXX
+#: ``flat_chunks`` of :func:`_reduce`: the chunks are read flat
+#: (:func:`_flat_chunks`) before any other reduction, not after all.
 EARLY = "early"
+
+#: The last passes of :func:`reduce`, for tile loops changed after the
+#: tiling (combined with other dimensions, which the first passes' greedy
+#: reductions read as something else): ``(scaled points, options of
+#: _reduce)``.  Before them, each skew of a tile loop by other dimensions
+#: that leaves a chunk in one relation of the loop (a div plus iterators in
+#: the others) is undone first (:func:`_skewed_tiles`).  Then: a skew by a
+#: chunk loop that a ``linearize`` removed, of an outer dimension (a late
+#: reading of :func:`_unlinearize_once`: syrk fuzz seed 48199); the skews of
+#: a dimension by another one that has the same divs undone first
+#: (:func:`_unskew_divs_once`: a point loop skewed by a skewed tile loop,
+#: trmm 70205); the point loops made their chunks' before the scalings are
+#: undone (:func:`_fix_point_once` first: a part where the point loop's
+#: reshape reads as a ``grain``, trmm 81015); last, the chunks read flat
+#: (:func:`_flat_chunks`: a div plus iterators as the one div it is, isl's
+#: nested divs as the chunk they equal), after every other reduction, with
+#: or without the scaled points, then before them, with chunks of chunks
+#: beside points (seidel-2d 64196, 65076, gemm 34100, trmm 32015).
+SKEWED_PASSES = ((True, {"outer_linearized": True}), (True, {"skewed_divs": True}),
+                 (True, {"points_first": True}), (True, {"flat_chunks": True}),
+                 (False, {"flat_chunks": True}),
+                 (True, {"flat_chunks": EARLY, "nested_chunks": BESIDE_POINTS}))
 
 #: The passes of :func:`reduce` after the first (which reads scaled point
 #: loops as scaled after the tile, the tiles undone after the scalings, no
@@ -339,7 +351,8 @@ def _reduce(T: Sched, oracle, careful: bool, scaled_points: bool,
             chunks_first: bool = False, split_loops: bool = False,
             sink_first: bool = False, nested_chunks: bool = True,
             repair: bool = True, outer_linearized: bool = False,
-            skewed_divs: bool = False, flat_chunks: bool = False) -> list[Step]:
+            skewed_divs: bool = False, flat_chunks: bool = False,
+            points_first: bool = False) -> list[Step]:
     found: list[Step] = []
     doubts: list[str] = []      # reductions whose result was found illegal once
     seen: set[str] = set()      # the reduced targets met: a repeat is a cycle
@@ -378,6 +391,8 @@ def _reduce(T: Sched, oracle, careful: bool, scaled_points: bool,
         lambda: outer_linearized and oracle is not None
         and _unlinearize_once(T, found, oracle, outer=True),
     ]
+    if points_first:
+        kinds.insert(1, kinds.pop(5))
     if flat_chunks == EARLY:
         kinds.insert(1, kinds.pop(-2))
     if skewed_divs:
@@ -2488,7 +2503,10 @@ def _fix_point(T, r, t, p, sign, others, coef, const, found, oracle=None,
                 if c:
                     v = v + x.alphas[q - 1].scale(c)
             x.alphas[p - 1] = x.canon(v + const)
-        if any(not _point_of(X, x, t, p) for x in X.rels if x.tag in ids and not x.empty):
+        size = _point_size(X, X.by_tag(r.tag), t, p)
+        if any(not _point_of(X, x, t, p) and (
+                size is None or not _chunk_of(X, x, t, p, size, oracle))
+               for x in X.rels if x.tag in ids and not x.empty):
             continue    # a relation of the group whose point loop this breaks
         # direct steps, from X back to T: undo the skews and the shift, then reverse
         for q, c in zip(others, coef):
@@ -2516,6 +2534,14 @@ def _fix_point(T, r, t, p, sign, others, coef, const, found, oracle=None,
                 found.extend(reversed(direct))
                 return True
     return False
+
+
+def _point_size(X: Sched, x: Rel, t: int, p: int) -> int | None:
+    """The size ``s`` of the chunk ``α_t = floor(α_p / s)`` of ``x`` (α_p a
+    multiple of the div's numerator), else None."""
+    ch = _chunk(X, x.alphas[t - 1])
+    g = None if ch is None else _multiple(x.alphas[p - 1], ch[0])
+    return None if g is None else ch[1] * g
 
 
 def _point_of(X: Sched, x: Rel, t: int, p: int) -> bool:
