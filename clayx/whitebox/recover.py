@@ -941,7 +941,7 @@ def _skew_free(x: Rel, t: int) -> bool:
     return _is_div(a) is None and (x.empty or not (a.keys("i") or a.keys("d")))
 
 
-def _unskew_chunk_once(T: Sched, found: list[Step], oracle=None, weak: bool = False) -> bool:
+def _unskew_chunk_once(T: Sched, found: list[Step], oracle=None) -> bool:
     """Undo a ``skew`` or ``shift`` of a chunk (tile) loop by other loops
     (point loops among them): a dimension ``±d + Σ c_q·α_q + rest`` of one
     div ``d`` becomes ``±d``, for the largest group of relations under one
@@ -950,20 +950,54 @@ def _unskew_chunk_once(T: Sched, found: list[Step], oracle=None, weak: bool = Fa
     its own point loop ``α_q`` whose iterators the div shares is read by
     :func:`_self_skew` (isl writes ``floor(3i / 4) + 2·3i`` as ``floor(-i /
     4) + 7i``): it becomes that chunk."""
+    for r, t, cand in _skewed_chunks(T):
+        if _unskew_chunk_by(T, r, t, *cand, found, oracle):
+            return True
+    return False
+
+
+def _skewed_chunks(T: Sched):
+    """``(r, t, candidate)`` for each dimension ``t`` of a relation ``r``
+    that is a chunk skewed or shifted by other dimensions, and each
+    candidate ``(coef, const, others, loose)`` of :func:`_chunk_skews`."""
     for r in T.rels:
         for t, a in enumerate(r.alphas, 1):
             ds = a.keys("d")
             if len(ds) != 1 or abs(a[ds[0]]) != 1 or _is_div(a) is not None \
                     or _offset_chunk(T, r, a):
                 continue
-            for coef, const, others, loose in _chunk_skews(T, r, t, a):
-                if _unskew_chunk_by(T, r, t, coef, const, others, loose, found, oracle, weak):
-                    return True
-    return False
+            for cand in _chunk_skews(T, r, t, a):
+                yield r, t, cand
+
+
+def _skewed_tiles(T: Sched, oracle=None):
+    """``(X, direct)`` for each skew (or shift) of a tile loop that
+    :func:`_unskew_chunk_once` would undo if it could leave the other
+    relations of the loop with a chunk skewed by other dimensions (one div
+    plus iterators) rather than a plain one: ``X``, a copy of ``T`` with
+    the skew undone, and the direct steps from ``X`` to ``T``.  The tile
+    loop ``floor(j / 2)`` of two statements, skewed by a loop ``i`` after the
+    tiling, where the first statement's point loop was skewed by ``-2i``
+    before it: ``(d + i, …)`` beside ``(d, …)`` (syrk fuzz seed 64219); the
+    greedy reductions undo the second statement's tile first and are
+    stuck with the first one's.  :func:`reduce` tries each as a start,
+    last."""
+    for r, t, cand in _skewed_chunks(T):
+        X = T.copy()
+        found: list[Step] = []
+        if _unskew_chunk_by(X, X.by_tag(r.tag), t, *cand, found, oracle, weak=True):
+            yield X, list(reversed(found))
 
 
 def _unskew_divs_once(T: Sched, found: list[Step], oracle=None) -> bool:
-    """XXX"""
+    """Undo a ``skew`` of a dimension ``α_q`` by another one ``α_t`` that
+    has the same divs (a tile loop skewed by other loops, or a chunk loop
+    when ``t`` is inner): ``α_q - c·α_t`` has fewer divs than ``α_q``, for
+    the largest group of relations under one loop where none gets more
+    divs (checked by replaying the direct ``skew``).  A point loop skewed
+    by its tile loop after that tile loop was skewed by a chunk loop: ``(d0
+    + 2·d1 + i, …, d0 + 2·d1 + 2i, d1, …)``, ``α_3 - α_1`` is ``i`` (trmm fuzz
+    seed 70205)."""
     for r in T.rels:
         if r.empty:
             continue
@@ -1013,7 +1047,16 @@ def _nested_sizes(T: Sched, a: Aff) -> list[int]:
 
 
 def _nested_chunks(T: Sched) -> bool:
-    """XXX"""
+    """Write a dimension whose divs have divs and iterators in their
+    numerators (isl's form of a chunk of a scaled loop) as ``g·floor(e /
+    s) + c`` where that is equal on the relation's instances (which needs
+    its ``stdom``): ``e`` another dimension without div, ``s`` a size of
+    the divs or a product of them, ``g`` the content of the dimension's
+    coefficients, ``c`` its constant or 0.  ``3·floor(i / 16)`` as ``-3·d1
+    + 3i`` with ``d1 = floor((d0 + 2i + 2) / 3)``, ``d0 = floor((13i + 13) /
+    16)`` (a tile loop grained: gemm, seidel-2d fuzz seeds 34100, 65076).
+    The other dimensions with that div (one div) are written with the
+    chunk too.  The same function, so no step."""
     for r in T.rels:
         if r.empty or r.stdom is None:
             continue
@@ -1047,7 +1090,14 @@ def _nested_chunks(T: Sched) -> bool:
 
 
 def _flat_chunks(T: Sched) -> bool:
-    """XXX"""
+    """Read isl's nested divs as chunks (:func:`_nested_chunks`), else write
+    one dimension that is a div (coefficient ±1) plus iterators as the one
+    div ``floor(N / s)`` it is (:func:`_signed_chunks`), unless a div of it
+    is a chunk dimension of the relation (a skew by that chunk loop): the
+    chunk ``floor(3j / 4)`` whose point loop ``3j`` was reshaped after the
+    tiling, written ``floor(-j / 4) + j`` (seidel-2d fuzz seed 64196), is a
+    chunk the point loop's fixing reads.  The same function, so no step;
+    :func:`reduce`'s last passes only (:data:`SKEWED_PASSES`)."""
     if _nested_chunks(T):
         return True
     for r in T.rels:
@@ -1063,22 +1113,6 @@ def _flat_chunks(T: Sched) -> bool:
                     r.alphas[t - 1] = new
                     return True
     return False
-
-
-def _skewed_tiles(T: Sched, oracle=None):
-    """XXX"""
-    for r in T.rels:
-        for t, a in enumerate(r.alphas, 1):
-            ds = a.keys("d")
-            if len(ds) != 1 or abs(a[ds[0]]) != 1 or _is_div(a) is not None \
-                    or _offset_chunk(T, r, a):
-                continue
-            for coef, const, others, loose in _chunk_skews(T, r, t, a):
-                X = T.copy()
-                found: list[Step] = []
-                if _unskew_chunk_by(X, X.by_tag(r.tag), t, coef, const, others, loose, found,
-                                    oracle, weak=True):
-                    yield X, list(reversed(found))
 
 
 def _unreshape_skewed_chunk_once(T: Sched, found: list[Step], oracle=None) -> bool:
@@ -1263,7 +1297,9 @@ def _self_skew(T: Sched, a: Aff, point: Aff) -> int | None:
 
 def _unskew_chunk_by(T: Sched, r: Rel, t: int, coef, const: Aff, others, loose: bool,
                      found: list[Step], oracle, weak: bool = False) -> bool:
-    """One candidate of :func:`_unskew_chunk_once`."""
+    """One candidate of :func:`_unskew_chunk_once`; ``weak``: the other
+    relations of the group may be left with a chunk plus iterators
+    (:func:`_skewed_tiles`)."""
     need = max([t] + [q for q, c in zip(others, coef) if c])
     for prefix, X, ids, members in _group_copies(T, r, lambda x: x.depth >= need):
         for x in members:
@@ -1568,7 +1604,11 @@ def _unlinearize_once(T: Sched, found: list[Step], oracle=None, outer: bool = Fa
     an oracle) the schedule with the chunk loop is legal and Clay's
     ``linearize`` accepts it; the skew by that chunk loop is undone next.
     ``stripmine``, a ``skew`` by the chunk loop, ``linearize``: the point
-    loop skewed by the chunk of an outer loop (trmm fuzz seed 30005)."""
+    loop skewed by the chunk of an outer loop (trmm fuzz seed 30005).
+    ``outer`` (:data:`SKEWED_PASSES`, with an oracle): that reading too
+    where no outer dimension is the chunk's numerator, an inner one is
+    (an outer loop skewed by the chunk of an inner one: syrk fuzz seed
+    48199, ``(floor(k / 4) + i, k, j)``)."""
     for r in T.rels:
         chunks = {k for a in r.alphas if (k := _shifted_div(a)) is not None}
         for q, a in enumerate(r.alphas, 1):
@@ -2493,7 +2533,10 @@ def _fix_point(T, r, t, p, sign, others, coef, const, found, oracle=None,
     iterator terms: undone by ``reshape`` s).  With an oracle, the
     schedules before the direct steps are legal when there are several
     (a skew of a loop by an inner one, or a shift, then a reverse may pass
-    through an illegal schedule: fuzz seeds 22167, 21229)."""
+    through an illegal schedule: fuzz seeds 22167, 21229).  Every relation
+    of the set must have α_t the chunk of its new α_p, as written or on its
+    instances (:func:`_chunk_of`: a part where the point loop ``i`` is 0,
+    reshaped by ``2j``, has ``(0, 2j, …)``, trmm fuzz seed 81015)."""
     need = max([p, t] + [q for q, c in zip(others, coef) if c])
     for prefix, X, ids, members in _group_copies(T, r, lambda x: x.depth >= need):
         direct: list[Step] = []
