@@ -331,7 +331,8 @@ EARLY = "early"
 #: or without the scaled points, then before them, with chunks of chunks
 #: beside points (seidel-2d 64196, 65076, gemm 34100, trmm 32015).
 SKEWED_PASSES = ((True, {"outer_linearized": True}), (True, {"skewed_divs": True}),
-                 (True, {"points_first": True}), (True, {"flat_chunks": True}),
+                 (True, {"points_first": True}), (True, {"fused_sinks": True}),
+                 (True, {"flat_chunks": True}),
                  (False, {"flat_chunks": True}),
                  (True, {"flat_chunks": EARLY, "nested_chunks": BESIDE_POINTS}))
 
@@ -352,11 +353,17 @@ def _reduce(T: Sched, oracle, careful: bool, scaled_points: bool,
             sink_first: bool = False, nested_chunks: bool = True,
             repair: bool = True, outer_linearized: bool = False,
             skewed_divs: bool = False, flat_chunks: bool = False,
-            points_first: bool = False) -> list[Step]:
+            points_first: bool = False, fused_sinks: bool = False) -> list[Step]:
     found: list[Step] = []
     doubts: list[str] = []      # reductions whose result was found illegal once
     seen: set[str] = set()      # the reduced targets met: a repeat is a cycle
     banned: set[tuple] = set()  # careful: (state, kind) whose result was illegal
+    def unskew_divs() -> bool:
+        return _unskew_divs_once(T, found, oracle)
+
+    def flat() -> bool:
+        return bool(flat_chunks) and _flat_chunks(T)
+
     kinds = [
         lambda: (_shared_chunks(T) or _reread_chunks(T, nested_chunks) or _chunks_of_divs(T)
                  or undensify_once(T, found)),
@@ -386,17 +393,18 @@ def _reduce(T: Sched, oracle, careful: bool, scaled_points: bool,
         lambda: repair and _fix_point_once(T, found, oracle, outer=True, careful=True),
         lambda: repair and _unreversed_chunks(T),
         lambda: _empty_divs(T),
-        lambda: _unskew_divs_once(T, found, oracle),
-        lambda: flat_chunks and _flat_chunks(T),
+        unskew_divs,
+        flat,
+        lambda: fused_sinks and _sink_chunk_once(T, found, oracle, fuse=True),
         lambda: outer_linearized and oracle is not None
         and _unlinearize_once(T, found, oracle, outer=True),
     ]
-    if points_first:
-        kinds.insert(1, kinds.pop(5))
-    if flat_chunks == EARLY:
-        kinds.insert(1, kinds.pop(-2))
-    if skewed_divs:
-        kinds.insert(1, kinds.pop(-3))
+    # the last passes of reduce (SKEWED_PASSES): one kind first
+    for first, kind in ((points_first, kinds[5]), (flat_chunks == EARLY, flat),
+                        (skewed_divs, unskew_divs)):
+        if first:
+            kinds.remove(kind)
+            kinds.insert(1, kind)
     if chunks_first:
         kinds.insert(1, kinds.pop(4))
     if sink_first:
@@ -1488,7 +1496,7 @@ def _split_apart(T: Sched, node: tuple, tags: set, found: list[Step], oracle) ->
 
 
 def _sink_chunk_once(T: Sched, found: list[Step], oracle=None,
-                     reversed_point: bool = False) -> bool:
+                     reversed_point: bool = False, fuse: bool = False) -> bool:
     """Undo the ``interchange`` s that moved a chunk loop inside its point
     loop: a chunk ``α_t = floor(α_p / s)`` with ``p < t`` goes back right
     before its point loop, for the largest group of relations under one
@@ -1502,7 +1510,12 @@ def _sink_chunk_once(T: Sched, found: list[Step], oracle=None,
     that are not adjacent is undone (:func:`_chunk_swaps`): Clay's
     ``interchange`` swaps any two, and the tile ``(⌊i/4⌋, i, j)``
     interchanged 1 ↔ 3 is ``(j, i, ⌊i/4⌋)``, which the adjacent moves read
-    as ``(j, ⌊i/4⌋, i)``, another loop order (lu fuzz seed 64257)."""
+    as ``(j, ⌊i/4⌋, i)``, another loop order (lu fuzz seed 64257).
+
+    ``fuse`` (:data:`SKEWED_PASSES`): the relations of a group in several
+    loops inside the point loop (its chunk loop split after the
+    interchange) are in one loop first (:func:`_fused_inside`; the direct
+    steps: the interchanges, then the ``split`` s; lu fuzz seed 30257)."""
     for r in T.rels:
         for t, num, _ in _loose_chunks(T, r):
             point = -num if reversed_point else num
@@ -1532,9 +1545,32 @@ def _sink_chunk_once(T: Sched, found: list[Step], oracle=None,
                         continue    # a relation of the group whose chunk this moves inside
                     direct = ([Step("interchange", (prefix, m, m + 1)) for m in range(p, t)]
                               if move is None else [Step("interchange", (prefix, *move))])
+                    if fuse:
+                        if move is not None or len(prefix) > p:
+                            continue
+                        direct += _fused_inside(X, r.beta[:p], ids)
+                        if len(direct) == t - p:
+                            continue        # (one loop already: tried without fuse)
                     if _taken(T, X, direct, found, oracle):
                         return True
     return False
+
+
+def _fused_inside(X: Sched, loop: tuple, ids: set) -> list[Step]:
+    """Fuse the child loops of ``loop`` in ``X`` that hold relations of
+    ``ids`` (adjacent ones, from the first) into one; return the ``split``
+    steps that cut it again as it was (last cut first)."""
+    kids = [k for k in X.children(loop) if len(k) > len(loop)
+            and any(x.tag in ids for x in X.under(k))]
+    if len(kids) < 2 or any(len(x.beta) <= len(loop) + 1 for k in kids for x in X.under(k)):
+        return []
+    first = list(X.children(loop))
+    if first.index(kids[-1]) - first.index(kids[0]) != len(kids) - 1:
+        return []       # (not adjacent)
+    lasts = [X.under(k)[-1].tag for k in kids[:-1]]
+    for _ in kids[1:]:
+        X.fuse(kids[0])
+    return [Step("split", (X.by_tag(tag).beta, len(loop) + 1)) for tag in reversed(lasts)]
 
 
 def _unswap_then_sink_once(T: Sched, found: list[Step], oracle=None) -> bool:
