@@ -358,6 +358,9 @@ def _reduce(T: Sched, oracle, careful: bool, scaled_points: bool,
     doubts: list[str] = []      # reductions whose result was found illegal once
     seen: set[str] = set()      # the reduced targets met: a repeat is a cycle
     banned: set[tuple] = set()  # careful: (state, kind) whose result was illegal
+    def fix_points() -> bool:
+        return _fix_point_once(T, found, oracle, on_instances=points_first)
+
     def unskew_divs() -> bool:
         return _unskew_divs_once(T, found, oracle)
 
@@ -371,7 +374,7 @@ def _reduce(T: Sched, oracle, careful: bool, scaled_points: bool,
         lambda: _plain_div_once(T, found),
         lambda: _unskew_once(T, found),
         lambda: _linearize_once(T, found, oracle, doubts),
-        lambda: _fix_point_once(T, found, oracle),
+        fix_points,
         lambda: _unskew_chunk_once(T, found, oracle),
         lambda: _sink_chunk_once(T, found, oracle),
         lambda: _unskew_to_chunk_once(T, found, oracle),
@@ -400,7 +403,7 @@ def _reduce(T: Sched, oracle, careful: bool, scaled_points: bool,
         and _unlinearize_once(T, found, oracle, outer=True),
     ]
     # the last passes of reduce (SKEWED_PASSES): one kind first
-    for first, kind in ((points_first, kinds[5]), (flat_chunks == EARLY, flat),
+    for first, kind in ((points_first, fix_points), (flat_chunks == EARLY, flat),
                         (skewed_divs, unskew_divs)):
         if first:
             kinds.remove(kind)
@@ -2494,7 +2497,7 @@ def _chunk_of(T: Sched, x: Rel, t: int, p: int, size: int, oracle,
 
 
 def _fix_point_once(T: Sched, found: list[Step], oracle=None, outer: bool = False,
-                    careful: bool = False) -> bool:
+                    careful: bool = False, on_instances: bool = False) -> bool:
     """Make the dimension a chunk ``floor(e / s)`` was taken from equal to
     ``e`` again, when a ``reverse``, ``skew`` or ``shift`` changed it after
     the ``stripmine`` (checked by replaying the direct steps); then a
@@ -2505,13 +2508,14 @@ def _fix_point_once(T: Sched, found: list[Step], oracle=None, outer: bool = Fals
     ``careful`` (:func:`reduce`'s): a choice whose reduced target breaks a
     dependence is skipped, the next one tried."""
     for reshapes in (False, True):
-        if _fix_point_pass(T, found, reshapes, oracle, outer, careful):
+        if _fix_point_pass(T, found, reshapes, oracle, outer, careful, on_instances):
             return True
     return False
 
 
 def _fix_point_pass(T: Sched, found: list[Step], reshapes: bool, oracle,
-                    outer: bool = False, careful: bool = False) -> bool:
+                    outer: bool = False, careful: bool = False,
+                    on_instances: bool = False) -> bool:
     later = []      # reshapes: the candidates, fewest iterators first
     for r in T.rels:
         for t, num, size in _loose_chunks(T, r):
@@ -2554,25 +2558,26 @@ def _fix_point_pass(T: Sched, found: list[Step], reshapes: bool, oracle,
                     if const.part("i", "d").c:
                         continue
                     if _fix_point(T, r, t, p, sign, others, coef, const, found, oracle,
-                                  careful):
+                                  careful, on_instances):
                         return True
     for *_, r, t, p, sign, rest in sorted(later, key=lambda c: c[:2]):
-        if _fix_point(T, r, t, p, sign, [], [], rest, found, oracle, careful):
+        if _fix_point(T, r, t, p, sign, [], [], rest, found, oracle, careful, on_instances):
             return True
     return False
 
 
 def _fix_point(T, r, t, p, sign, others, coef, const, found, oracle=None,
-               careful: bool = False) -> bool:
+               careful: bool = False, on_instances: bool = False) -> bool:
     """Try the inverse steps that make α_p of ``r`` (and of a set of
     relations around it) ``sign·α_p + Σ coef·α_q + const`` (``const`` with
     iterator terms: undone by ``reshape`` s).  With an oracle, the
     schedules before the direct steps are legal when there are several
     (a skew of a loop by an inner one, or a shift, then a reverse may pass
     through an illegal schedule: fuzz seeds 22167, 21229).  Every relation
-    of the set must have α_t the chunk of its new α_p, as written or on its
-    instances (:func:`_chunk_of`: a part where the point loop ``i`` is 0,
-    reshaped by ``2j``, has ``(0, 2j, …)``, trmm fuzz seed 81015)."""
+    of the set must have α_t the chunk of its new α_p as written, or
+    (``on_instances``: :data:`SKEWED_PASSES`) on its instances
+    (:func:`_chunk_of`: a part where the point loop ``i`` is 0, reshaped by
+    ``2j``, has ``(0, 2j, …)``, trmm fuzz seed 81015)."""
     need = max([p, t] + [q for q, c in zip(others, coef) if c])
     for prefix, X, ids, members in _group_copies(T, r, lambda x: x.depth >= need):
         direct: list[Step] = []
@@ -2584,7 +2589,7 @@ def _fix_point(T, r, t, p, sign, others, coef, const, found, oracle=None,
             x.alphas[p - 1] = x.canon(v + const)
         size = _point_size(X, X.by_tag(r.tag), t, p)
         if any(not _point_of(X, x, t, p) and (
-                size is None or not _chunk_of(X, x, t, p, size, oracle))
+                not on_instances or size is None or not _chunk_of(X, x, t, p, size, oracle))
                for x in X.rels if x.tag in ids and not x.empty):
             continue    # a relation of the group whose point loop this breaks
         # direct steps, from X back to T: undo the skews and the shift, then reverse
