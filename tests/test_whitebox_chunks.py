@@ -234,11 +234,13 @@ def test_a_reshape_that_merges_dates_of_another_statement_is_not_undone_there():
 #: Sequences whose chunk dimensions are still not expressed: refused with
 #: a WhiteboxError, never a sequence failing its replay.
 REFUSED = [
-    # a chunk loop skewed by a loop that an unembed then took away (its
-    # iterator is in no other dimension of S1); trmm's reshaped-away point
-    # loop, refused here before, is recovered (test_whitebox_chunks3.py)
-    ("gemm", "stripmine([0], 1, 3); skew([0, 0, 1], 1, 4, -2); unembed([0, 0, 1, 0, 0]); "
-             "embed([0, 0, 1, 0]); fuse([0]); unembed([0, 0, 1, 0, 0]);"),
+    # a tile of a tile loop whose point loop was strip-mined again and
+    # interchanged (trmm fuzz seed 15055); trmm's reshaped-away point loop
+    # and gemm's chunk loop skewed by a loop an unembed took away, refused
+    # here before, are recovered (test_whitebox_chunks3.py, chunks4.py)
+    ("trmm", "tile([0, 0, 0], 1, 1, 2); stripmine([0], 1, 5); skew([0, 0, 0, 0], 5, 4, -2); "
+             "reshape([0, 0], 1, 1, -1); shift([0, 0, 0], 2, {}, -3); "
+             "stripmine([0, 0, 0, 0], 2, 3); interchange([0, 0, 0, 0, 0, 0, 0], 4, 3);"),
 ]
 
 

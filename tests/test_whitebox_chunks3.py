@@ -15,11 +15,10 @@ from __future__ import annotations
 
 import pytest
 
-from clayx.whitebox import WhiteboxError, whitebox
 from clayx.whitebox.model import Aff, it, par
 from clayx.whitebox.steps import Step
 
-from whitebox_cases import (assert_recovered, assert_recovered_code_runs, session,
+from whitebox_cases import (assert_recovered, assert_recovered_code_runs,
                             symbolic_target as _target, recover_module as _recover)
 
 
@@ -274,28 +273,8 @@ def test_a_reversed_div_reads_as_the_plain_chunk():
         assert _recover._plain_chunk(T, a) == a
 
 
-#: Sequences of this class still refused: a WhiteboxError, never a
-#: sequence failing its replay.
-REFUSED = [
-    # two tiles with skews: the second chunk hidden where no combination of
-    # the dimensions without the first chunk gives it
-    ("trmm", "tile([0], 2, 2, 3); skew([0, 0, 0], 1, 3, -2); reorder_loops([0, 0], 2); "
-             "stripmine([0, 0], 1, 2); skew([0, 0, 0, 0], 1, 4, -2); skew([0], 3, 1, -1);"),
-    # the point loop grained and interchanged outside its chunk loop
-    ("lu", "tile([0], 2, 2, 5); grain([0], 3, 2); interchange([0], 3, 2); "
-           "split_children([0, 0, 0], 1); embed([0, 0, 0, 0, 0]);"),
-    # a reshape of a collapsed, grained point loop by another loop
-    ("seidel-2d", "interchange([0, 0, 0, 0], 3, 3); grain([0, 0, 0], 3, 3); "
-                  "iss([0, 0, 0], {0, 1 | | 1, 1 | -2}); collapse([0, 0, 0]); "
-                  "stripmine([0, 0, 0], 3, 4); reshape([0, 0, 0], 4, 2, -1);"),
-]
-
-
-@pytest.mark.parametrize("stem,seq", REFUSED)
-def test_unexpressed_chunks_are_refused_not_replayed_wrong(stem, seq):
-    s = session(stem, seq)
-    with pytest.raises(WhiteboxError, match="strip-mined|same date|tiling"):
-        whitebox(s.original, s.current.schedule)
+# The sequences of this class refused here before (trmm 70205, lu 30257,
+# seidel-2d 64196) are recovered: test_whitebox_chunks4.py.
 
 
 @pytest.mark.slow

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import pytest
 
-from clayx.whitebox import Oracle, WhiteboxError, symbolic, whitebox
+from clayx.whitebox import Oracle, symbolic
 from clayx.whitebox.model import Divs
 from clayx.whitebox.targets import start_of
 
@@ -319,27 +319,11 @@ def test_late_splits_of_pairs_with_other_dimensions_share_the_form_not_the_inequ
     assert all(_recover._alpha_form(T.by_tag(tag), c) == form for tag, (c, _) in parts.items())
 
 
-#: Refused still, with the reason (not a recovery of the order of α steps).
-REFUSED = [
-    # (trmm 27175 and lu 31197, refused here before, are recovered:
-    # tests/test_whitebox_order2.py and tests/test_whitebox_tileorder.py)
-    # (mvt's tile of a tile loop, reversed inside and reshaped, fuzz seed
-    # 40082, refused here before, is recovered: tests/test_whitebox_strides.py)
-    # a tile of a loop whose peeled part isl writes without the tile loop
-    # (0 there), the point loop reshaped: every reading the recovery knows
-    # breaks a dependence (fuzz seed 81015)
-    ("trmm", "peel([0, 0, 0], {0, 0 | -2}); tile([0], 1, 1, 5); skew([0, 0, 0, 0], 4, 2, 2); "
-             "reshape([0, 0, 0], 2, 2, -2);",
-     r"cannot order the target's tiling legally: every way the recovery knows to undo the "
-     r"strip-mined dimension 1 of S0 \(d0\)"),
-]
-
-
-@pytest.mark.parametrize("stem,seq,msg", REFUSED, ids=[f"{c[0]}-{k}" for k, c in enumerate(REFUSED)])
-def test_unordered_cases_are_refused_not_replayed_wrong(stem, seq, msg):
-    s = _session(stem, seq)
-    with pytest.raises(WhiteboxError, match=msg):
-        whitebox(s.original, s.current.schedule)
+# (trmm 27175 and lu 31197, refused here before, are recovered:
+# tests/test_whitebox_order2.py and tests/test_whitebox_tileorder.py; mvt's
+# tile of a tile loop, reversed inside and reshaped, fuzz seed 40082:
+# tests/test_whitebox_strides.py; trmm's tile of a loop whose peeled part isl
+# writes without the tile loop, fuzz seed 81015: tests/test_whitebox_chunks4.py)
 
 
 @pytest.mark.slow

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from clayx.whitebox import Oracle, WhiteboxError, symbolic, whitebox
+from clayx.whitebox import Oracle, symbolic, whitebox
 from clayx.whitebox.model import Divs
 from clayx.whitebox.replay import same_dates
 from clayx.whitebox.targets import start_of
@@ -144,24 +144,21 @@ CASES = [
      "skew([0, 1], 2, 3, 1);\n"),
 ]
 
-#: Targets refused with a message naming the part: once recovered into a
-#: sequence that failed its replay (no legal order is known), or refused
-#: without saying which directive made the part
-REFUSED = [
-    # the tile's steps, undone at once by the reduction, pass through a
-    # schedule that breaks a dependence (the trmm sequence refused here
-    # before, no order of its α steps legal, is recovered:
-    # tests/test_whitebox_order2.py; so was the tile of a skewed tile:
-    # tests/test_whitebox_order.py)
-    # (lu's tile passing through such a schedule, refused here before, is
-    # recovered: tests/test_whitebox_tileorder.py; so is mvt's reversed tile
-    # of a tile loop: tests/test_whitebox_strides.py)
-    ("trmm", "peel([0, 0, 0], {0, 0 | -2}); tile([0], 1, 1, 5); skew([0, 0, 0, 0], 4, 2, 2); "
-             "reshape([0, 0, 0], 2, 2, -2);",
-     "legally"),
-    # (Clay's unroll, refused here before, is recovered now:
-    # tests/test_whitebox_unroll.py)
-]
+# Targets refused here before with a message naming the part (no legal order
+# known), all recovered now:
+# the tile's steps, undone at once by the reduction, pass through a
+# schedule that breaks a dependence (the trmm sequence refused here
+# before, no order of its α steps legal, is recovered:
+# tests/test_whitebox_order2.py; so was the tile of a skewed tile:
+# tests/test_whitebox_order.py)
+# (lu's tile passing through such a schedule, refused here before, is
+# recovered: tests/test_whitebox_tileorder.py; so is mvt's reversed tile
+# of a tile loop: tests/test_whitebox_strides.py)
+# (trmm's tile of a loop whose peeled part isl writes without the tile
+# loop, refused here before, is recovered: tests/test_whitebox_chunks4.py)
+# (Clay's unroll, refused here before, is recovered now:
+# tests/test_whitebox_unroll.py)
+
 
 @pytest.mark.parametrize("stem,seq,want", CASES, ids=[f"{c[0]}-{k}" for k, c in enumerate(CASES)])
 def test_fuzzer_sequence_is_recovered_and_replays(stem, seq, want):
@@ -214,15 +211,6 @@ def test_a_doubled_chunk_is_two_stripmines_not_a_skew():
     steps, core = _reduced("jacobi-1d", CASES[0][1], oracle=True)
     assert steps == ["stripmine([0], 1, 2);", "stripmine([0], 2, 2);"]
     assert [a.text() for a in core.rels[0].alphas] == ["i0", "i1"]
-
-
-@pytest.mark.parametrize("stem,seq,words", REFUSED)
-def test_no_legal_order_is_a_refusal_not_a_failed_replay(stem, seq, words):
-    s = _session(stem, seq)
-    with pytest.raises(WhiteboxError) as e:
-        whitebox(s.original, s.current.schedule)
-    assert not str(e.value).startswith("bug:")
-    assert words in str(e.value)
 
 
 def test_a_sequence_failing_its_replay_is_recovered_again_with_every_choice_checked():

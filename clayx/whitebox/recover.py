@@ -66,7 +66,9 @@ the same statements.  Output: steps that turn ``O`` into ``T`` exactly.
 
 from __future__ import annotations
 
+import itertools
 from fractions import Fraction
+from math import gcd
 from typing import Sequence
 
 from ..errors import ClayxError
@@ -292,6 +294,19 @@ def reduce(T: Sched, oracle=None, careful: bool = False, repair: bool = True) ->
             return _reduce(T, oracle, careful, True, nested_chunks=BESIDE_POINTS, repair=repair)
         except WhiteboxError:
             pass
+        # then the tile loops changed after the tiling (:data:`SKEWED_PASSES`)
+        for X, last in _skewed_tiles(start, oracle):
+            T.rels = X.rels
+            try:
+                return _reduce(T, oracle, careful, True, repair=repair) + last
+            except WhiteboxError:
+                pass
+        for scaled, options in SKEWED_PASSES:
+            T.rels = [r.copy() for r in start.rels]
+            try:
+                return _reduce(T, oracle, careful, scaled, repair=repair, **options)
+            except WhiteboxError:
+                pass
         T.rels = start.rels
         raise e from None
 
@@ -300,6 +315,33 @@ def reduce(T: Sched, oracle=None, careful: bool = False, repair: bool = True) ->
 #: dimension is read as one even where a dimension is its point loop
 #: (:func:`_chunk_of_chunk`).
 BESIDE_POINTS = "beside points"
+
+#: ``flat_chunks`` of :func:`_reduce`: the chunks are read flat
+#: (:func:`_flat_chunks`) before any other reduction, not after all.
+EARLY = "early"
+
+#: The last passes of :func:`reduce`, for tile loops changed after the
+#: tiling (combined with other dimensions, which the first passes' greedy
+#: reductions read as something else): ``(scaled points, options of
+#: _reduce)``.  Before them, each skew of a tile loop by other dimensions
+#: that leaves a chunk in one relation of the loop (a div plus iterators in
+#: the others) is undone first (:func:`_skewed_tiles`).  Then: a skew by a
+#: chunk loop that a ``linearize`` removed, of an outer dimension (a late
+#: reading of :func:`_unlinearize_once`: syrk fuzz seed 48199); the skews of
+#: a dimension by another one that has the same divs undone first
+#: (:func:`_unskew_divs_once`: a point loop skewed by a skewed tile loop,
+#: trmm 70205); the point loops made their chunks' before the scalings are
+#: undone (:func:`_fix_point_once` first: a part where the point loop's
+#: reshape reads as a ``grain``, trmm 81015); last, the chunks read flat
+#: (:func:`_flat_chunks`: a div plus iterators as the one div it is, isl's
+#: nested divs as the chunk they equal), after every other reduction, with
+#: or without the scaled points, then before them, with chunks of chunks
+#: beside points (seidel-2d 64196, 65076, gemm 34100, trmm 32015).
+SKEWED_PASSES = ((True, {"outer_linearized": True}), (True, {"skewed_divs": True}),
+                 (True, {"points_first": True}), (True, {"fused_sinks": True}),
+                 (True, {"flat_chunks": True}),
+                 (False, {"flat_chunks": True}),
+                 (True, {"flat_chunks": EARLY, "nested_chunks": BESIDE_POINTS}))
 
 #: The passes of :func:`reduce` after the first (which reads scaled point
 #: loops as scaled after the tile, the tiles undone after the scalings, no
@@ -316,11 +358,22 @@ REDUCE_PASSES = ((False, False, False, False), (False, True, False, False),
 def _reduce(T: Sched, oracle, careful: bool, scaled_points: bool,
             chunks_first: bool = False, split_loops: bool = False,
             sink_first: bool = False, nested_chunks: bool = True,
-            repair: bool = True) -> list[Step]:
+            repair: bool = True, outer_linearized: bool = False,
+            skewed_divs: bool = False, flat_chunks: bool = False,
+            points_first: bool = False, fused_sinks: bool = False) -> list[Step]:
     found: list[Step] = []
     doubts: list[str] = []      # reductions whose result was found illegal once
     seen: set[str] = set()      # the reduced targets met: a repeat is a cycle
     banned: set[tuple] = set()  # careful: (state, kind) whose result was illegal
+    def fix_points() -> bool:
+        return _fix_point_once(T, found, oracle, on_instances=points_first)
+
+    def unskew_divs() -> bool:
+        return _unskew_divs_once(T, found, oracle)
+
+    def flat() -> bool:
+        return bool(flat_chunks) and _flat_chunks(T)
+
     kinds = [
         lambda: (_shared_chunks(T) or _reread_chunks(T, nested_chunks) or _chunks_of_divs(T)
                  or undensify_once(T, found)),
@@ -328,7 +381,7 @@ def _reduce(T: Sched, oracle, careful: bool, scaled_points: bool,
         lambda: _plain_div_once(T, found),
         lambda: _unskew_once(T, found),
         lambda: _linearize_once(T, found, oracle, doubts),
-        lambda: _fix_point_once(T, found, oracle),
+        fix_points,
         lambda: _unskew_chunk_once(T, found, oracle),
         lambda: _sink_chunk_once(T, found, oracle),
         lambda: _unskew_to_chunk_once(T, found, oracle),
@@ -350,7 +403,18 @@ def _reduce(T: Sched, oracle, careful: bool, scaled_points: bool,
         lambda: repair and _fix_point_once(T, found, oracle, outer=True, careful=True),
         lambda: repair and _unreversed_chunks(T),
         lambda: _empty_divs(T),
+        unskew_divs,
+        flat,
+        lambda: fused_sinks and _sink_chunk_once(T, found, oracle, fuse=True),
+        lambda: outer_linearized and oracle is not None
+        and _unlinearize_once(T, found, oracle, outer=True),
     ]
+    # the last passes of reduce (SKEWED_PASSES): one kind first
+    for first, kind in ((points_first, fix_points), (flat_chunks == EARLY, flat),
+                        (skewed_divs, unskew_divs)):
+        if first:
+            kinds.remove(kind)
+            kinds.insert(1, kind)
     if chunks_first:
         kinds.insert(1, kinds.pop(4))
     if sink_first:
@@ -910,14 +974,167 @@ def _unskew_chunk_once(T: Sched, found: list[Step], oracle=None) -> bool:
     its own point loop ``α_q`` whose iterators the div shares is read by
     :func:`_self_skew` (isl writes ``floor(3i / 4) + 2·3i`` as ``floor(-i /
     4) + 7i``): it becomes that chunk."""
+    for r, t, cand in _skewed_chunks(T):
+        if _unskew_chunk_by(T, r, t, *cand, found, oracle):
+            return True
+    return False
+
+
+def _skewed_chunks(T: Sched):
+    """``(r, t, candidate)`` for each dimension ``t`` of a relation ``r``
+    that is a chunk skewed or shifted by other dimensions, and each
+    candidate ``(coef, const, others, loose)`` of :func:`_chunk_skews`."""
     for r in T.rels:
         for t, a in enumerate(r.alphas, 1):
             ds = a.keys("d")
             if len(ds) != 1 or abs(a[ds[0]]) != 1 or _is_div(a) is not None \
                     or _offset_chunk(T, r, a):
                 continue
-            for coef, const, others, loose in _chunk_skews(T, r, t, a):
-                if _unskew_chunk_by(T, r, t, coef, const, others, loose, found, oracle):
+            for cand in _chunk_skews(T, r, t, a):
+                yield r, t, cand
+
+
+def _skewed_tiles(T: Sched, oracle=None):
+    """``(X, direct)`` for each skew (or shift) of a tile loop that
+    :func:`_unskew_chunk_once` would undo if it could leave the other
+    relations of the loop with a chunk skewed by other dimensions (one div
+    plus iterators) rather than a plain one: ``X``, a copy of ``T`` with
+    the skew undone, and the direct steps from ``X`` to ``T``.  The tile
+    loop ``floor(j / 2)`` of two statements, skewed by a loop ``i`` after the
+    tiling, where the first statement's point loop was skewed by ``-2i``
+    before it: ``(d + i, …)`` beside ``(d, …)`` (syrk fuzz seed 64219); the
+    greedy reductions undo the second statement's tile first and are
+    stuck with the first one's.  :func:`reduce` tries each as a start,
+    last."""
+    for r, t, cand in _skewed_chunks(T):
+        X = T.copy()
+        found: list[Step] = []
+        if _unskew_chunk_by(X, X.by_tag(r.tag), t, *cand, found, oracle, weak=True):
+            yield X, list(reversed(found))
+
+
+def _unskew_divs_once(T: Sched, found: list[Step], oracle=None) -> bool:
+    """Undo a ``skew`` of a dimension ``α_q`` by another one ``α_t`` that
+    has the same divs (a tile loop skewed by other loops, or a chunk loop
+    when ``t`` is inner): ``α_q - c·α_t`` has fewer divs than ``α_q``, for
+    the largest group of relations under one loop where none gets more
+    divs (checked by replaying the direct ``skew``).  A point loop skewed
+    by its tile loop after that tile loop was skewed by a chunk loop: ``(d0
+    + 2·d1 + i, …, d0 + 2·d1 + 2i, d1, …)``, ``α_3 - α_1`` is ``i`` (trmm fuzz
+    seed 70205)."""
+    for r in T.rels:
+        if r.empty:
+            continue
+        for q, a in enumerate(r.alphas, 1):
+            ds = a.keys("d")
+            if not ds:
+                continue
+            for t, b in enumerate(r.alphas, 1):
+                if t == q or not any(k in b.c for k in ds) \
+                        or t > q and _shifted_div(b) is None:
+                    continue    # (by an inner loop: only by a chunk loop)
+                k = next(k for k in ds if k in b.c)
+                c = Fraction(a[k]) / Fraction(b[k])
+                if c.denominator != 1:
+                    continue
+                c = int(c)
+                if len((a - b.scale(c)).keys("d")) >= len(ds):
+                    continue
+                for prefix, X, ids, members in _group_copies(
+                        T, r, lambda x: x.depth >= max(q, t)):
+                    if not T.is_loop(prefix):
+                        continue
+                    ok = True
+                    for x in members:
+                        old = x.alphas[q - 1]
+                        x.alphas[q - 1] = x.canon(old - x.alphas[t - 1].scale(c))
+                        if not x.empty and len(x.alphas[q - 1].keys("d")) > len(old.keys("d")):
+                            ok = False
+                    if ok and _taken(T, X, [Step("skew", (prefix, q, t, -c))], found, oracle):
+                        return True
+    return False
+
+
+def _nested_sizes(T: Sched, a: Aff) -> list[int]:
+    """The sizes of the divs of ``a`` and of the divs in their numerators,
+    and their products (the sizes a chunk that isl wrote with nested divs
+    can have)."""
+    sizes, todo = [], list(a.keys("d"))
+    while todo:
+        num, size = T.divs.of(todo.pop())
+        sizes.append(size)
+        todo += num.keys("d")
+    out = {1}
+    for size in sizes:
+        out |= {x * size for x in out}
+    return sorted(out - {1})
+
+
+def _nested_chunks(T: Sched) -> bool:
+    """Write a dimension whose divs have divs and iterators in their
+    numerators (isl's form of a chunk of a scaled loop) as ``g·floor(e /
+    s) + c`` where that is equal on the relation's instances (which needs
+    its ``stdom``): ``e`` another dimension without div, ``s`` a size of
+    the divs or a product of them, ``g`` the content of the dimension's
+    coefficients, ``c`` its constant or 0.  ``3·floor(i / 16)`` as ``-3·d1
+    + 3i`` with ``d1 = floor((d0 + 2i + 2) / 3)``, ``d0 = floor((13i + 13) /
+    16)`` (a tile loop grained: gemm, seidel-2d fuzz seeds 34100, 65076).
+    The other dimensions with that div (one div) are written with the
+    chunk too.  The same function, so no step."""
+    for r in T.rels:
+        if r.empty or r.stdom is None:
+            continue
+        for t, a in enumerate(r.alphas, 1):
+            if not any(T.divs.of(k)[0].keys("d") and T.divs.of(k)[0].keys("i")
+                       for k in a.keys("d")):
+                continue    # (a chunk of a chunk loop stays)
+            g = 0
+            for k, v in a.c.items():
+                if k[0] in "id":
+                    g = gcd(g, int(v)) if Fraction(v).denominator == 1 else 1
+            for e in dict.fromkeys(x for x in r.alphas
+                                   if x.keys("i") and not x.keys("d") and x.is_integral):
+                for size in _nested_sizes(T, a):
+                    for scale, shift in itertools.product(dict.fromkeys((g, 1)),
+                                                          dict.fromkeys((Aff(), a.part("p", "1")))):
+                        new = T.divs.get(e, size).scale(scale)
+                        if not new.keys("d") or not _equal_on(r, a - shift, new, T.divs):
+                            continue
+                        r.alphas[t - 1] = new + shift
+                        k = a.keys("d")[0]
+                        expr = (new + shift - (a - Aff.var(k).scale(a[k]))).scale(
+                            Fraction(1, int(a[k])))
+                        if len(a.keys("d")) == 1 and expr.is_integral:
+                            # the other dimensions with the same div, in
+                            # terms of the chunk
+                            r.alphas = [x.substitute(k, expr.integral()) if k in x.c else x
+                                        for x in r.alphas]
+                        return True
+    return False
+
+
+def _flat_chunks(T: Sched) -> bool:
+    """Read isl's nested divs as chunks (:func:`_nested_chunks`), else write
+    one dimension that is a div (coefficient ±1) plus iterators as the one
+    div ``floor(N / s)`` it is (:func:`_signed_chunks`), unless a div of it
+    is a chunk dimension of the relation (a skew by that chunk loop): the
+    chunk ``floor(3j / 4)`` whose point loop ``3j`` was reshaped after the
+    tiling, written ``floor(-j / 4) + j`` (seidel-2d fuzz seed 64196), is a
+    chunk the point loop's fixing reads.  The same function, so no step;
+    :func:`reduce`'s last passes only (:data:`SKEWED_PASSES`)."""
+    if _nested_chunks(T):
+        return True
+    for r in T.rels:
+        owners = {_shifted_div(a) for a in r.alphas}
+        for t, a in enumerate(r.alphas, 1):
+            if not a.keys("i") or any(k in owners for k in a.keys("d")):
+                continue    # (a skew by a chunk loop: _unskew_once's)
+            for sign, num, size in _signed_chunks(T, a):
+                if sign != 1 or not num.keys("i"):
+                    continue
+                new = T.divs.get(num, size)
+                if new != a and not new.keys("i"):
+                    r.alphas[t - 1] = new
                     return True
     return False
 
@@ -1103,8 +1320,10 @@ def _self_skew(T: Sched, a: Aff, point: Aff) -> int | None:
 
 
 def _unskew_chunk_by(T: Sched, r: Rel, t: int, coef, const: Aff, others, loose: bool,
-                     found: list[Step], oracle) -> bool:
-    """One candidate of :func:`_unskew_chunk_once`."""
+                     found: list[Step], oracle, weak: bool = False) -> bool:
+    """One candidate of :func:`_unskew_chunk_once`; ``weak``: the other
+    relations of the group may be left with a chunk plus iterators
+    (:func:`_skewed_tiles`)."""
     need = max([t] + [q for q, c in zip(others, coef) if c])
     for prefix, X, ids, members in _group_copies(T, r, lambda x: x.depth >= need):
         for x in members:
@@ -1115,6 +1334,7 @@ def _unskew_chunk_by(T: Sched, r: Rel, t: int, coef, const: Aff, others, loose: 
             x.alphas[t - 1] = x.canon(v)
         if any(_is_div(x.alphas[t - 1]) is None
                and (not loose or _chunk_in(X, x, x.alphas[t - 1]) is None)
+               and not (weak and x.tag != r.tag and _signed_chunks(X, x.alphas[t - 1]))
                for x in X.rels if x.tag in ids):
             continue            # no progress for some of the group
         direct = [Step("skew", (prefix, t, q, -int(c)))
@@ -1292,7 +1512,7 @@ def _split_apart(T: Sched, node: tuple, tags: set, found: list[Step], oracle) ->
 
 
 def _sink_chunk_once(T: Sched, found: list[Step], oracle=None,
-                     reversed_point: bool = False) -> bool:
+                     reversed_point: bool = False, fuse: bool = False) -> bool:
     """Undo the ``interchange`` s that moved a chunk loop inside its point
     loop: a chunk ``α_t = floor(α_p / s)`` with ``p < t`` goes back right
     before its point loop, for the largest group of relations under one
@@ -1306,7 +1526,12 @@ def _sink_chunk_once(T: Sched, found: list[Step], oracle=None,
     that are not adjacent is undone (:func:`_chunk_swaps`): Clay's
     ``interchange`` swaps any two, and the tile ``(⌊i/4⌋, i, j)``
     interchanged 1 ↔ 3 is ``(j, i, ⌊i/4⌋)``, which the adjacent moves read
-    as ``(j, ⌊i/4⌋, i)``, another loop order (lu fuzz seed 64257)."""
+    as ``(j, ⌊i/4⌋, i)``, another loop order (lu fuzz seed 64257).
+
+    ``fuse`` (:data:`SKEWED_PASSES`): the relations of a group in several
+    loops inside the point loop (its chunk loop split after the
+    interchange) are in one loop first (:func:`_fused_inside`; the direct
+    steps: the interchanges, then the ``split`` s; lu fuzz seed 30257)."""
     for r in T.rels:
         for t, num, _ in _loose_chunks(T, r):
             point = -num if reversed_point else num
@@ -1336,9 +1561,32 @@ def _sink_chunk_once(T: Sched, found: list[Step], oracle=None,
                         continue    # a relation of the group whose chunk this moves inside
                     direct = ([Step("interchange", (prefix, m, m + 1)) for m in range(p, t)]
                               if move is None else [Step("interchange", (prefix, *move))])
+                    if fuse:
+                        if move is not None or len(prefix) > p:
+                            continue
+                        direct += _fused_inside(X, r.beta[:p], ids)
+                        if len(direct) == t - p:
+                            continue        # (one loop already: tried without fuse)
                     if _taken(T, X, direct, found, oracle):
                         return True
     return False
+
+
+def _fused_inside(X: Sched, loop: tuple, ids: set) -> list[Step]:
+    """Fuse the child loops of ``loop`` in ``X`` that hold relations of
+    ``ids`` (adjacent ones, from the first) into one; return the ``split``
+    steps that cut it again as it was (last cut first)."""
+    kids = [k for k in X.children(loop) if len(k) > len(loop)
+            and any(x.tag in ids for x in X.under(k))]
+    if len(kids) < 2 or any(len(x.beta) <= len(loop) + 1 for k in kids for x in X.under(k)):
+        return []
+    first = list(X.children(loop))
+    if first.index(kids[-1]) - first.index(kids[0]) != len(kids) - 1:
+        return []       # (not adjacent)
+    lasts = [X.under(k)[-1].tag for k in kids[:-1]]
+    for _ in kids[1:]:
+        X.fuse(kids[0])
+    return [Step("split", (X.by_tag(tag).beta, len(loop) + 1)) for tag in reversed(lasts)]
 
 
 def _unswap_then_sink_once(T: Sched, found: list[Step], oracle=None) -> bool:
@@ -1395,7 +1643,7 @@ def _chunk_swaps(r: Rel, p: int, t: int) -> list[tuple[int, int]]:
             + [(p, v) for v in range(t + 1, r.depth + 1)])
 
 
-def _unlinearize_once(T: Sched, found: list[Step], oracle=None) -> bool:
+def _unlinearize_once(T: Sched, found: list[Step], oracle=None, outer: bool = False) -> bool:
     """Undo a ``linearize`` that left a skew by the chunk loop it removed:
     a div ``floor(α_p / s)`` of an inner dimension ``α_q`` of ``r`` (not an
     outer one: that reading, a skew by an inner chunk loop, gave sequences
@@ -1408,7 +1656,11 @@ def _unlinearize_once(T: Sched, found: list[Step], oracle=None) -> bool:
     an oracle) the schedule with the chunk loop is legal and Clay's
     ``linearize`` accepts it; the skew by that chunk loop is undone next.
     ``stripmine``, a ``skew`` by the chunk loop, ``linearize``: the point
-    loop skewed by the chunk of an outer loop (trmm fuzz seed 30005)."""
+    loop skewed by the chunk of an outer loop (trmm fuzz seed 30005).
+    ``outer`` (:data:`SKEWED_PASSES`, with an oracle): that reading too
+    where no outer dimension is the chunk's numerator, an inner one is
+    (an outer loop skewed by the chunk of an inner one: syrk fuzz seed
+    48199, ``(floor(k / 4) + i, k, j)``)."""
     for r in T.rels:
         chunks = {k for a in r.alphas if (k := _shifted_div(a)) is not None}
         for q, a in enumerate(r.alphas, 1):
@@ -1417,6 +1669,9 @@ def _unlinearize_once(T: Sched, found: list[Step], oracle=None) -> bool:
                 if k in chunks or _shifted_div(a) == k:
                     continue
                 p = next((m for m in range(1, q) if r.alphas[m - 1] == num), None)
+                if outer and p is None:
+                    p = next((m for m in range(q + 1, r.depth + 1) if r.alphas[m - 1] == num),
+                             None)
                 if p is None:
                     continue
                 for prefix, group in _groups(T, r, p, len(r.beta) - 1):
@@ -2255,7 +2510,7 @@ def _chunk_of(T: Sched, x: Rel, t: int, p: int, size: int, oracle,
 
 
 def _fix_point_once(T: Sched, found: list[Step], oracle=None, outer: bool = False,
-                    careful: bool = False) -> bool:
+                    careful: bool = False, on_instances: bool = False) -> bool:
     """Make the dimension a chunk ``floor(e / s)`` was taken from equal to
     ``e`` again, when a ``reverse``, ``skew`` or ``shift`` changed it after
     the ``stripmine`` (checked by replaying the direct steps); then a
@@ -2266,13 +2521,14 @@ def _fix_point_once(T: Sched, found: list[Step], oracle=None, outer: bool = Fals
     ``careful`` (:func:`reduce`'s): a choice whose reduced target breaks a
     dependence is skipped, the next one tried."""
     for reshapes in (False, True):
-        if _fix_point_pass(T, found, reshapes, oracle, outer, careful):
+        if _fix_point_pass(T, found, reshapes, oracle, outer, careful, on_instances):
             return True
     return False
 
 
 def _fix_point_pass(T: Sched, found: list[Step], reshapes: bool, oracle,
-                    outer: bool = False, careful: bool = False) -> bool:
+                    outer: bool = False, careful: bool = False,
+                    on_instances: bool = False) -> bool:
     later = []      # reshapes: the candidates, fewest iterators first
     for r in T.rels:
         for t, num, size in _loose_chunks(T, r):
@@ -2315,22 +2571,26 @@ def _fix_point_pass(T: Sched, found: list[Step], reshapes: bool, oracle,
                     if const.part("i", "d").c:
                         continue
                     if _fix_point(T, r, t, p, sign, others, coef, const, found, oracle,
-                                  careful):
+                                  careful, on_instances):
                         return True
     for *_, r, t, p, sign, rest in sorted(later, key=lambda c: c[:2]):
-        if _fix_point(T, r, t, p, sign, [], [], rest, found, oracle, careful):
+        if _fix_point(T, r, t, p, sign, [], [], rest, found, oracle, careful, on_instances):
             return True
     return False
 
 
 def _fix_point(T, r, t, p, sign, others, coef, const, found, oracle=None,
-               careful: bool = False) -> bool:
+               careful: bool = False, on_instances: bool = False) -> bool:
     """Try the inverse steps that make α_p of ``r`` (and of a set of
     relations around it) ``sign·α_p + Σ coef·α_q + const`` (``const`` with
     iterator terms: undone by ``reshape`` s).  With an oracle, the
     schedules before the direct steps are legal when there are several
     (a skew of a loop by an inner one, or a shift, then a reverse may pass
-    through an illegal schedule: fuzz seeds 22167, 21229)."""
+    through an illegal schedule: fuzz seeds 22167, 21229).  Every relation
+    of the set must have α_t the chunk of its new α_p as written, or
+    (``on_instances``: :data:`SKEWED_PASSES`) on its instances
+    (:func:`_chunk_of`: a part where the point loop ``i`` is 0, reshaped by
+    ``2j``, has ``(0, 2j, …)``, trmm fuzz seed 81015)."""
     need = max([p, t] + [q for q, c in zip(others, coef) if c])
     for prefix, X, ids, members in _group_copies(T, r, lambda x: x.depth >= need):
         direct: list[Step] = []
@@ -2340,7 +2600,10 @@ def _fix_point(T, r, t, p, sign, others, coef, const, found, oracle=None,
                 if c:
                     v = v + x.alphas[q - 1].scale(c)
             x.alphas[p - 1] = x.canon(v + const)
-        if any(not _point_of(X, x, t, p) for x in X.rels if x.tag in ids and not x.empty):
+        size = _point_size(X, X.by_tag(r.tag), t, p)
+        if any(not _point_of(X, x, t, p) and (
+                not on_instances or size is None or not _chunk_of(X, x, t, p, size, oracle))
+               for x in X.rels if x.tag in ids and not x.empty):
             continue    # a relation of the group whose point loop this breaks
         # direct steps, from X back to T: undo the skews and the shift, then reverse
         for q, c in zip(others, coef):
@@ -2368,6 +2631,14 @@ def _fix_point(T, r, t, p, sign, others, coef, const, found, oracle=None,
                 found.extend(reversed(direct))
                 return True
     return False
+
+
+def _point_size(X: Sched, x: Rel, t: int, p: int) -> int | None:
+    """The size ``s`` of the chunk ``α_t = floor(α_p / s)`` of ``x`` (α_p a
+    multiple of the div's numerator), else None."""
+    ch = _chunk(X, x.alphas[t - 1])
+    g = None if ch is None else _multiple(x.alphas[p - 1], ch[0])
+    return None if g is None else ch[1] * g
 
 
 def _point_of(X: Sched, x: Rel, t: int, p: int) -> bool:
