@@ -27,8 +27,8 @@ from whitebox_cases import (EXAMPLES, assert_recovered, assert_recovered_code_ru
 ROOT = Path(__file__).resolve().parent.parent
 
 # bicg fuzz seed 19154 (an iss of the point loops inside a tile whose loops
-# were interchanged): recovered, 2.1 s CPU on main; 80 legality checks and
-# 932 reductions tried
+# were interchanged): recovered, 2.1 s CPU on main; 81 legality checks and
+# 1536 reductions tried (932 before wbtile4's last passes)
 BICG = ("bicg", "tile([1], 1, 1, 32); shift([0], 1, {1 | 1}, -1); skew([1, 0], 2, 1, 1); "
         "reorder_loops([1, 0, 1], 1); iss([1, 0], {0, 1 | | -1, 1 | 5}); stripmine([1], 2, 4);",
         "split([1, 0], 1);\nshift([0], 1, {1 | 1}, -1);\nstripmine([1], 1, 32);\nfuse([1]);\n"
@@ -44,10 +44,13 @@ GEMM = ("gemm", "iss([0, 1, 0], {0 | | -1, 0, -1 | 2}); tile([0, 1], 3, 2, 16); 
         "interchange([0, 1, 0, 0, 0, 1], 3, 1); reshape([0, 1, 0, 0], 5, 1, 1); "
         "iss([0, 1, 0, 0], {1, 0, 1, 1, 0 | | -1, 0, 0 | 3});")
 
-# mvt fuzz seed 59132: refused after ~20 s (wall) on main
-MVT = ("mvt", "tile([0, 0], 1, 1, 4); stripmine([1, 0], 1, 3); reshape([1, 0], 1, 1, 2); "
-       "skew([1, 0], 1, 3, -2); reshape([1, 0, 0], 2, 1, 3); iss([0, 0, 0], {0, 1 | | 1 | 2}); "
-       "skew([1, 0, 0], 2, 3, 2); iss([0], {-1, -1, 0 | | 0 | 0});")
+# trmm fuzz seed 59225: refused after ~5 s (wall) on main (the halves of
+# a split changed separately after it); mvt 59132, ~20 s on main, is
+# recovered since wbtile4
+TRMM = ("trmm", "tile([0, 0, 0], 1, 1, 3); iss([0], {1, 1 | | -1, 1 | 6}); "
+        "reshape([0, 1, 0, 0], 4, 2, 3); stripmine([0, 0, 0, 0], 1, 4); fuse([0, 1, 0]); "
+        "iss([0, 1, 0, 0], {-1, -1 | | 0, 0 | 4}); collapse([0, 1, 0, 0]); "
+        "split([0, 0, 0, 0, 0, 0], 1); reverse([0, 0, 0], 4);")
 
 # syrk (tests/test_whitebox_regressions.py CASES[5]): the first sequence
 # fails its replay, the careful retry's replays
@@ -97,12 +100,12 @@ def test_a_sequence_failing_its_replay_shows_the_careful_retry_after_it():
 
 def test_a_refusal_tells_every_retry_and_keeps_its_timings():
     calls = []
-    s = session(*MVT)
+    s = session(*TRMM)
     with pytest.raises(WhiteboxError) as e:
         whitebox(s.original, s.current.schedule, progress=lambda *a: calls.append(a))
-    assert _phases(calls) == ["reading", "recovering", "careful retry 1", "careful retry 2"]
+    assert _phases(calls) == ["reading", "recovering", "careful retry 1"]
     assert [n for n, _ in e.value.timings["phases"]] == _phases(calls)
-    assert "cannot express the strip-mined dimension 1 of S1" in str(e.value)
+    assert "cannot express the strip-mined dimension 1 of S0 (d1)" in str(e.value)
 
 
 def test_auto_tells_scheduling_first_and_passes_progress_through():
@@ -143,9 +146,9 @@ def test_a_search_that_needs_more_than_the_bound_gives_up_cleanly(monkeypatch):
         whitebox(s, target, effort=30)
     assert str(again.value) == msg and again.value.effort.spent == 30
     # just enough effort: recovered, the same script
-    monkeypatch.setattr(wb, "MAX_EFFORT", 80)
+    monkeypatch.setattr(wb, "MAX_EFFORT", 81)
     r = whitebox(s, target)
-    assert r.timings["effort"] == 80 and r.text(comments=False) == BICG[2]
+    assert r.timings["effort"] == 81 and r.text(comments=False) == BICG[2]
 
 
 def test_a_give_up_keeps_the_first_reason_the_search_met():
@@ -164,7 +167,7 @@ def test_a_give_up_keeps_the_first_reason_the_search_met():
 def test_no_bound_and_the_bound_give_the_same_result_below_it():
     s = session(BICG[0], BICG[1])
     free = whitebox(s.original, s.current.schedule, effort=10**9)
-    assert free.text(comments=False) == BICG[2] and free.timings["effort"] == 80
+    assert free.text(comments=False) == BICG[2] and free.timings["effort"] == 81
 
 
 def test_the_effort_counts_checks_and_reductions_and_stops_at_their_limits():
@@ -207,7 +210,7 @@ def test_bicg_19154_is_recovered_and_replays():
 @pytest.mark.slow
 @pytest.mark.parametrize("case,words", [
     (GEMM, "cannot express the strip-mined dimension 2 of S1 (d1)"),
-    (MVT, "cannot express the strip-mined dimension 1 of S1 (d1 - 2*i0 + 2*i1)"),
+    (TRMM, "cannot express the strip-mined dimension 1 of S0 (d1)"),
 ])
 def test_slow_refusals_answer_with_their_reason(case, words):
     s = session(*case)
