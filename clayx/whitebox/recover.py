@@ -2494,7 +2494,20 @@ class _Core:
     # -- 2 ------------------------------------------------------------------------
     def split_parts(self) -> None:
         """Give every current relation the tag of its target part, splitting
-        statements into parts where the target has several."""
+        statements into parts where the target has several.  When the parts
+        without instances that :class:`Unrolls` keeps as spare copies of a
+        second unroll lead nowhere, they are split off like any part."""
+        snap = self.snapshot()
+        try:
+            self._split_parts()
+        except WhiteboxError:
+            if not self.unrolls.spare_taken:
+                raise
+            self.restore(snap)
+            self.unrolls = Unrolls(self, spares=False)
+            self._split_parts()
+
+    def _split_parts(self) -> None:
         by_stmt: dict[str, list[Rel]] = {}
         trees: dict[int, object] = {}       # tag of a relation to split: its tree
         for r in self.T.rels:

@@ -106,8 +106,11 @@ class Unrolls:
     """The unroll recovery of one :class:`~.recover._Core` (see the module
     docstring)."""
 
-    def __init__(self, core):
+    def __init__(self, core, spares: bool = True):
         self.core = core
+        #: keep relations without instances beside strided parts as spare
+        #: parts (see :attr:`spare`); else they are split off like any part
+        self.spares = spares
         #: tag of a current relation → the target relations it must become
         self.pending: dict[int, list[Rel]] = {}
         self._found: dict = {}
@@ -115,6 +118,8 @@ class Unrolls:
         #: left over for a later unroll of one of its parts (two unrolls
         #: of one loop: the copies of the second are empty, see :meth:`_search`)
         self.spare: dict[str, list[Rel]] = {}
+        #: whether :meth:`parts` kept target parts as spare
+        self.spare_taken = False
 
     @property
     def divs(self) -> Divs:
@@ -167,8 +172,9 @@ class Unrolls:
         # (two unrolls of one loop), not split off
         loops = {t.beta[:-1] for t in strided}
         spare = [t for t in rest if t.tag not in inside and _no_relation(t)
-                 and t.beta[:-1] in loops]
+                 and t.beta[:-1] in loops and self.spares]
         self.spare.setdefault(stmt, []).extend(spare)
+        self.spare_taken = self.spare_taken or bool(spare)
         inside |= {t.tag for t in spare}
         return [t for t in rest if t.tag not in inside] + out
 
@@ -293,7 +299,7 @@ class Unrolls:
                     events.append(ev)
             work = []
             for batch in self._batches(events):
-                work += self._unroll(batch)
+                work += self._unroll(batch + self._riders(batch))
         left = [t for ts in self.spare.values() for t in ts]
         if left:
             raise WhiteboxError(f"the target has more parts of {left[0].stmt} without "
@@ -316,6 +322,15 @@ class Unrolls:
             gists[t.tag] = g
             if not t.empty and not _convex(g):
                 strided.append(t)
+        if not strided and self.spare.get(r.stmt):
+            # parts a second unroll of the loop makes without strides of
+            # their own (its main part and epilog; its copies empty: unroll
+            # by 2 twice)
+            found = self._find(r, members, True)
+            if found is not None and any(not p for p in found[4]):
+                k, f, epilog, alpha, pieces, left = found
+                self.spare[r.stmt].extend(left)
+                return tag, k, f, epilog, alpha, pieces
         if not strided:
             self._split(tag, [(t.tag, self._cons(gists[t.tag])) for t in members], r)
             return None
@@ -442,6 +457,38 @@ class Unrolls:
         if not spare and sum(1 for ps in pieces if not ps) != n_empty:
             return None                 # a part without instances the target lacks
         return [[t for t, _ in ps] for ps in pieces]
+
+    def _riders(self, batch) -> list:
+        """Events for the relations of the loop ``batch`` unrolls that are
+        their target part already and that the unroll leaves whole (main
+        part; copies and epilog empty, spare target parts of their
+        statement): a second unroll of one loop copies every child, those
+        without their own strides too (unroll by 2 twice: the first one's
+        main part)."""
+        C = self.C
+        tag0, k, f, epilog = batch[0][:4]
+        loop = C.by_tag(tag0).beta[:k]
+        mine = {ev[0] for ev in batch}
+        targets = {t.tag: t for t in self.core.T.rels}
+        out = []
+        need = {}
+        for x in C.under(loop):
+            if x.tag in mine or x.tag not in targets or x.dom is None or x.empty \
+                    or not self.spare.get(x.stmt) or len(x.beta) <= k:
+                continue
+            a = x.alphas[k - 1]
+            P = self.inst(x)
+            doms = unroll_domains(x, k, f, epilog, self.divs, alpha=a)
+            if not doms[0].is_equal(P) or not all(d.is_empty() for d in doms[1:]):
+                return []               # the unroll would cut it: not a second unroll
+            need[x.stmt] = need.get(x.stmt, 0) + len(doms) - 1
+            out.append((x.tag, k, f, epilog, a, [[targets[x.tag]]] + [[] for _ in doms[1:]]))
+        for ev in batch:
+            need[C.by_tag(ev[0]).stmt] = need.get(C.by_tag(ev[0]).stmt, 0) \
+                + sum(1 for p in ev[5] if not p)
+        if any(n > len(self.spare.get(st, [])) for st, n in need.items()):
+            return []
+        return out
 
     def _batches(self, events):
         """Events that unroll the same current loop the same way, together
