@@ -29,6 +29,18 @@ an index-set split, as early as possible (:meth:`Unrolls.parts`, then
    ``peel`` of the unrolled loop, its copies or its epilog), or unrolled
    again (an unroll of a loop of the copies).
 
+Two unrolls of one loop (``unroll(L, 3); unroll(L, 2)``): the second copies
+every child of ``L``, the first one's main part and copies, and the copy of
+each is empty (its instances are in the first one's other parts; Clay keeps
+the relation).  Such target parts (a relation without any instance beside
+the strided parts in their loop) are not split off but kept as
+:attr:`Unrolls.spare`: the first unroll's parts then need not take them,
+the second one's empty copies take them in β order (:meth:`Unrolls._take_spares`),
+its factor may divide the strides (6 on a part with stride 3: 2), it may
+unroll parts without strides of their own, and it takes along the loop's
+relations it leaves whole (:meth:`Unrolls._riders`).  When the spares
+lead nowhere, the split starts again without them (``spares=False``).
+
 What cannot be expressed this way (strides that no unroll of a loop of
 the statement makes, a class of α_k that needs a step that breaks a
 dependence) is refused with a :class:`~.model.WhiteboxError` that says so.
