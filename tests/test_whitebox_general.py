@@ -204,23 +204,6 @@ def test_careful_recovery_refuses_an_early_split_that_breaks_a_dependence():
         s.apply(steps[0].text(T.params))
 
 
-# --- refusals that stay, with a clear message --------------------------------------------
-
-@pytest.mark.slow
-@pytest.mark.parametrize("stem,seq,match", [
-    # an outer unroll of two statements, the inner one of one statement
-    # made first in the target: the outer one alone breaks a dependence
-    ("jacobi-2d", "unroll([0, 1, 0], 3); unroll_mark([0, 1], 1); "
-                  "iss([0, 0], {1, 1, 0 | | 1, 0 | -1}); unroll([0], 4);",
-     "cannot unroll the loop at depth 1 of S0 early"),
-])
-def test_still_refused_clearly(stem, seq, match):
-    s = session(stem, seq)
-    with pytest.raises(WhiteboxError, match=match) as e:
-        whitebox(s.original, s.current.schedule)
-    assert not str(e.value).startswith("bug:")
-
-
 # --- compiled and run ------------------------------------------------------------------
 
 @pytest.mark.slow
