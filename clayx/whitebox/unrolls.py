@@ -29,6 +29,18 @@ an index-set split, as early as possible (:meth:`Unrolls.parts`, then
    ``peel`` of the unrolled loop, its copies or its epilog), or unrolled
    again (an unroll of a loop of the copies).
 
+Two unrolls of one loop (``unroll(L, 3); unroll(L, 2)``): the second copies
+every child of ``L``, the first one's main part and copies, and the copy of
+each is empty (its instances are in the first one's other parts; Clay keeps
+the relation).  Such target parts (a relation without any instance beside
+the strided parts in their loop) are not split off but kept as
+:attr:`Unrolls.spare`: the first unroll's parts then need not take them,
+the second one's empty copies take them in β order (:meth:`Unrolls._take_spares`),
+its factor may divide the strides (6 on a part with stride 3: 2), it may
+unroll parts without strides of their own, and it takes along the loop's
+relations it leaves whole (:meth:`Unrolls._riders`).  When the spares
+lead nowhere, the split starts again without them (``spares=False``).
+
 What cannot be expressed this way (strides that no unroll of a loop of
 the statement makes, a class of α_k that needs a step that breaks a
 dependence) is refused with a :class:`~.model.WhiteboxError` that says so.
@@ -106,11 +118,20 @@ class Unrolls:
     """The unroll recovery of one :class:`~.recover._Core` (see the module
     docstring)."""
 
-    def __init__(self, core):
+    def __init__(self, core, spares: bool = True):
         self.core = core
+        #: keep relations without instances beside strided parts as spare
+        #: parts (see :attr:`spare`); else they are split off like any part
+        self.spares = spares
         #: tag of a current relation → the target relations it must become
         self.pending: dict[int, list[Rel]] = {}
         self._found: dict = {}
+        #: statement → its target parts without instances that an unroll
+        #: left over for a later unroll of one of its parts (two unrolls
+        #: of one loop: the copies of the second are empty, see :meth:`_search`)
+        self.spare: dict[str, list[Rel]] = {}
+        #: whether :meth:`parts` kept target parts as spare
+        self.spare_taken = False
 
     @property
     def divs(self) -> Divs:
@@ -157,6 +178,16 @@ class Unrolls:
             out.append(Rel(stmt, strided[0].dim, (), [], self._cons(D.gist(stdom).coalesce()),
                            tag))
             inside |= {t.tag for t in members}
+        # parts that schedule nothing at all (an empty relation: no
+        # constraint makes them) beside parts with strides, in their loop,
+        # are the empty copies of a later unroll of an unrolled part's loop
+        # (two unrolls of one loop), not split off
+        loops = {t.beta[:-1] for t in strided}
+        spare = [t for t in rest if t.tag not in inside and _no_relation(t)
+                 and t.beta[:-1] in loops and self.spares]
+        self.spare.setdefault(stmt, []).extend(spare)
+        self.spare_taken = self.spare_taken or bool(spare)
+        inside |= {t.tag for t in spare}
         return [t for t in rest if t.tag not in inside] + out
 
     def _two_groups(self, r: Rel, within: isl.Set, strided: list[Rel], convex: list[Rel]):
@@ -198,17 +229,20 @@ class Unrolls:
         found (only the first without ``r``)."""
         stmt = strided[0].stmt
         first = None
-        for members, D in self._candidates(within, strided, convex):
-            if r is None:
-                return members, D
-            g = D.gist(self.inst(r)).coalesce()
-            if g.is_empty():
-                continue                # a candidate outside r: no unroll of r makes it
-            first = first or (members, D)
-            x = r.copy()
-            x.cons = r.cons + self._cons(g)
-            if self._find(x, members) is not None:
-                return members, D
+        for spare in (False, True):
+            for members, D in self._candidates(within, strided, convex):
+                if r is None:
+                    return members, D
+                g = D.gist(self.inst(r)).coalesce()
+                if g.is_empty():
+                    continue            # a candidate outside r: no unroll of r makes it
+                first = first or (members, D)
+                x = r.copy()
+                x.cons = r.cons + self._cons(g)
+                if self._find(x, members, spare) is not None:
+                    return members, D
+            if first is None:
+                break
         if first is None:
             U = _union([self.inst(t) for t in strided], within)
             raise WhiteboxError(
@@ -277,7 +311,11 @@ class Unrolls:
                     events.append(ev)
             work = []
             for batch in self._batches(events):
-                work += self._unroll(batch)
+                work += self._unroll(batch + self._riders(batch))
+        left = [t for ts in self.spare.values() for t in ts]
+        if left:
+            raise WhiteboxError(f"the target has more parts of {left[0].stmt} without "
+                                "instances than its unrolls make")
 
     def _one(self, tag: int, members: list[Rel]):
         """Split the current relation ``tag`` into ``members`` when convex
@@ -296,6 +334,15 @@ class Unrolls:
             gists[t.tag] = g
             if not t.empty and not _convex(g):
                 strided.append(t)
+        if not strided and self.spare.get(r.stmt):
+            # parts a second unroll of the loop makes without strides of
+            # their own (its main part and epilog; its copies empty: unroll
+            # by 2 twice)
+            found = self._find(r, members, True)
+            if found is not None and any(not p for p in found[4]):
+                k, f, epilog, alpha, pieces, left = found
+                self.spare[r.stmt].extend(left)
+                return tag, k, f, epilog, alpha, pieces
         if not strided:
             self._split(tag, [(t.tag, self._cons(gists[t.tag])) for t in members], r)
             return None
@@ -309,10 +356,11 @@ class Unrolls:
             self._split(tag, parts + [(new, self._cons(D.gist(P).coalesce()))], r)
             tag = new
             r = core.C.by_tag(tag)
-        found = self._find(r, inner)
+        found = self._find(r, inner) or self._find(r, inner, True)
         if found is None:
             raise WhiteboxError(f"internal: the unroll of {r.stmt}'s part is lost")
-        k, f, epilog, alpha, pieces = found
+        k, f, epilog, alpha, pieces, left = found
+        self.spare.setdefault(r.stmt, []).extend(left)
         return tag, k, f, epilog, alpha, pieces
 
     def _cons(self, g: isl.Set) -> list[Aff]:
@@ -335,24 +383,37 @@ class Unrolls:
             return s.is_subset(sub(list(cons) + [c]))
         self.core.split_into(tag, parts, subset, lambda cons: sub(cons).is_empty())
 
-    def _find(self, r: Rel, members: list[Rel]):
+    def _find(self, r: Rel, members: list[Rel], spare: bool = False):
         """The unroll of a loop of ``r`` whose parts are ``members`` (see the
-        module docstring, 2): ``(k, f, epilog, alpha, pieces)``, ``pieces``
-        the members of each part (main, copies, epilog; members without
-        instances go to the parts without, in order), or None."""
-        key = (tuple(t.tag for t in members), str(self.inst(r)), tuple(r.alphas), len(r.beta))
+        module docstring, 2): ``(k, f, epilog, alpha, pieces, left)``,
+        ``pieces`` the members of each part (main, copies, epilog; members
+        without instances go to the parts without, in order), or None.
+
+        ``spare``: the parts the unroll makes need not take every member
+        without instances; those left (``left``) are the empty copies of a
+        later unroll of the same loop (two unrolls of one loop: Clay's
+        second unroll copies the first one's main part and copies, and the
+        copy of each is empty, its instances in the first one's other
+        parts); a part made without instances takes one of the statement's
+        :attr:`spare` parts instead (:meth:`_unroll`)."""
+        key = (tuple(t.tag for t in members), str(self.inst(r)), tuple(r.alphas), len(r.beta),
+               spare)
         if key not in self._found:
-            self._found[key] = self._search(r, members)
+            self._found[key] = self._search(r, members, spare)
         return self._found[key]
 
-    def _search(self, r: Rel, members: list[Rel]):
+    def _search(self, r: Rel, members: list[Rel], spare: bool = False):
         sets = [self.inst(t) for t in members]
         live = [(t, s) for t, s in zip(members, sets) if not t.empty and not s.is_empty()]
         seen = {x.tag for x, _ in live}
         empties = [t for t in members if t.tag not in seen]
         params = self.core.C.params
         forms = _stride_forms([s for _, s in live], params)
-        for f in factors([s for _, s in live]):
+        fs = factors([s for _, s in live])
+        # the factor of a second unroll of one loop divides the strides
+        # (6 on a part with stride 3: by 2)
+        fs += sorted({d for f in fs for d in range(2, f) if f % d == 0} - set(fs))
+        for f in fs:
             for k in range(1, min(r.dim, r.depth) + 1):
                 if len(r.beta) <= k:
                     continue
@@ -367,12 +428,21 @@ class Unrolls:
                             cands.append(a)
                 for a in cands:
                     for epilog in (True, False):
-                        pieces = self._match(r, k, f, epilog, a, live, len(empties))
-                        if pieces is not None:
-                            return k, f, epilog, a, _with_empties(pieces, empties)
+                        pieces = self._match(r, k, f, epilog, a, live, len(empties), spare)
+                        if pieces is None:
+                            continue
+                        if spare:
+                            n = sum(1 for ps in pieces if not ps)
+                            if n > len(empties) + len(self.spare.get(r.stmt, [])) \
+                                    or len(pieces) - n < 2:
+                                continue        # too few empty parts, or no unroll at all
+                            return k, f, epilog, a, _with_empties(pieces, empties[:n]), \
+                                empties[n:]
+                        return k, f, epilog, a, _with_empties(pieces, empties), []
         return None
 
-    def _match(self, r: Rel, k: int, f: int, epilog: bool, a: Aff, live, n_empty: int):
+    def _match(self, r: Rel, k: int, f: int, epilog: bool, a: Aff, live, n_empty: int,
+               spare: bool = False):
         main = unroll_main(r, k, f, epilog, self.divs, alpha=a)
         if main.is_empty():
             return None
@@ -396,9 +466,41 @@ class Unrolls:
         for d, ps in zip(doms, pieces):
             if not _union([s for _, s in ps], d).is_equal(d):
                 return None
-        if sum(1 for ps in pieces if not ps) != n_empty:
+        if not spare and sum(1 for ps in pieces if not ps) != n_empty:
             return None                 # a part without instances the target lacks
         return [[t for t, _ in ps] for ps in pieces]
+
+    def _riders(self, batch) -> list:
+        """Events for the relations of the loop ``batch`` unrolls that are
+        their target part already and that the unroll leaves whole (main
+        part; copies and epilog empty, spare target parts of their
+        statement): a second unroll of one loop copies every child, those
+        without their own strides too (unroll by 2 twice: the first one's
+        main part)."""
+        C = self.C
+        tag0, k, f, epilog = batch[0][:4]
+        loop = C.by_tag(tag0).beta[:k]
+        mine = {ev[0] for ev in batch}
+        targets = {t.tag: t for t in self.core.T.rels}
+        out = []
+        need = {}
+        for x in C.under(loop):
+            if x.tag in mine or x.tag not in targets or x.dom is None or x.empty \
+                    or not self.spare.get(x.stmt) or len(x.beta) <= k:
+                continue
+            a = x.alphas[k - 1]
+            P = self.inst(x)
+            doms = unroll_domains(x, k, f, epilog, self.divs, alpha=a)
+            if not doms[0].is_equal(P) or not all(d.is_empty() for d in doms[1:]):
+                return []               # the unroll would cut it: not a second unroll
+            need[x.stmt] = need.get(x.stmt, 0) + len(doms) - 1
+            out.append((x.tag, k, f, epilog, a, [[targets[x.tag]]] + [[] for _ in doms[1:]]))
+        for ev in batch:
+            need[C.by_tag(ev[0]).stmt] = need.get(C.by_tag(ev[0]).stmt, 0) \
+                + sum(1 for p in ev[5] if not p)
+        if any(n > len(self.spare.get(st, [])) for st, n in need.items()):
+            return []
+        return out
 
     def _batches(self, events):
         """Events that unroll the same current loop the same way, together
@@ -454,13 +556,38 @@ class Unrolls:
         for tag, _, _, _, _, pieces in batch:
             ptags = [tag] + [fresh[(tag, m)] for m in range(1, len(pieces))]
             for pt, members in zip(ptags, pieces):
-                x = C.by_tag(pt)
-                self.refresh(x)
-                if not members:
-                    raise WhiteboxError(f"internal: an unrolled part of {x.stmt} has "
-                                        "no target part")
+                self.refresh(C.by_tag(pt))
                 work.append((pt, members))
+        self._take_spares(work)
+        for pt, members in work:
+            if not members:
+                raise WhiteboxError(f"internal: an unrolled part of {C.by_tag(pt).stmt} has "
+                                    "no target part")
         return work
+
+    def _take_spares(self, work: list[tuple[int, list[Rel]]]) -> None:
+        """Give the parts just made without a target part (the empty copies
+        of a second unroll of one loop) spare target parts of their
+        statement: those nearest (longest common β prefix) to the target
+        parts of the unrolled loop, in β order on both sides (Clay puts
+        copy m of the loop's children in the children's order)."""
+        C = self.C
+        for stmt in {C.by_tag(pt).stmt for pt, members in work if not members}:
+            free = [(pt, members) for pt, members in work
+                    if not members and C.by_tag(pt).stmt == stmt]
+            pool = self.spare.get(stmt, [])
+            if len(pool) < len(free):
+                return
+            near = [t.beta for _, members in work for t in members]
+
+            def prefix(t):
+                return max((_common(t.beta, b) for b in near), default=0)
+            chosen = sorted(pool, key=lambda t: (-prefix(t), t.beta))[:len(free)]
+            chosen.sort(key=lambda t: t.beta)
+            free.sort(key=lambda w: C.by_tag(w[0]).beta)
+            for (_, members), t in zip(free, chosen):
+                members.append(t)
+                pool.remove(t)
 
     def _into_class(self, k: int, tags: list[int], shifts: dict, name: str) -> None:
         """Record the steps ``shifts`` that put α_k of the relations ``tags``
@@ -517,6 +644,20 @@ class Unrolls:
     def _pure(self, c: tuple, tags: set) -> bool:
         ts = {x.tag for x in self.C.under(c)}
         return ts <= tags or not (ts & tags)
+
+
+def _common(a: tuple, b: tuple) -> int:
+    """The length of the common prefix of ``a`` and ``b``."""
+    n = 0
+    while n < min(len(a), len(b)) and a[n] == b[n]:
+        n += 1
+    return n
+
+
+def _no_relation(t: Rel) -> bool:
+    """Is the target part ``t`` a relation without any instance whatever
+    the domain (:func:`.model._empty_relation`'s ``-1 >= 0``)?"""
+    return t.empty and t.dom is None and t.cons == [Aff.const(-1)]
 
 
 def _relative(t: isl.Set, P: isl.Set, stdom: isl.Set) -> isl.Set:
