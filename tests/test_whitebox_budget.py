@@ -18,11 +18,11 @@ from rich.console import Console
 
 import clayx
 import clayx.whitebox as wb
-from clayx.whitebox import Effort, Oracle, SearchGaveUp, WhiteboxError, whitebox
+from clayx.whitebox import Effort, SearchGaveUp, WhiteboxError, whitebox
 from clayx_repl import auto as repl_auto
 
 from whitebox_cases import (EXAMPLES, assert_recovered, assert_recovered_code_runs,
-                            recover_module as _recover, replays, session, symbolic_target)
+                            recover_module as _recover, session, symbolic_target)
 
 ROOT = Path(__file__).resolve().parent.parent
 
