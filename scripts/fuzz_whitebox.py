@@ -139,6 +139,10 @@ def run(seed: int, count: int, show: bool, long: int | None = None,
             stats["longest"] = max(stats["longest"], len(r.steps))
             if r.timings.get("simplification_undone"):
                 stats["simplification undone"] += 1
+                if show:
+                    print(f"--- undone {stem} seed {seed + k}: the simplified sequence failed "
+                          f"its replay, the recovered one ({len(r.raw)} steps) is shown: "
+                          f"{' '.join(str(s.script).split())}")
             if long is not None and len(r.steps) > len(s.script) + long:
                 stats["long"] += 1
                 print(f"--- long {stem} seed {seed + k}: {len(s.script)} -> {len(r.steps)}: "

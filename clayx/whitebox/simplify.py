@@ -627,12 +627,20 @@ def _same_dates_on(X: Sched, steps: list[Step], j: int, dkeys: list, empty,
 
 def _names_a_node(X: Sched, st: Step) -> bool:
     """Does the β-vector ``st`` names (its first argument) hold a relation
-    of ``X``?  (Clay refuses a step on a loop that is not there; the
-    symbolic steps of a mark do not check it.)"""
+    of ``X``, and for a mark, is it a loop (a relation's β longer than
+    it)?  (Clay refuses a step on a loop that is not there, and a mark on
+    a statement; the symbolic steps of a mark do not check it.)"""
     b = st.args[0] if st.args else None
     if not isinstance(b, (tuple, list)) or not all(isinstance(v, int) for v in b):
         return True
-    return bool(X.under(tuple(b)))
+    under = X.under(tuple(b))
+    if st.name in MARK_STEPS:
+        return any(len(r.beta) > len(b) for r in under)
+    return bool(under)
+
+
+#: The steps that put a mark on a loop (:func:`_names_a_node`).
+MARK_STEPS = frozenset({"unroll_mark", "parallelize", "vectorize"})
 
 
 def _by_dates(X: Sched, key: tuple, i: int, steps: list[Step], dkeys: list, dlast: dict,
