@@ -105,7 +105,9 @@ CASES = [
      "skew([0], 1, 2, -2);\nskew([0], 1, 3, -1);\nreverse([0], 3);\n"),
 ]
 
-#: Recovered too, but slower (several seconds: many loops split and tried).
+#: Recovered too, with many loops split and tried: several seconds each
+#: before whitebox's memos and effort bound (wbbudget), about a second now,
+#: so they run in the quick suite too.
 SLOW_CASES = [
     ("bicg", 74144, "stripmine([1], 1, 2); iss([1, 0, 1], {0 | | 0, -1 | -2}); "
         "interchange([1, 0], 1, 2); iss([1], {-1, 1 | | -1, 1 | -1});",
@@ -132,7 +134,6 @@ def test_split_after_tile_is_recovered_and_replays(stem, seed, seq, want):
     assert_recovered(stem, seq, want)
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("stem,seed,seq,want", SLOW_CASES,
                          ids=[f"{c[0]}-{c[1]}" for c in SLOW_CASES])
 def test_slow_split_after_tile_is_recovered_and_replays(stem, seed, seq, want):
