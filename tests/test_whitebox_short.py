@@ -22,7 +22,7 @@ import pytest
 from clayx.whitebox import Oracle, symbolic, whitebox
 from clayx.whitebox.model import ONE, Aff, Divs, it
 from clayx.whitebox.simplify import (PAIR_BUDGET, TAIL_BUDGET, _by_dates, _dates_key,
-                                     _emptiness, _key, _names_a_node, _same_dates_on, _tagged,
+                                     _a_tree, _emptiness, _key, _names_a_node, _same_dates_on, _tagged,
                                      _two_steps,
                                      shortcuts, simplify)
 from clayx.whitebox.steps import Step
@@ -61,6 +61,15 @@ CASES = [
      "iss([0, 0, 0], {[] | [] | [0, -1] | 0});\npeel([0], {1, 0 | -1});\n"
      "split([0, 0, 0, 0], 3);\nreorder([0, 0], [0, 2, 1, 3]);\nunroll_mark([0, 0, 2], 1);\n",
      24, 24),
+    # a dates shortcut whose old steps, after it, would make a statement's
+    # β-vector a prefix of a loop's ([0, 0, 1] beside [0, 0, 1, 0, 0]):
+    # Clay refuses it, and the raw sequence was shown (11 steps): 11 -> 8
+    ("lu", 56277,
+     "tile([0], 1, 1, 32); iss([0], {1 | | 0 | 2}); tile([0], 2, 1, 3); tile([0], 2, 2, 5); "
+     "skew([0], 1, 2, -1); tile([0, 0], 1, 1, 32);",
+     "iss([0], {[] | [1] | [0] | 64});\nstripmine([0, 0], 1, 160);\nstripmine([0, 1], 1, 160);\n"
+     "stripmine([0], 1, 3);\nsplit([0, 0, 0, 1, 0, 0], 2);\nstripmine([0, 1], 2, 160);\n"
+     "stripmine([0, 1], 3, 32);\nskew([0, 1], 1, 2, -1);\n", 11, 11),
 ]
 
 
@@ -163,6 +172,25 @@ def test_the_old_steps_must_name_a_loop_that_is_there():
     # (the mark is on the loop of the empty half: the dates of O and
     # states[2] are the same)
     assert dkeys[0] == dkeys[2]
+
+
+def test_the_old_steps_must_keep_the_beta_vectors_a_tree():
+    _, O, oracle = _start("mvt")
+    assert _a_tree(O)
+    X = O.copy()
+    X.rels[1].beta = X.rels[0].beta[:-1]        # a statement where a loop is
+    assert not _a_tree(X)
+    X.rels[1].beta = X.rels[0].beta              # two relations at one β: not a prefix
+    assert _a_tree(X)
+    # so a tail that starts from a schedule that is not a tree does not fit
+    empty = _emptiness(oracle)
+    steps = [Step("reverse", ((0, 0), 1))]
+    states = _tagged(O, steps)
+    dkeys = [_dates_key(_key(Y), empty) for Y in states]
+    Y = O.copy()
+    Y.rels[1].beta = Y.rels[0].beta[:-1]
+    assert _same_dates_on(Y, steps, 0, dkeys, empty, [10]) is None
+    assert _same_dates_on(O, steps, 0, dkeys, empty, [10]) == steps
 
 
 def test_a_run_that_moves_only_empty_parts_goes():

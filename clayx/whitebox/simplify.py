@@ -605,6 +605,8 @@ def _same_dates_on(X: Sched, steps: list[Step], j: int, dkeys: list, empty,
     if len(steps) - j > budget[0]:
         return None
     budget[0] -= len(steps) - j
+    if not _a_tree(X):
+        return None
     X = X.copy()
     key = _key(X)
     out = []
@@ -614,6 +616,8 @@ def _same_dates_on(X: Sched, steps: list[Step], j: int, dkeys: list, empty,
             _apply(X, steps[k], _fresh(k))
         except Exception:                   # noqa: BLE001 - the steps do not fit X
             return None
+        if not _a_tree(X):
+            return None                     # (Clay refuses the step)
         new = _key(X)
         if _dates_key(new, empty) != dkeys[k + 1]:
             return None
@@ -623,6 +627,15 @@ def _same_dates_on(X: Sched, steps: list[Step], j: int, dkeys: list, empty,
             out.append(steps[k])
         key = new
     return out
+
+
+def _a_tree(X: Sched) -> bool:
+    """Are ``X``'s β-vectors a tree, none a proper prefix of another (a
+    statement where a loop is)?  Clay refuses a step whose result is not;
+    the symbolic steps do not check it, and a schedule met by its dates
+    only may place its empty parts so."""
+    betas = sorted({tuple(r.beta) for r in X.rels})
+    return all(b[:len(a)] != a or len(b) == len(a) for a, b in zip(betas, betas[1:]))
 
 
 def _names_a_node(X: Sched, st: Step) -> bool:
