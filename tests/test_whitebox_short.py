@@ -260,7 +260,8 @@ def _symbolic_target(stem, seq):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("n,sizes", [(0, {"M": 13, "N": 12}), (1, {"TSTEPS": 9, "N": 11}),
-                                     (2, {"M": 9, "N": 11})])
+                                     (2, {"M": 9, "N": 11}), (3, {"M": 10, "N": 12}),
+                                     (4, {"N": 70})])
 def test_the_shortened_scripts_run_equal_to_the_original(tmp_path, n, sizes):
     stem, _, seq, _, _, _ = CASES[n]
     assert_recovered_code_runs(tmp_path, stem, seq, sizes)
