@@ -479,3 +479,57 @@ def test_array_of_unknown_shape_refused_on_the_command_line(tmp_path):
                stderr=err) != 0
     assert "A" in err.getvalue() and "cannot be passed to a kernel" in err.getvalue()
     assert "Traceback" not in err.getvalue()
+
+
+# -- the check on a real GPU (scripts/check_cuda_device.py) ------------------------
+
+def _device_check():
+    import importlib.util
+    spec = importlib.util.spec_from_file_location(
+        "check_cuda_device", ROOT / "scripts" / "check_cuda_device.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_device_check_compares_every_dumped_value():
+    """The GPU check's comparison: equal text is equal; one digit off, a
+    missing value or a missing array is reported, with the array and the
+    first differing index."""
+    dc = _device_check()
+    out = "begin dump: A\n1 2.5 3\nend   dump: A\nbegin dump: s\n7\nend   dump: s\n"
+    assert dc.compare(out, out) == ""
+    assert dc.compare(out, out.replace("2.5", "2.5000000000000004")) \
+        == "A: 1/3 differ, first [1] 2.5 vs 2.5000000000000004, max rel 1.78e-16"
+    assert dc.compare(out, out.replace(" 3\n", "\n")) == "A: 3 vs 2 values"
+    assert dc.compare(out, out.split("begin dump: s")[0]).startswith("arrays differ")
+    assert dc.compare("no dumps", out) == "no dumps in the original's output"
+
+
+def test_device_check_rewrites_only_variable_length_array_parameters():
+    """nvcc (C++) rejects the examples' C99 VLA parameters: the GPU check
+    rewrites a helper's ``double m[rows][cols]`` into a flat pointer and
+    ``double v[n]`` into ``double *v``; fixed bounds stay."""
+    dc = _device_check()
+    src = ("static void k(int n, double A[N][M], double x[N]) {\n  A[0][0] = x[0];\n}\n"
+           "static void dump(int rows, int cols, double m[rows][cols]) {\n"
+           "  p(m[i][j + 1]);\n}\n"
+           "static void pv(int n, double v[n]) {\n  p(v[i]);\n}\n")
+    assert dc.nvcc_compatible(src) == (
+        "static void k(int n, double A[N][M], double x[N]) {\n  A[0][0] = x[0];\n}\n"
+        "static void dump(int rows, int cols, void *m_vp) {\n"
+        "  double *m_flat = (double *)m_vp;\n  p(m_flat[(i) * (cols) + (j + 1)]);\n}\n"
+        "static void pv(int n, double *v) {\n  p(v[i]);\n}\n")
+
+
+@needs_nvcc
+@pytest.mark.slow
+def test_device_check_files_compile_with_nvcc(tmp_path):
+    """The GPU check's ``.cu`` of an example with a 2-d and one with a 1-d
+    VLA dump helper compile with nvcc (they do not as the examples are)."""
+    dc = _device_check()
+    cases = dc.generate(tmp_path, ["2mm", "atax"])
+    assert sorted(c["variant"] for c in cases) == ["t0", "t0", "t0g", "t0g", "t32", "t32"]
+    for stem in ("2mm", "atax"):
+        assert _original_nvcc_errors(stem)
+        assert _nvcc_errors(tmp_path / "cu" / f"{stem}.t0.cu", tmp_path) == []
