@@ -1795,7 +1795,7 @@ def _linearize_once(T: Sched, found: list[Step], oracle=None, doubts=None,
     after the skews of chunk loops are undone: ``floor(i / 2) - i`` is
     the chunk of ``-i``, or the chunk of ``i`` skewed by its reversed
     point loop)."""
-    for whole in (True, False):
+    for keep, whole in ((True, True), (True, False), (False, True), (False, False)):
         for r in T.rels:
             # the innermost chunk dimension first: its tile is the last one
             # applied, so the sequence tiles outer loops first
@@ -1806,7 +1806,8 @@ def _linearize_once(T: Sched, found: list[Step], oracle=None, doubts=None,
                 for _, group in _groups(T, r, t, len(r.beta) - 1):
                     if whole and len(group) != loop:
                         continue
-                    if not all(_chunk_of(T, x, t, p, size, oracle, general) for x in group) \
+                    if not all(_chunk_of(T, x, t, p, size, oracle, general, keep)
+                               for x in group) \
                             or any(_skews_by(x, t) for x in group):
                         continue    # (a skew by the chunk loop is undone first)
                     if _unchunk(T, r, group, t, p, size, found, oracle, doubts):
@@ -2489,13 +2490,17 @@ def _offset_chunk(T: Sched, r: Rel, a: Aff) -> bool:
 
 
 def _chunk_of(T: Sched, x: Rel, t: int, p: int, size: int, oracle,
-              general: bool = True) -> bool:
+              general: bool = True, keep_rank: bool = False) -> bool:
     """Is α_t of ``x`` the chunk ``floor(α_p / size)`` (as written, or on
-    ``x``'s instances)?"""
+    ``x``'s instances)?  An empty part's is (any value gives it the same
+    dates); ``keep_rank``: only when its α dimensions without α_t keep
+    their rank (:func:`_spare_row`)."""
     if x.depth < p:
         return False
-    if x.empty or _is_chunk_of(T, x.alphas[t - 1], x.alphas[p - 1], size, general):
-        return True         # (an empty part: any value gives the same dates)
+    if _is_chunk_of(T, x.alphas[t - 1], x.alphas[p - 1], size, general):
+        return True
+    if x.empty:
+        return not keep_rank or _spare_row(x, t)
     ch = _chunk(T, x.alphas[t - 1])
     if ch is not None:
         num, s = ch
@@ -2507,6 +2512,19 @@ def _chunk_of(T: Sched, x: Rel, t: int, p: int, size: int, oracle,
         return False
     chunk = T.divs.get(x.alphas[p - 1], size)
     return oracle.equal(x, x.alphas[t - 1], chunk, T.divs)
+
+
+def _spare_row(x: Rel, t: int) -> bool:
+    """Do the α dimensions of ``x`` other than α_t have the rank (over its
+    iterators) that all of them have?  An empty part (no instance) takes
+    any dimensions, but Clay's ``reshape`` checks them as written: a
+    reduction that removes a dimension it needs (reads its ``i`` as the
+    chunk of a loop it shares) leaves it too few dimensions in the core,
+    and every later ``reshape`` of its loops is refused (trmm fuzz seed
+    80165)."""
+    keys = _iter_keys(x)
+    rows = [a.part("i") for a in x.alphas]
+    return _rank(rows[:t - 1] + rows[t:], keys) == _rank(rows, keys)
 
 
 def _fix_point_once(T: Sched, found: list[Step], oracle=None, outer: bool = False,
