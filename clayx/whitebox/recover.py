@@ -430,6 +430,7 @@ def _reduce(T: Sched, oracle, careful: bool, scaled_points: bool,
                 "dimensions goes round in circles (a tile or scaled loop skewed by a loop "
                 "it depends on)")
         seen.add(state)
+        held = [r.copy() for r in T.rels]
         for n, kind in enumerate(kinds):
             if (state, n) in banned:
                 continue
@@ -437,6 +438,12 @@ def _reduce(T: Sched, oracle, careful: bool, scaled_points: bool,
             start = len(found)
             _tried(oracle)
             if not _kind_done(kind, T, state, oracle, doubts):
+                continue
+            if len(found) > start and _empty_only(held, T):
+                # steps for empty parts only: their dimensions are free
+                T.rels = [r.copy() for r in held]
+                del found[start:]
+                banned.add((state, n))
                 continue
             if careful and not oracle(T) and not (
                     repair and (_widen_shifts(T, found, before[1], oracle)
@@ -473,6 +480,15 @@ def _reduce(T: Sched, oracle, careful: bool, scaled_points: bool,
             "a tile loop in a way the recovery does not undo)")
     return list(reversed(found))
 
+
+
+def _empty_only(held: list[Rel], T: Sched) -> bool:
+    """Did a reduction, from the relations ``held`` to ``T``'s, change
+    empty parts only (their α dimensions, depth or β)?"""
+    now = {r.tag: r for r in T.rels}
+    changed = [r for r in held if r.tag not in now or now[r.tag].beta != r.beta
+               or now[r.tag].alphas != r.alphas]
+    return bool(changed) and all(r.empty for r in changed) and len(now) == len(held)
 
 
 def _unreversed_chunks(T: Sched) -> bool:
