@@ -67,6 +67,7 @@ the same statements.  Output: steps that turn ``O`` into ``T`` exactly.
 from __future__ import annotations
 
 import itertools
+from contextvars import ContextVar
 from fractions import Fraction
 from math import gcd
 from typing import Sequence
@@ -88,6 +89,11 @@ MAX_ORDERS = 24
 #: further each time, ends as going round in circles: fuzz trmm 25045 did
 #: 250 such reshapes, another kind between each two).
 MAX_REPEATS = 16
+
+#: Whether the recovery running makes no reduction step for loops of
+#: empty parts only (:func:`recover`'s ``free_empties``; read by
+#: :func:`_groups`, part of :func:`_kind_done`'s memo key).
+_FREE_EMPTIES: ContextVar[bool] = ContextVar("free_empties", default=False)
 
 #: How many levels of index-set splits made after the tiling
 #: :func:`recover` reads (each merges pairs of parts, :func:`_late_splits`).
@@ -430,7 +436,6 @@ def _reduce(T: Sched, oracle, careful: bool, scaled_points: bool,
                 "dimensions goes round in circles (a tile or scaled loop skewed by a loop "
                 "it depends on)")
         seen.add(state)
-        held = [r.copy() for r in T.rels]
         for n, kind in enumerate(kinds):
             if (state, n) in banned:
                 continue
@@ -438,12 +443,6 @@ def _reduce(T: Sched, oracle, careful: bool, scaled_points: bool,
             start = len(found)
             _tried(oracle)
             if not _kind_done(kind, T, state, oracle, doubts):
-                continue
-            if len(found) > start and _empty_only(held, T):
-                # steps for empty parts only: their dimensions are free
-                T.rels = [r.copy() for r in held]
-                del found[start:]
-                banned.add((state, n))
                 continue
             if careful and not oracle(T) and not (
                     repair and (_widen_shifts(T, found, before[1], oracle)
@@ -459,6 +458,8 @@ def _reduce(T: Sched, oracle, careful: bool, scaled_points: bool,
             break
         else:
             break
+    if _FREE_EMPTIES.get():
+        _drop_empty_divs(T)
     for r in T.rels:
         for k, a in enumerate(r.alphas):
             if a.keys("d") and banned:
@@ -480,15 +481,6 @@ def _reduce(T: Sched, oracle, careful: bool, scaled_points: bool,
             "a tile loop in a way the recovery does not undo)")
     return list(reversed(found))
 
-
-
-def _empty_only(held: list[Rel], T: Sched) -> bool:
-    """Did a reduction, from the relations ``held`` to ``T``'s, change
-    empty parts only (their α dimensions, depth or β)?"""
-    now = {r.tag: r for r in T.rels}
-    changed = [r for r in held if r.tag not in now or now[r.tag].beta != r.beta
-               or now[r.tag].alphas != r.alphas]
-    return bool(changed) and all(r.empty for r in changed) and len(now) == len(held)
 
 
 def _unreversed_chunks(T: Sched) -> bool:
@@ -1760,11 +1752,20 @@ def _replays(X: Sched, steps: Sequence[Step], T: Sched, oracle=None) -> bool:
 
 def _groups(T: Sched, r: Rel, lo: int, hi: int):
     """Candidate sets of relations for one step: those under each prefix of
-    ``r``'s β of length ``lo`` … ``hi`` (largest set first, no repeats)."""
+    ``r``'s β of length ``lo`` … ``hi`` (largest set first, no repeats).
+    With free empty parts (:func:`recover`'s ``free_empties``), not a set
+    of empty parts only: a step for them gives no instance a date, and
+    their dimensions are free (the strip-mined ones left are dropped last,
+    :func:`_drop_empty_divs`), while the steps that reduce them may leave
+    them, in the core, dimensions that a later ``reshape`` of a loop they
+    share makes dependent (jacobi-2d fuzz seed 40258: a peeled empty half
+    tiled, skewed and reshaped)."""
     seen = set()
     for m in range(lo, hi + 1):
         g = T.under(r.beta[:m])
         key = frozenset(id(x) for x in g)
+        if _FREE_EMPTIES.get() and all(x.empty for x in g):
+            continue        # (steps for empty parts only give no instance a date)
         if key not in seen:
             seen.add(key)
             yield r.beta[:m], g
@@ -2703,6 +2704,17 @@ def _empty_divs(T: Sched) -> bool:
                 x.alphas[k] = a.part("i", "p", "1")
                 changed = True
     return changed
+
+
+def _drop_empty_divs(T: Sched) -> None:
+    """:func:`_empty_divs` for every empty part, once no reduction applies:
+    the strip-mined dimensions left in empty parts are those that only
+    steps on loops of empty parts would remove (:func:`_groups` offers no
+    such loop: its steps would give no instance a date).  The same dates,
+    so no step; the core gives the part whatever its loops get."""
+    for x in T.rels:
+        if x.empty:
+            x.alphas = [a.part("i", "p", "1") if a.keys("d") else a for a in x.alphas]
 
 
 def _image_forms(r: Rel, inst, divs) -> list[tuple]:
@@ -3926,7 +3938,8 @@ def _shift_first(plan: tuple) -> tuple:
 
 
 def recover(O: Sched, T: Sched, names: dict | None = None,
-            oracle=None, careful: bool = False) -> tuple[list[Step], Sched]:
+            oracle=None, careful: bool = False,
+            free_empties: bool = False) -> tuple[list[Step], Sched]:
     """Steps from ``O`` to ``T`` (both symbolic, ``T``'s relations tagged
     0…n-1, ``O`` untagged; neither is modified), and the schedule they
     reach (equal to ``T``).  ``oracle(sched) -> bool`` says whether a
@@ -3951,7 +3964,24 @@ def recover(O: Sched, T: Sched, names: dict | None = None,
     Careful, the repairs of :func:`reduce` and :func:`_legal_post` are
     made first; when that fails, the recovery is tried again without them
     (a repaired reduction can lead to a dead end that the plain careful
-    one avoids: bicg fuzz seed 63234)."""
+    one avoids: bicg fuzz seed 63234).
+
+    ``free_empties``: the target's empty parts (no instance) get no
+    reduction step of their own (:func:`_groups`), their strip-mined
+    dimensions are dropped instead: they go along with the loops they
+    share, whatever dimensions that gives them (whitebox's last try, when
+    the steps that reduce them leave dimensions a ``reshape`` makes
+    dependent; the shorter scripts are usually those that reduce them)."""
+    token = _FREE_EMPTIES.set(free_empties)
+    try:
+        return _recover_all(O, T, names, oracle, careful)
+    finally:
+        _FREE_EMPTIES.reset(token)
+
+
+def _recover_all(O: Sched, T: Sched, names: dict | None, oracle,
+                 careful: bool) -> tuple[list[Step], Sched]:
+    """:func:`recover`."""
     try:
         return _recover(O, T, names, oracle, careful)
     except WhiteboxError as e:
@@ -4068,7 +4098,7 @@ def _kind_done(kind, T: Sched, state: str, oracle, doubts: list) -> bool:
         opts = tuple((name, cell.cell_contents)
                      for name, cell in zip(kind.__code__.co_freevars, kind.__closure__ or ())
                      if name not in _WORKING)
-        key = (kind.__code__, opts, state, oracle.state_key(T))
+        key = (kind.__code__, opts, state, oracle.state_key(T), _FREE_EMPTIES.get())
         hash(key)
     except (TypeError, ValueError, AttributeError):
         return kind()
