@@ -2696,13 +2696,18 @@ def _empty_divs(T: Sched) -> bool:
     statement (with divs: it would give them back, round in circles)."""
     changed = False
     for x in T.rels:
-        if not x.empty or any(r.stmt == x.stmt and r.depth == x.depth and not r.empty
-                              and any(a.keys("d") for a in r.alphas) for r in T.rels):
-            continue
-        for k, a in enumerate(x.alphas):
-            if a.keys("d"):
-                x.alphas[k] = a.part("i", "p", "1")
-                changed = True
+        if x.empty and not any(r.stmt == x.stmt and r.depth == x.depth and not r.empty
+                               and any(a.keys("d") for a in r.alphas) for r in T.rels):
+            changed = _without_divs(x) or changed
+    return changed
+
+
+def _without_divs(x: Rel) -> bool:
+    """Replace each div of ``x``'s α dimensions by 0 (``x`` an empty part);
+    did any change?"""
+    new = [a.part("i", "p", "1") if a.keys("d") else a for a in x.alphas]
+    changed = new != x.alphas
+    x.alphas = new
     return changed
 
 
@@ -2714,7 +2719,7 @@ def _drop_empty_divs(T: Sched) -> None:
     so no step; the core gives the part whatever its loops get."""
     for x in T.rels:
         if x.empty:
-            x.alphas = [a.part("i", "p", "1") if a.keys("d") else a for a in x.alphas]
+            _without_divs(x)
 
 
 def _image_forms(r: Rel, inst, divs) -> list[tuple]:
