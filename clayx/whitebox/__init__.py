@@ -467,7 +467,7 @@ def _whitebox(original, target, simplify: bool, verify: bool, deps, phases: _Pha
             # a date may leave them dimensions a later reshape makes
             # dependent, _groups)
             for goal, free in ((as_read, False), (T, True)):
-                if goal is T and not free or free and not any(r.empty for r in T.rels):
+                if goal is T and not free or free and not _empty_loop(T):
                     continue
                 try:
                     raw = retry(goal, free)
@@ -586,6 +586,13 @@ def _plain_empty_parts(T: Sched) -> Sched | None:
             r.alphas = list(near.alphas)
             changed = True
     return X if changed else None
+
+
+def _empty_loop(T: Sched) -> bool:
+    """Does a loop of ``T`` hold empty parts only (the loops whose steps
+    ``recover(…, free_empties=True)`` leaves out)?"""
+    return any(all(y.empty for y in T.under(x.beta[:m]))
+               for x in T.rels if x.empty for m in range(1, len(x.beta)))
 
 
 def _common(a, b) -> int:

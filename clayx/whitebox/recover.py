@@ -1812,7 +1812,10 @@ def _linearize_once(T: Sched, found: list[Step], oracle=None, doubts=None,
     after the skews of chunk loops are undone: ``floor(i / 2) - i`` is
     the chunk of ``-i``, or the chunk of ``i`` skewed by its reversed
     point loop)."""
+    spared = False      # a group left for an empty part's rank: tried last
     for keep, whole in ((True, True), (True, False), (False, True), (False, False)):
+        if not keep and not spared:
+            break
         for r in T.rels:
             # the innermost chunk dimension first: its tile is the last one
             # applied, so the sequence tiles outer loops first
@@ -1823,10 +1826,13 @@ def _linearize_once(T: Sched, found: list[Step], oracle=None, doubts=None,
                 for _, group in _groups(T, r, t, len(r.beta) - 1):
                     if whole and len(group) != loop:
                         continue
-                    if not all(_chunk_of(T, x, t, p, size, oracle, general, keep)
-                               for x in group) \
+                    if not all(_chunk_of(T, x, t, p, size, oracle, general) for x in group) \
                             or any(_skews_by(x, t) for x in group):
                         continue    # (a skew by the chunk loop is undone first)
+                    if keep and not all(_chunk_of(T, x, t, p, size, oracle, general, True)
+                                        for x in group if x.empty):
+                        spared = True
+                        continue
                     if _unchunk(T, r, group, t, p, size, found, oracle, doubts):
                         return True
     return False
