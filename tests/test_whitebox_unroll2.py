@@ -78,9 +78,10 @@ CASES = [
         "skew([0, 0], 1, 2, -2); tile([0, 1, 0], 1, 1, 5); "
         "tile([0, 0], 1, 1, 5); iss([0], {0 | | 0 | -1}); "
         "reverse([0, 0, 0, 1, 0, 0], 5);",
-     "iss([0, 0], {[] | [] | [0] | 0});\niss([1, 0], {[] | [] | [0] | 0});\n"
-     "skew([1], 1, 2, -2);\nfuse([0]);\nreorder([0, 0], [1, 0]);\nsplit([0, 0, 0], 2);\n"
-     "reorder([0, 2], [1, 0]);\nreorder([0], [0, 2, 1, 3]);\nstripmine([0, 1], 2, 5);\n"
+     # (15 -> 9 steps: the empty halves keep their rank when linearized,
+     # test_whitebox_reshape2; the iss steps and moves that only placed them
+     # give no instance a date and go)
+     "skew([1], 1, 2, -2);\nfuse([0]);\nstripmine([0, 1], 2, 5);\n"
      "reverse([0, 1], 3);\nstripmine([0, 0], 2, 5);\nskew([0, 0], 1, 2, -2);\n"
      "stripmine([0, 1], 1, 25);\nstripmine([0, 0, 0], 1, 5);\n"
      "stripmine([0, 0, 1], 2, 5);\n"),

@@ -416,14 +416,15 @@ def _whitebox(original, target, simplify: bool, verify: bool, deps, phases: _Pha
     retries = 0
     first: WhiteboxError | None = None
 
-    def searched(phase: str, goal: Sched, careful: bool) -> list:
+    def searched(phase: str, goal: Sched, careful: bool, free_empties: bool = False) -> list:
         """The steps recovered for ``goal`` (in ``phase``), the reshapes
         checked; a spent effort bound ends the whole search."""
         phases.start(phase)
         bound.phase = phase
         bound.reason = None
         try:
-            raw, _ = recover(O, goal, oracle=oracle, careful=careful)
+            raw, _ = recover(O, goal, oracle=oracle, careful=careful,
+                             free_empties=free_empties)
         except GaveUp as g:
             raise SearchGaveUp(_gave_up(g, phase, first), phase, bound) from None
         bad = _refused_reshape(O, raw, oracle)
@@ -431,10 +432,10 @@ def _whitebox(original, target, simplify: bool, verify: bool, deps, phases: _Pha
             raise WhiteboxError(bad)
         return raw
 
-    def retry(goal: Sched) -> list:
+    def retry(goal: Sched, free_empties: bool = False) -> list:
         nonlocal retries
         retries += 1
-        return searched(f"careful retry {retries}", goal, True)
+        return searched(f"careful retry {retries}", goal, True, free_empties)
 
     def shortened(raw: list) -> list:
         phases.start("simplifying")
@@ -461,16 +462,23 @@ def _whitebox(original, target, simplify: bool, verify: bool, deps, phases: _Pha
         except SearchGaveUp:
             raise
         except WhiteboxError as e2:
-            # last: the empty parts as read
-            if as_read is T:
+            # then: the empty parts as read; last: the empty parts free
+            # (no reduction step of their own: steps that give no instance
+            # a date may leave them dimensions a later reshape makes
+            # dependent, _groups)
+            for goal, free in ((as_read, False), (T, True)):
+                if goal is T and not free or free and not _empty_loop(T):
+                    continue
+                try:
+                    raw = retry(goal, free)
+                except SearchGaveUp:
+                    raise
+                except WhiteboxError:
+                    continue
+                T = goal
+                break
+            else:
                 raise e2 from first
-            try:
-                raw = retry(as_read)
-            except SearchGaveUp:
-                raise
-            except WhiteboxError:
-                raise e2 from first
-            T = as_read
         careful = True
     steps = shortened(raw)
     result = WhiteboxResult(None, steps, raw, params=tuple(scop.params))
@@ -578,6 +586,13 @@ def _plain_empty_parts(T: Sched) -> Sched | None:
             r.alphas = list(near.alphas)
             changed = True
     return X if changed else None
+
+
+def _empty_loop(T: Sched) -> bool:
+    """Does a loop of ``T`` hold empty parts only (the loops whose steps
+    ``recover(…, free_empties=True)`` leaves out)?"""
+    return any(all(y.empty for y in T.under(x.beta[:m]))
+               for x in T.rels if x.empty for m in range(1, len(x.beta)))
 
 
 def _common(a, b) -> int:

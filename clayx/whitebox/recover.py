@@ -67,6 +67,7 @@ the same statements.  Output: steps that turn ``O`` into ``T`` exactly.
 from __future__ import annotations
 
 import itertools
+from contextvars import ContextVar
 from fractions import Fraction
 from math import gcd
 from typing import Sequence
@@ -88,6 +89,11 @@ MAX_ORDERS = 24
 #: further each time, ends as going round in circles: fuzz trmm 25045 did
 #: 250 such reshapes, another kind between each two).
 MAX_REPEATS = 16
+
+#: Whether the recovery running makes no reduction step for loops of
+#: empty parts only (:func:`recover`'s ``free_empties``; read by
+#: :func:`_groups`, part of :func:`_kind_done`'s memo key).
+_FREE_EMPTIES: ContextVar[bool] = ContextVar("free_empties", default=False)
 
 #: How many levels of index-set splits made after the tiling
 #: :func:`recover` reads (each merges pairs of parts, :func:`_late_splits`).
@@ -452,6 +458,8 @@ def _reduce(T: Sched, oracle, careful: bool, scaled_points: bool,
             break
         else:
             break
+    if _FREE_EMPTIES.get():
+        _drop_empty_divs(T)
     for r in T.rels:
         for k, a in enumerate(r.alphas):
             if a.keys("d") and banned:
@@ -1744,11 +1752,20 @@ def _replays(X: Sched, steps: Sequence[Step], T: Sched, oracle=None) -> bool:
 
 def _groups(T: Sched, r: Rel, lo: int, hi: int):
     """Candidate sets of relations for one step: those under each prefix of
-    ``r``'s β of length ``lo`` … ``hi`` (largest set first, no repeats)."""
+    ``r``'s β of length ``lo`` … ``hi`` (largest set first, no repeats).
+    With free empty parts (:func:`recover`'s ``free_empties``), not a set
+    of empty parts only: a step for them gives no instance a date, and
+    their dimensions are free (the strip-mined ones left are dropped last,
+    :func:`_drop_empty_divs`), while the steps that reduce them may leave
+    them, in the core, dimensions that a later ``reshape`` of a loop they
+    share makes dependent (jacobi-2d fuzz seed 40258: a peeled empty half
+    tiled, skewed and reshaped)."""
     seen = set()
     for m in range(lo, hi + 1):
         g = T.under(r.beta[:m])
         key = frozenset(id(x) for x in g)
+        if _FREE_EMPTIES.get() and all(x.empty for x in g):
+            continue        # (steps for empty parts only give no instance a date)
         if key not in seen:
             seen.add(key)
             yield r.beta[:m], g
@@ -1795,7 +1812,10 @@ def _linearize_once(T: Sched, found: list[Step], oracle=None, doubts=None,
     after the skews of chunk loops are undone: ``floor(i / 2) - i`` is
     the chunk of ``-i``, or the chunk of ``i`` skewed by its reversed
     point loop)."""
-    for whole in (True, False):
+    spared = False      # a group left for an empty part's rank: tried last
+    for keep, whole in ((True, True), (True, False), (False, True), (False, False)):
+        if not keep and not spared:
+            break
         for r in T.rels:
             # the innermost chunk dimension first: its tile is the last one
             # applied, so the sequence tiles outer loops first
@@ -1809,6 +1829,10 @@ def _linearize_once(T: Sched, found: list[Step], oracle=None, doubts=None,
                     if not all(_chunk_of(T, x, t, p, size, oracle, general) for x in group) \
                             or any(_skews_by(x, t) for x in group):
                         continue    # (a skew by the chunk loop is undone first)
+                    if keep and not all(_chunk_of(T, x, t, p, size, oracle, general, True)
+                                        for x in group if x.empty):
+                        spared = True
+                        continue
                     if _unchunk(T, r, group, t, p, size, found, oracle, doubts):
                         return True
     return False
@@ -2489,13 +2513,17 @@ def _offset_chunk(T: Sched, r: Rel, a: Aff) -> bool:
 
 
 def _chunk_of(T: Sched, x: Rel, t: int, p: int, size: int, oracle,
-              general: bool = True) -> bool:
+              general: bool = True, keep_rank: bool = False) -> bool:
     """Is α_t of ``x`` the chunk ``floor(α_p / size)`` (as written, or on
-    ``x``'s instances)?"""
+    ``x``'s instances)?  An empty part's is (any value gives it the same
+    dates); ``keep_rank``: only when its α dimensions without α_t keep
+    their rank (:func:`_spare_row`)."""
     if x.depth < p:
         return False
-    if x.empty or _is_chunk_of(T, x.alphas[t - 1], x.alphas[p - 1], size, general):
-        return True         # (an empty part: any value gives the same dates)
+    if _is_chunk_of(T, x.alphas[t - 1], x.alphas[p - 1], size, general):
+        return True
+    if x.empty:
+        return not keep_rank or _spare_row(x, t)
     ch = _chunk(T, x.alphas[t - 1])
     if ch is not None:
         num, s = ch
@@ -2507,6 +2535,19 @@ def _chunk_of(T: Sched, x: Rel, t: int, p: int, size: int, oracle,
         return False
     chunk = T.divs.get(x.alphas[p - 1], size)
     return oracle.equal(x, x.alphas[t - 1], chunk, T.divs)
+
+
+def _spare_row(x: Rel, t: int) -> bool:
+    """Do the α dimensions of ``x`` other than α_t have the rank (over its
+    iterators) that all of them have?  An empty part (no instance) takes
+    any dimensions, but Clay's ``reshape`` checks them as written: a
+    reduction that removes a dimension it needs (reads its ``i`` as the
+    chunk of a loop it shares) leaves it too few dimensions in the core,
+    and every later ``reshape`` of its loops is refused (trmm fuzz seed
+    80165)."""
+    keys = _iter_keys(x)
+    rows = [a.part("i") for a in x.alphas]
+    return _rank(rows[:t - 1] + rows[t:], keys) == _rank(rows, keys)
 
 
 def _fix_point_once(T: Sched, found: list[Step], oracle=None, outer: bool = False,
@@ -2661,14 +2702,30 @@ def _empty_divs(T: Sched) -> bool:
     statement (with divs: it would give them back, round in circles)."""
     changed = False
     for x in T.rels:
-        if not x.empty or any(r.stmt == x.stmt and r.depth == x.depth and not r.empty
-                              and any(a.keys("d") for a in r.alphas) for r in T.rels):
-            continue
-        for k, a in enumerate(x.alphas):
-            if a.keys("d"):
-                x.alphas[k] = a.part("i", "p", "1")
-                changed = True
+        if x.empty and not any(r.stmt == x.stmt and r.depth == x.depth and not r.empty
+                               and any(a.keys("d") for a in r.alphas) for r in T.rels):
+            changed = _without_divs(x) or changed
     return changed
+
+
+def _without_divs(x: Rel) -> bool:
+    """Replace each div of ``x``'s α dimensions by 0 (``x`` an empty part);
+    did any change?"""
+    new = [a.part("i", "p", "1") if a.keys("d") else a for a in x.alphas]
+    changed = new != x.alphas
+    x.alphas = new
+    return changed
+
+
+def _drop_empty_divs(T: Sched) -> None:
+    """:func:`_empty_divs` for every empty part, once no reduction applies:
+    the strip-mined dimensions left in empty parts are those that only
+    steps on loops of empty parts would remove (:func:`_groups` offers no
+    such loop: its steps would give no instance a date).  The same dates,
+    so no step; the core gives the part whatever its loops get."""
+    for x in T.rels:
+        if x.empty:
+            _without_divs(x)
 
 
 def _image_forms(r: Rel, inst, divs) -> list[tuple]:
@@ -3892,7 +3949,8 @@ def _shift_first(plan: tuple) -> tuple:
 
 
 def recover(O: Sched, T: Sched, names: dict | None = None,
-            oracle=None, careful: bool = False) -> tuple[list[Step], Sched]:
+            oracle=None, careful: bool = False,
+            free_empties: bool = False) -> tuple[list[Step], Sched]:
     """Steps from ``O`` to ``T`` (both symbolic, ``T``'s relations tagged
     0…n-1, ``O`` untagged; neither is modified), and the schedule they
     reach (equal to ``T``).  ``oracle(sched) -> bool`` says whether a
@@ -3917,7 +3975,24 @@ def recover(O: Sched, T: Sched, names: dict | None = None,
     Careful, the repairs of :func:`reduce` and :func:`_legal_post` are
     made first; when that fails, the recovery is tried again without them
     (a repaired reduction can lead to a dead end that the plain careful
-    one avoids: bicg fuzz seed 63234)."""
+    one avoids: bicg fuzz seed 63234).
+
+    ``free_empties``: the target's empty parts (no instance) get no
+    reduction step of their own (:func:`_groups`), their strip-mined
+    dimensions are dropped instead: they go along with the loops they
+    share, whatever dimensions that gives them (whitebox's last try, when
+    the steps that reduce them leave dimensions a ``reshape`` makes
+    dependent; the shorter scripts are usually those that reduce them)."""
+    token = _FREE_EMPTIES.set(free_empties)
+    try:
+        return _recover_all(O, T, names, oracle, careful)
+    finally:
+        _FREE_EMPTIES.reset(token)
+
+
+def _recover_all(O: Sched, T: Sched, names: dict | None, oracle,
+                 careful: bool) -> tuple[list[Step], Sched]:
+    """:func:`recover`."""
     try:
         return _recover(O, T, names, oracle, careful)
     except WhiteboxError as e:
@@ -4034,7 +4109,7 @@ def _kind_done(kind, T: Sched, state: str, oracle, doubts: list) -> bool:
         opts = tuple((name, cell.cell_contents)
                      for name, cell in zip(kind.__code__.co_freevars, kind.__closure__ or ())
                      if name not in _WORKING)
-        key = (kind.__code__, opts, state, oracle.state_key(T))
+        key = (kind.__code__, opts, state, oracle.state_key(T), _FREE_EMPTIES.get())
         hash(key)
     except (TypeError, ValueError, AttributeError):
         return kind()
