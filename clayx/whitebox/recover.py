@@ -341,7 +341,8 @@ SKEWED_PASSES = ((True, {"outer_linearized": True}), (True, {"skewed_divs": True
                  (True, {"points_first": True}), (True, {"fused_sinks": True}),
                  (True, {"flat_chunks": True}),
                  (False, {"flat_chunks": True}),
-                 (True, {"flat_chunks": EARLY, "nested_chunks": BESIDE_POINTS}))
+                 (True, {"flat_chunks": EARLY, "nested_chunks": BESIDE_POINTS}),
+                 (False, {"general_skews": True}))
 
 #: The passes of :func:`reduce` after the first (which reads scaled point
 #: loops as scaled after the tile, the tiles undone after the scalings, no
@@ -360,7 +361,8 @@ def _reduce(T: Sched, oracle, careful: bool, scaled_points: bool,
             sink_first: bool = False, nested_chunks: bool = True,
             repair: bool = True, outer_linearized: bool = False,
             skewed_divs: bool = False, flat_chunks: bool = False,
-            points_first: bool = False, fused_sinks: bool = False) -> list[Step]:
+            points_first: bool = False, fused_sinks: bool = False,
+            general_skews: bool = False) -> list[Step]:
     found: list[Step] = []
     doubts: list[str] = []      # reductions whose result was found illegal once
     seen: set[str] = set()      # the reduced targets met: a repeat is a cycle
@@ -385,7 +387,8 @@ def _reduce(T: Sched, oracle, careful: bool, scaled_points: bool,
         lambda: _unskew_chunk_once(T, found, oracle),
         lambda: _sink_chunk_once(T, found, oracle),
         lambda: _unskew_to_chunk_once(T, found, oracle),
-        lambda: _linearize_once(T, found, oracle, doubts, general=True),
+        lambda: general_skews and _unskew_once(T, found, general=True)
+        or _linearize_once(T, found, oracle, doubts, general=True),
         lambda: _unreshape_chunk_once(T, found, oracle),
         lambda: _fix_point_once(T, found, oracle, outer=True),
         lambda: split_loops and _split_chunk_loop_once(T, found, oracle),
@@ -878,17 +881,22 @@ def _divisible(a: Aff, g: int) -> bool:
         and bool(a.keys("i") or a.keys("d"))
 
 
-def _unskew_once(T: Sched, found: list[Step], oracle=None, alone: bool = False) -> bool:
+def _unskew_once(T: Sched, found: list[Step], oracle=None, alone: bool = False,
+                 general: bool = False) -> bool:
     """Undo a ``skew`` by a chunk (tile) loop: a dimension with the div
     another dimension of the relation is (perhaps shifted: mvt fuzz seed
     33082, a tile of a shifted loop), for the largest group under one
     loop where every relation has it with the same coefficient.  ``alone``
     (tried last): for one statement that shares its loop with others
-    (:func:`_unskew_alone`)."""
+    (:func:`_unskew_alone`).  ``general`` (:data:`SKEWED_PASSES`): also a
+    chunk loop isl wrote as its div plus iterators (:func:`_chunk_in`:
+    ``floor((2t + i) / 3)`` as ``floor((i - t) / 3) + t``, seidel-2d fuzz
+    seed 83226), which the general ``linearize`` would otherwise remove
+    before the skew by it is undone."""
     for r in T.rels:
         owners = {}
         for t, a in enumerate(r.alphas, 1):
-            k = _shifted_div(a)
+            k = _chunk_key(T, r, t, general)
             if k is not None and k not in owners:
                 owners[k] = t
         for q, a in enumerate(r.alphas, 1):
@@ -909,14 +917,25 @@ def _unskew_once(T: Sched, found: list[Step], oracle=None, alone: bool = False) 
                 for p in _loop_prefixes(r):
                     group = T.under(p)
                     if all(x.depth >= max(q, t) and (
-                            _shifted_div(x.alphas[t - 1]) is not None
-                            and x.alphas[q - 1][_shifted_div(x.alphas[t - 1])] == c
+                            (d := _chunk_key(T, x, t, general)) is not None
+                            and x.alphas[q - 1][d] == c
                             or _skew_free(x, t)) for x in group):
                         for x in group:
                             x.alphas[q - 1] = x.alphas[q - 1] - x.alphas[t - 1].scale(c)
                         found.append(Step("skew", (p, q, t, -c)))
                         return True
     return False
+
+
+def _chunk_key(T: Sched, x: Rel, t: int, general: bool):
+    """The div of ``x``'s chunk dimension ``t`` (one div, perhaps shifted;
+    ``general``: also a div plus iterators that reads as a chunk,
+    :func:`_chunk_in`), else None."""
+    a = x.alphas[t - 1]
+    k = _shifted_div(a)
+    if k is None and general and _chunk_in(T, x, a) is not None:
+        k = _is_div(a.part("d"))
+    return k
 
 
 def _unskew_alone(T: Sched, r: Rel, q: int, t: int, c, found: list[Step], oracle) -> bool:
@@ -1660,7 +1679,10 @@ def _unlinearize_once(T: Sched, found: list[Step], oracle=None, outer: bool = Fa
     ``outer`` (:data:`SKEWED_PASSES`, with an oracle): that reading too
     where no outer dimension is the chunk's numerator, an inner one is
     (an outer loop skewed by the chunk of an inner one: syrk fuzz seed
-    48199, ``(floor(k / 4) + i, k, j)``)."""
+    48199, ``(floor(k / 4) + i, k, j)``).  A div that is the chunk of
+    ``α_p`` written otherwise (``floor((-i - 1) / 4)`` is ``-floor(i / 4) -
+    1``: a skew by ``-1`` times the chunk loop, syrk fuzz seed 86289) is
+    read as that chunk first (:func:`_div_as_chunk`)."""
     for r in T.rels:
         chunks = {k for a in r.alphas if (k := _shifted_div(a)) is not None}
         for q, a in enumerate(r.alphas, 1):
@@ -1668,10 +1690,14 @@ def _unlinearize_once(T: Sched, found: list[Step], oracle=None, outer: bool = Fa
                 num, size = T.divs.of(k)
                 if k in chunks or _shifted_div(a) == k:
                     continue
-                p = next((m for m in range(1, q) if r.alphas[m - 1] == num), None)
-                if outer and p is None:
-                    p = next((m for m in range(q + 1, r.depth + 1) if r.alphas[m - 1] == num),
-                             None)
+                inner = range(1, q)
+                outers = range(q + 1, r.depth + 1) if outer else range(0)
+                p = next((m for m in (*inner, *outers) if r.alphas[m - 1] == num), None)
+                form = None
+                if p is None:
+                    p, form = next(((m, f) for m in (*inner, *outers)
+                                    if (f := _div_as_chunk(T, k, r.alphas[m - 1])) is not None),
+                                   (None, None))
                 if p is None:
                     continue
                 for prefix, group in _groups(T, r, p, len(r.beta) - 1):
@@ -1679,7 +1705,10 @@ def _unlinearize_once(T: Sched, found: list[Step], oracle=None, outer: bool = Fa
                             not x.empty and _constant_on(x, T.divs.get(x.alphas[p - 1], size),
                                                          T.divs) for x in group):
                         continue    # (Clay linearizes no chunk that is one value on a part)
+                    if form is not None:   # the same function, with α_p's chunk
+                        r.alphas[q - 1] = a + (form - Aff.var(k)).scale(a[k])
                     X = T.copy()
+                    r.alphas[q - 1] = a
                     X.stripmine(prefix, p, size)
                     direct = [Step("linearize", (prefix, p))]
                     if not _replays(X, direct, T, oracle) or oracle is not None and (
@@ -1689,6 +1718,23 @@ def _unlinearize_once(T: Sched, found: list[Step], oracle=None, outer: bool = Fa
                     found.extend(direct)
                     return True
     return False
+
+
+def _div_as_chunk(T: Sched, k, e: Aff) -> Aff | None:
+    """The div ``k`` (``floor(n / s)``) written as ``±floor(e / s) + j``
+    (``j`` an integer: ``n = ±e + c`` with the constant ``c`` that makes it
+    exact, ``floor((-e - 1) / s) = -floor(e / s) - 1``), the chunk of ``e``
+    (with an iterator) by the same size; None when it is not one."""
+    n, size = T.divs.of(k)
+    if not e.keys("i"):
+        return None
+    chunk = T.divs.get(e, size)
+    for sign, num in ((1, n), (-1, Aff.const(size - 1) - n)):
+        # floor(n / s) = sign·floor(num / s); num - e = j·s gives floor(e / s) + j
+        j = (num - e).c
+        if set(j) <= {ONE} and Fraction(j.get(ONE, 0)) % size == 0:
+            return (chunk + Aff.const(int(Fraction(j.get(ONE, 0)) / size))).scale(sign)
+    return None
 
 
 def _clay_linearizes(X: Sched, prefix: tuple, p: int, oracle) -> bool:
