@@ -4196,10 +4196,11 @@ def _late_splits(T: Sched, oracle, outer: bool = False,
         # the others' dimensions its tile loop is made of); last, a constant
         # (a split whose first or second parts have no instance: a peel of
         # the empty end of a loop, trmm fuzz seed 37135)
-        forms = [_alpha_form(first, c) for first, A0, _ in sets if not A0.is_empty()
+        forms = [_alpha_form(first, f) for first, A0, _ in sets if not A0.is_empty()
                  for bset in A0.get_basic_sets()
                  for c in constraints(isl.Set.from_basic_set(bset), T.divs, T.params,
-                                      with_divs=True)]
+                                      with_divs=True)
+                 for f in (c, *_refloored(T, first, c))]
         forms += [f for first, A0, _ in sets for f in _image_forms(first, A0, T.divs)]
         forms += [((), Aff.const(-1)), ((), Aff())] if constant else []
         for form in dict.fromkeys(forms):
@@ -4239,6 +4240,28 @@ def _late_splits(T: Sched, oracle, outer: bool = False,
         done.add(loop)
         merged_tags.update(r.tag for pair in pairs for r in pair)
     return (T2, splits) if splits else None
+
+
+def _refloored(T: Sched, r: Rel, c: Aff) -> list[Aff]:
+    """The inequality ``c ≥ 0`` of ``r``'s instances written with a chunk
+    dimension ``α_t = floor(e / s)`` of ``r`` where isl removed that floor
+    exactly (``floor(e / s) + R ≥ 0`` is ``e + s·R ≥ 0``, ``-floor(e / s) +
+    R ≥ 0`` is ``-e + s·R + s - 1 ≥ 0``): an ``iss`` on the tile loops
+    made after a tile (gemm fuzz seed 70090: ``floor(i / 96) - floor(i / 32)
+    + i - nk + 1 ≥ 0`` comes as ``32·floor(i / 96) + 31i - 32nk + 63 ≥
+    0``).  One form per chunk dimension that fits, the same inequality on
+    the instances."""
+    out = []
+    for a in r.alphas:
+        k = _shifted_div(a)
+        if k is None:
+            continue
+        e, size = T.divs.of(k)
+        for sign, rest in ((1, c - e), (-1, c + e - Aff.const(size - 1))):
+            R = rest.scale(Fraction(1, size))
+            if R.is_integral:
+                out.append(Aff.var(k).scale(sign) + R.integral())
+    return out
 
 
 def _halves(T: Sched) -> list[tuple[tuple, list[tuple[Rel, Rel]]]]:
