@@ -336,7 +336,10 @@ EARLY = "early"
 #: (:func:`_flat_chunks`: a div plus iterators as the one div it is, isl's
 #: nested divs as the chunk they equal), after every other reduction, with
 #: or without the scaled points, then before them, with chunks of chunks
-#: beside points (seidel-2d 64196, 65076, gemm 34100, trmm 32015).
+#: beside points (seidel-2d 64196, 65076, gemm 34100, trmm 32015); after
+#: all, without the scaled points, the skews by chunk loops that isl writes
+#: as a div plus iterators undone before the general ``linearize`` removes
+#: those loops (``_unskew_once`` with ``general``: seidel-2d 83226).
 SKEWED_PASSES = ((True, {"outer_linearized": True}), (True, {"skewed_divs": True}),
                  (True, {"points_first": True}), (True, {"fused_sinks": True}),
                  (True, {"flat_chunks": True}),
