@@ -345,7 +345,8 @@ SKEWED_PASSES = ((True, {"outer_linearized": True}), (True, {"skewed_divs": True
                  (True, {"flat_chunks": True}),
                  (False, {"flat_chunks": True}),
                  (True, {"flat_chunks": EARLY, "nested_chunks": BESIDE_POINTS}),
-                 (False, {"general_skews": True}))
+                 (False, {"general_skews": True}),
+                 (False, {"loop_shifts": True, "sink_first": True}))
 
 #: The passes of :func:`reduce` after the first (which reads scaled point
 #: loops as scaled after the tile, the tiles undone after the scalings, no
@@ -365,7 +366,7 @@ def _reduce(T: Sched, oracle, careful: bool, scaled_points: bool,
             repair: bool = True, outer_linearized: bool = False,
             skewed_divs: bool = False, flat_chunks: bool = False,
             points_first: bool = False, fused_sinks: bool = False,
-            general_skews: bool = False) -> list[Step]:
+            general_skews: bool = False, loop_shifts: bool = False) -> list[Step]:
     found: list[Step] = []
     doubts: list[str] = []      # reductions whose result was found illegal once
     seen: set[str] = set()      # the reduced targets met: a repeat is a cycle
@@ -380,18 +381,19 @@ def _reduce(T: Sched, oracle, careful: bool, scaled_points: bool,
         return bool(flat_chunks) and _flat_chunks(T)
 
     kinds = [
-        lambda: (_shared_chunks(T) or _reread_chunks(T, nested_chunks) or _chunks_of_divs(T)
+        lambda: (_shared_chunks(T) or _reread_chunks(T, nested_chunks, loop_shifts)
+                 or _chunks_of_divs(T)
                  or undensify_once(T, found)),
         lambda: _densify_once(T, found, oracle, scaled_points),
-        lambda: _plain_div_once(T, found),
+        lambda: _plain_div_once(T, found, loop_shifts),
         lambda: _unskew_once(T, found),
-        lambda: _linearize_once(T, found, oracle, doubts),
+        lambda: _linearize_once(T, found, oracle, doubts, flat=loop_shifts),
         fix_points,
         lambda: _unskew_chunk_once(T, found, oracle),
-        lambda: _sink_chunk_once(T, found, oracle),
+        lambda: _sink_chunk_once(T, found, oracle, shifted=loop_shifts),
         lambda: _unskew_to_chunk_once(T, found, oracle),
         lambda: general_skews and _unskew_once(T, found, general=True)
-        or _linearize_once(T, found, oracle, doubts, general=True),
+        or _linearize_once(T, found, oracle, doubts, general=True, flat=loop_shifts),
         lambda: _unreshape_chunk_once(T, found, oracle),
         lambda: _fix_point_once(T, found, oracle, outer=True),
         lambda: split_loops and _split_chunk_loop_once(T, found, oracle),
@@ -827,7 +829,7 @@ def _covers(S: Sched, p: tuple, tags: set) -> list[tuple]:
     return out
 
 
-def _plain_div_once(T: Sched, found: list[Step]) -> bool:
+def _plain_div_once(T: Sched, found: list[Step], shifts: bool = False) -> bool:
     """Undo a shift (by parameters and a constant) and a reverse of a tile
     loop: a dimension ``±d + rest`` of one div ``d`` becomes ``d`` for the
     whole group under a prefix whose members all have the same form.  A
@@ -860,7 +862,9 @@ def _plain_div_once(T: Sched, found: list[Step]) -> bool:
             rest = a.part("p", "1")
             for p in [*_loop_prefixes(r, d), r.beta]:
                 group = T.under(p)
-                if not all(x.depth >= d and _plain_div(x.alphas[d - 1], sign, rest)
+                if not all(x.depth >= d and (_plain_div(x.alphas[d - 1], sign, rest)
+                                             or shifts and sign > 0 and x is not r
+                                             and x.alphas[d - 1].part("p", "1") == rest)
                            for x in group):
                     continue
                 for x in group:
@@ -1534,7 +1538,8 @@ def _split_apart(T: Sched, node: tuple, tags: set, found: list[Step], oracle) ->
 
 
 def _sink_chunk_once(T: Sched, found: list[Step], oracle=None,
-                     reversed_point: bool = False, fuse: bool = False) -> bool:
+                     reversed_point: bool = False, fuse: bool = False,
+                     shifted: bool = False) -> bool:
     """Undo the ``interchange`` s that moved a chunk loop inside its point
     loop: a chunk ``α_t = floor(α_p / s)`` with ``p < t`` goes back right
     before its point loop, for the largest group of relations under one
@@ -1555,9 +1560,13 @@ def _sink_chunk_once(T: Sched, found: list[Step], oracle=None,
     interchange) are in one loop first (:func:`_fused_inside`; the direct
     steps: the interchanges, then the ``split`` s; lu fuzz seed 30257)."""
     for r in T.rels:
-        for t, num, _ in _loose_chunks(T, r):
+        for t, num, size in _loose_chunks(T, r):
             point = -num if reversed_point else num
             p = next((q for q in range(1, t) if r.alphas[q - 1] == point), None)
+            if p is None and shifted and not reversed_point:
+                # a shifted chunk loop: floor(i / s) + c is floor((i + c·s) / s)
+                p = next((q for q in range(1, t) if _shifted_by_chunks(num - r.alphas[q - 1],
+                                                                       size)), None)
             if p is None:
                 continue
             moves = [None] + ([] if reversed_point else _chunk_swaps(r, p, t))
@@ -1592,6 +1601,16 @@ def _sink_chunk_once(T: Sched, found: list[Step], oracle=None,
                     if _taken(T, X, direct, found, oracle):
                         return True
     return False
+
+
+def _shifted_by_chunks(diff: Aff, size: int, zero: bool = False) -> bool:
+    """Is ``diff`` (a chunk's numerator less a dimension) a nonzero
+    (``zero``: or zero) constant multiple of ``size``: the chunk of that
+    dimension, shifted?"""
+    c = diff.c
+    if not c:
+        return zero
+    return set(c) == {ONE} and Fraction(c[ONE]) % size == 0
 
 
 def _fused_inside(X: Sched, loop: tuple, ids: set) -> list[Step]:
@@ -1834,7 +1853,7 @@ def _tiles(T: Sched, r: Rel, general: bool = True):
 
 
 def _linearize_once(T: Sched, found: list[Step], oracle=None, doubts=None,
-                    general: bool = False) -> bool:
+                    general: bool = False, flat: bool = False) -> bool:
     """Remove one chunk dimension ``α_t = floor(α_p / s)`` (a ``tile`` or
     ``stripmine`` step, possibly on part of a loop), checked by replaying
     the direct step.  A chunk loop that only relations with that chunk
@@ -1849,7 +1868,7 @@ def _linearize_once(T: Sched, found: list[Step], oracle=None, doubts=None,
             # the innermost chunk dimension first: its tile is the last one
             # applied, so the sequence tiles outer loops first
             for t, p, size in reversed(list(_tiles(T, r, general))):
-                if _is_point_of_chunk(T, r, t):
+                if _is_point_of_chunk(T, r, t) or flat and _flat_chunk_of(T, r, t):
                     continue        # a tile of this tile loop is undone first
                 loop = len(T.under(r.beta[:t]))
                 for _, group in _groups(T, r, t, len(r.beta) - 1):
@@ -1858,6 +1877,8 @@ def _linearize_once(T: Sched, found: list[Step], oracle=None, doubts=None,
                     if not all(_chunk_of(T, x, t, p, size, oracle, general) for x in group) \
                             or any(_skews_by(x, t) for x in group):
                         continue    # (a skew by the chunk loop is undone first)
+                    if flat and _changed_chunk_beside(T, r, group, t, size):
+                        continue    # (the loop's other chunks are read first)
                     if _unchunk(T, r, group, t, p, size, found, oracle, doubts):
                         return True
     return False
@@ -1882,6 +1903,44 @@ def _is_point_of_chunk(T: Sched, r: Rel, t: int) -> bool:
     k = _is_div(a.part("d"))
     return k is not None and not a.keys("i") and any(
         T.divs.of(d)[0][k] for q, x in enumerate(r.alphas, 1) if q != t for d in x.keys("d"))
+
+
+def _changed_chunk_beside(T: Sched, r: Rel, group: list[Rel], t: int, size: int) -> bool:
+    """Does a relation of ``r``'s loop at depth ``t`` outside ``group`` have
+    a chunk of the same size there, combined with other dimensions (one
+    strip-mine of the whole loop, changed after: its change is undone
+    first, so that the loop's chunks go in one step; trmm fuzz seed
+    15055)?"""
+    ids = {x.tag for x in group}
+    for x in T.under(r.beta[:t]):
+        if x.tag in ids or x.depth < t or x.empty:
+            continue
+        a = x.alphas[t - 1]
+        if _shifted_div(a) is None and any(T.divs.of(d)[1] == size for d in a.keys("d")):
+            return True
+    return False
+
+
+def _flat_chunk_of(T: Sched, r: Rel, t: int) -> bool:
+    """Does another dimension of ``r`` have a chunk of the chunk dimension
+    ``t`` (``floor(e / s)``, perhaps shifted) written flat, a div
+    ``floor((e + c) / (s·m))`` with ``c`` a multiple of ``s`` (the tile loop
+    of a tile loop: ``floor(floor(e / s) / m)``), that another step (a
+    reshape by an iterator) hides from :func:`_chunk_of_chunk` until it is
+    undone?  That tile is undone first (trmm fuzz seed 15055)."""
+    a = r.alphas[t - 1]
+    k = _shifted_div(a)
+    if k is None:
+        return False
+    e, s = T.divs.of(k)
+    for q, x in enumerate(r.alphas, 1):
+        if q == t:
+            continue
+        for d in x.keys("d"):
+            n2, s2 = T.divs.of(d)
+            if s2 > s and s2 % s == 0 and _shifted_by_chunks(n2 - e, s, zero=True):
+                return True
+    return False
 
 
 def _unchunk(T: Sched, r: Rel, group: list[Rel], t: int, p: int, size: int,
@@ -2146,7 +2205,7 @@ def _signed_chunks(T: Sched, a: Aff) -> list[tuple[int, Aff, int]]:
     return [(1, num, size), (-1, Aff.const(size - 1) - num, size)]
 
 
-def _reread_chunks(T: Sched, nested: bool = True) -> bool:
+def _reread_chunks(T: Sched, nested: bool = True, shifted: bool = False) -> bool:
     """Write a dimension that is a chunk or a reversed chunk of another
     dimension of its relation as that: ``±floor(e / s)`` with ``e`` (a
     multiple of) the other dimension, where isl wrote a div ``floor(n / s)``
@@ -2162,7 +2221,7 @@ def _reread_chunks(T: Sched, nested: bool = True) -> bool:
     of the relation or of another part of its statement
     (:func:`_owned_divs`, :func:`_part_owned_divs`), or with no iterator
     where it equals a chunk on the instances (:func:`_parametric_chunks`)."""
-    if _small_divs(T) or nested and _chunk_of_chunk(T, nested == BESIDE_POINTS) \
+    if _small_divs(T) or nested and _chunk_of_chunk(T, nested == BESIDE_POINTS, shifted) \
             or _owned_divs(T) or _part_owned_divs(T) \
             or _parametric_chunks(T):
         return True
@@ -2424,7 +2483,7 @@ def _small_divs(T: Sched) -> bool:
     return changed
 
 
-def _chunk_of_chunk(T: Sched, beside_point: bool = False) -> bool:
+def _chunk_of_chunk(T: Sched, beside_point: bool = False, shifted: bool = False) -> bool:
     """Write a dimension that is one div ``floor(e / (s·s'))`` of a relation
     whose other dimension is the div ``floor(e / s')``, with no dimension a
     multiple of ``e`` (unless ``beside_point``) and no other dimension using
@@ -2453,7 +2512,38 @@ def _chunk_of_chunk(T: Sched, beside_point: bool = False) -> bool:
                     r.alphas[t - 1] = T.divs.get(x, size // s2)
                     changed = True
                     break
-    return changed
+    return changed or shifted and _shifted_chunk_of_chunk(T)
+
+
+def _shifted_chunk_of_chunk(T: Sched) -> bool:
+    """:func:`_chunk_of_chunk` for a shifted outer chunk ``floor((e + c) /
+    (s·s')) + c0`` beside the chunk ``floor(e / s') + c2`` (``c`` a multiple
+    of ``s'``): ``floor((floor(e / s') + c2 + m) / s) + c0``, ``m = c / s' -
+    c2`` (a tile of a tile loop shifted after, reshaped too: trmm fuzz seed
+    15055, ``floor((i + 10) / 10) - 1`` beside ``floor(i / 2)``)."""
+    for r in T.rels:
+        for t, a in enumerate(r.alphas, 1):
+            k = _shifted_div(a)
+            if k is None or a.keys("p") or any(k in x.c for q, x in enumerate(r.alphas, 1)
+                                               if q != t):
+                continue
+            num, size = T.divs.of(k)
+            if num.keys("d"):
+                continue
+            for q, x in enumerate(r.alphas, 1):
+                inner = _shifted_div(x)
+                if q == t or inner is None or x.keys("p"):
+                    continue
+                n2, s2 = T.divs.of(inner)
+                diff = num - n2 - Aff.const(int(x[ONE]) * s2)
+                if not (1 < s2 < size and size % s2 == 0 and _shifted_by_chunks(diff, s2)):
+                    continue
+                m = int(Fraction(diff[ONE]) / s2)
+                new = T.divs.get(x + Aff.const(m), size // s2) + Aff.const(int(a[ONE]))
+                if new != a:
+                    r.alphas[t - 1] = new
+                    return True
+    return False
 
 
 def _keeps_rank(X: Sched, T: Sched, ids: set) -> bool:
