@@ -14,11 +14,16 @@ than the reductions read it:
 - an ``iss`` on the tile loops made after a tile, whose floor isl removed
   from the part's inequality (the part then has a div of its own and reads
   as strided): read back on the chunk dimension (``_refloored``) so that the
-  split is made last (``_late_splits``).
+  split is made last (``_late_splits``);
+- a tile loop shifted with its whole loop, its tile interchanged inside its
+  point loop, the outer chunk reshaped (trmm 15055): the last pass of
+  ``SKEWED_PASSES`` (``loop_shifts``) sinks the shifted chunk, undoes the
+  shift on the whole loop, reads the shifted tile of a tile loop as one
+  and removes no tile loop that another chunk is still made of.
 
 Every recovered script, simplified or not, replays (every step checked)
-to the target's dates; the three are compiled and run against the
-original."""
+to the target's dates; all four are compiled and run against
+the original."""
 
 from __future__ import annotations
 
@@ -51,7 +56,18 @@ CASES = [
      "shift([0, 1], 2, {}, 1);\nskew([0, 1], 3, 2, 2);\nstripmine([0, 0], 1, 96);\n"
      "stripmine([0, 1], 1, 3);\nstripmine([0, 0, 0], 2, 32);\nstripmine([0, 0, 1], 3, 16);\n"
      "stripmine([0, 0, 0], 3, 16);\niss([0, 0], {[-1, 1, 0, -1] | [] | [0, 0, 1] | -2});\n"),
+    # a tile of a tile loop, reshaped and shifted with its loop, then tiled
+    # again and interchanged inside its point loop (test_whitebox_chunks.REFUSED before)
+    ("trmm", 15055, "tile([0, 0, 0], 1, 1, 2); stripmine([0], 1, 5); "
+        "skew([0, 0, 0, 0], 5, 4, -2); reshape([0, 0], 1, 1, -1); shift([0, 0, 0], 2, {}, -3); "
+        "stripmine([0, 0, 0, 0], 2, 3); interchange([0, 0, 0, 0, 0, 0, 0], 4, 3);",
+     "skew([0, 0, 0], 3, 2, -2);\nstripmine([0, 0, 0], 1, 2);\nstripmine([0], 1, 5);\n"
+     "reshape([0, 0, 0, 1], 1, 1, -1);\nskew([0, 0, 0, 0], 1, 3, -1);\nshift([0], 2, {}, -3);\n"
+     "stripmine([0, 0, 0, 0], 2, 3);\ninterchange([0, 0, 0, 0], 3, 4);\n"),
 ]
+
+#: The cases whose recovery takes seconds (every earlier pass refused first).
+SLOW = {15055}
 
 
 def _case(seed: int) -> tuple[str, str]:
@@ -59,7 +75,9 @@ def _case(seed: int) -> tuple[str, str]:
     return stem, seq
 
 
-@pytest.mark.parametrize("stem,seed,seq,want", CASES, ids=[f"{c[0]}-{c[1]}" for c in CASES])
+@pytest.mark.parametrize("stem,seed,seq,want", [
+    pytest.param(*c, marks=pytest.mark.slow) if c[1] in SLOW else c for c in CASES],
+    ids=[f"{c[0]}-{c[1]}" for c in CASES])
 def test_chunk_written_otherwise_is_recovered_and_replays(stem, seed, seq, want):
     assert_recovered(stem, seq, want)
 
@@ -143,10 +161,71 @@ def test_an_inequality_without_its_floor_is_read_on_the_chunk():
         ((0, 0), ((1, -1, 0, 1), -nk + Aff.const(1)))]
 
 
+#: trmm's tile of a tile loop: S0 (floor(i / 10), floor(i / 2), i, j, k), S1
+#: (floor(i / 5), i, j) in the same two loops.
+TILED = "tile([0, 0, 0], 1, 1, 2); stripmine([0], 1, 5);"
+
+
+def test_a_shifted_tile_of_a_tile_loop_is_read_as_one():
+    T, _ = _target("trmm", TILED)
+    r = T.rels[0]
+    i = Aff.var(it(0))
+    d2 = T.divs.get(i, 2)
+    assert r.alphas[:2] == [T.divs.get(i, 10), d2]
+    # floor(i / 10) as isl writes it once shifted: floor((i + 10) / 10) - 1
+    r.alphas[0] = T.divs.get(i + Aff.const(10), 10) - Aff.const(1)
+    assert not _recover._chunk_of_chunk(T.copy())           # (a plain div only)
+    X = T.copy()
+    assert _recover._shifted_chunk_of_chunk(X)
+    assert X.rels[0].alphas[0] == T.divs.get(d2 + Aff.const(5), 5) - Aff.const(1)
+    assert not _recover._shifted_chunk_of_chunk(X)          # once
+    # the tile loop floor(i / 2) is not removed while that flat chunk of it is there
+    assert _recover._flat_chunk_of(T, r, 2)
+    assert not _recover._flat_chunk_of(T, r, 1)
+    # must fail: an offset that is no multiple of the inner size (no chunk of it)
+    r.alphas[0] = T.divs.get(i + Aff.const(11), 10) - Aff.const(1)
+    assert not _recover._shifted_chunk_of_chunk(T.copy())
+    assert not _recover._flat_chunk_of(T, r, 2)
+
+
+def test_part_of_a_loop_keeps_its_chunk_while_the_others_have_theirs_changed():
+    # S0's floor(i / 10) reshaped back, S1's floor(i / 5) + i not yet: one
+    # strip-mine by 5 of the whole loop, S0's chunk is not removed alone
+    T, _ = _target("trmm", TILED + " reshape([0, 0], 1, 1, -1);")
+    i = Aff.var(it(0))
+    assert T.rels[1].alphas[0] == T.divs.get(i, 5) + i
+    T.rels[0].alphas[0] = T.divs.get(i, 10)
+    assert _recover._changed_chunk_beside(T, T.rels[0], [T.rels[0]], 1, 5)
+    # must fail: another size, or the other chunk as plain as it is made
+    assert not _recover._changed_chunk_beside(T, T.rels[0], [T.rels[0]], 1, 4)
+    T, _ = _target("trmm", TILED)
+    assert not _recover._changed_chunk_beside(T, T.rels[0], [T.rels[0]], 1, 5)
+
+
+def test_a_shifted_tile_loop_moved_inside_its_point_loop_is_sunk():
+    # trmm 15055: floor(i / 2) + 3 (numerator i + 6) inside its point loop i
+    T, oracle = _target(*_case(15055))
+    assert _recover._reread_chunks(T)
+    assert not _recover._sink_chunk_once(T.copy(), [], oracle)
+    found = []
+    X = T.copy()
+    assert _recover._sink_chunk_once(X, found, oracle, shifted=True)
+    assert found == [Step("interchange", ((0, 0, 0, 0), 3, 4))]
+    assert X.rels[0].alphas[2:4] == T.rels[0].alphas[3:1:-1]
+    # the pass reduces the whole target; the same pass without its readings does not
+    T, oracle = _target(*_case(15055))
+    steps = _recover._reduce(T.copy(), oracle, False, False, loop_shifts=True, sink_first=True)
+    assert Step("shift", ((0, 0), 2, Aff.const(-3))) in steps       # both statements
+    assert steps[-1] == Step("interchange", ((0, 0, 0, 0), 3, 4))
+    with pytest.raises(WhiteboxError, match="strip-mined dimension 1 of S0"):
+        _recover._reduce(T.copy(), oracle, False, False, sink_first=True)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("seed,sizes", [(86289, {"N": 9, "M": 5}),
                                         (83226, {"TSTEPS": 5, "N": 9}),
-                                        (70090, {"NI": 100, "NJ": 3, "NK": 40})])
+                                        (70090, {"NI": 100, "NJ": 3, "NK": 40}),
+                                        (15055, {"M": 23, "N": 5})])
 def test_recovered_chunks_run_equal_to_the_original(tmp_path, seed, sizes):
     # the recovered script, applied to the original and compiled, prints
     # the original's output bit for bit (sizes that leave partial tiles,
