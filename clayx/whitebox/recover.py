@@ -339,7 +339,12 @@ EARLY = "early"
 #: beside points (seidel-2d 64196, 65076, gemm 34100, trmm 32015); after
 #: all, without the scaled points, the skews by chunk loops that isl writes
 #: as a div plus iterators undone before the general ``linearize`` removes
-#: those loops (``_unskew_once`` with ``general``: seidel-2d 83226).
+#: those loops (``_unskew_once`` with ``general``: seidel-2d 83226); last,
+#: the chunk loops sunk first, a tile loop shifted or reshaped with the
+#: plain loops of other statements (``loop_shifts``: a shift undone on the
+#: whole loop, a shifted chunk sunk, a shifted tile of a tile loop read as
+#: one, no tile loop removed while another chunk is made of it or while
+#: the loop's other relations have a changed chunk of its size: trmm 15055).
 SKEWED_PASSES = ((True, {"outer_linearized": True}), (True, {"skewed_divs": True}),
                  (True, {"points_first": True}), (True, {"fused_sinks": True}),
                  (True, {"flat_chunks": True}),
