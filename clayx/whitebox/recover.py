@@ -840,7 +840,11 @@ def _plain_div_once(T: Sched, found: list[Step], shifts: bool = False) -> bool:
     whole group under a prefix whose members all have the same form.  A
     scaled tile loop ``c·d + rest`` (``|c| > 1``, ``rest`` not a multiple
     of ``c``: a ``grain`` then a ``shift``, atax fuzz seed 19181) loses
-    ``rest`` only (``c·d`` is then :func:`_densify_once`'s)."""
+    ``rest`` only (``c·d`` is then :func:`_densify_once`'s).  ``shifts``
+    (the ``loop_shifts`` pass of :data:`SKEWED_PASSES`): the group may hold
+    relations whose dimension there is no div but has the same parametric
+    constant (the shift of a loop that holds a tile loop of one statement
+    and a plain loop of another: trmm fuzz seed 15055)."""
     for r in T.rels:
         for d, a in enumerate(r.alphas, 1):
             ds = a.keys("d")
@@ -1563,7 +1567,9 @@ def _sink_chunk_once(T: Sched, found: list[Step], oracle=None,
     ``fuse`` (:data:`SKEWED_PASSES`): the relations of a group in several
     loops inside the point loop (its chunk loop split after the
     interchange) are in one loop first (:func:`_fused_inside`; the direct
-    steps: the interchanges, then the ``split`` s; lu fuzz seed 30257)."""
+    steps: the interchanges, then the ``split`` s; lu fuzz seed 30257).
+    ``shifted`` (the ``loop_shifts`` pass): also a shifted chunk loop,
+    ``floor(i / 2) + 3`` inside ``i`` (:func:`_shifted_by_chunks`)."""
     for r in T.rels:
         for t, num, size in _loose_chunks(T, r):
             point = -num if reversed_point else num
@@ -1867,7 +1873,10 @@ def _linearize_once(T: Sched, found: list[Step], oracle=None, doubts=None,
     also chunks written as a div plus iterators (:func:`_chunk_in`; tried
     after the skews of chunk loops are undone: ``floor(i / 2) - i`` is
     the chunk of ``-i``, or the chunk of ``i`` skewed by its reversed
-    point loop)."""
+    point loop).  ``flat`` (the ``loop_shifts`` pass): no tile loop that a
+    flat chunk of another dimension is made of (:func:`_flat_chunk_of`),
+    no chunk of part of a loop whose other relations have a changed chunk
+    of the same size (:func:`_changed_chunk_beside`)."""
     for whole in (True, False):
         for r in T.rels:
             # the innermost chunk dimension first: its tile is the last one
@@ -2225,7 +2234,9 @@ def _reread_chunks(T: Sched, nested: bool = True, shifted: bool = False) -> bool
     loop; not when ``nested`` is false), and a div in terms of a chunk loop
     of the relation or of another part of its statement
     (:func:`_owned_divs`, :func:`_part_owned_divs`), or with no iterator
-    where it equals a chunk on the instances (:func:`_parametric_chunks`)."""
+    where it equals a chunk on the instances (:func:`_parametric_chunks`).
+    ``shifted`` (the ``loop_shifts`` pass): a shifted tile of a shifted tile
+    loop too (:func:`_shifted_chunk_of_chunk`)."""
     if _small_divs(T) or nested and _chunk_of_chunk(T, nested == BESIDE_POINTS, shifted) \
             or _owned_divs(T) or _part_owned_divs(T) \
             or _parametric_chunks(T):
