@@ -258,9 +258,10 @@ class Oracle:
 #: gives up with a :class:`SearchGaveUp`.  On the fuzz seeds measured
 #: (``scripts/fuzz_whitebox.py --slow-ms``) a recovered case needs at most
 #: 81 checks (bicg 19154) and 5548 reductions (trmm 58195, over its three
-#: retries, 0.6 s of CPU): margins of 12 and 2.9; the longest refusals
-#: that end by themselves need 8212 (gemm 69150, 2.3 s) and 4019 (trmm
-#: 15055), so none of the 78 seeds' cases reaches either bound.
+#: retries, 0.6 s of CPU): margins of 12 and 2.9; the longest refusal
+#: that ends by itself needs 9278 (gemm 69150, 3 s, with wbtile5's last
+#: passes; trmm 15055, 4019 before, is recovered in 1530), so none of the
+#: 78 seeds' cases reaches either bound.
 MAX_EFFORT = 1000
 MAX_REDUCTIONS = 16000
 

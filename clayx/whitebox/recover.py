@@ -342,12 +342,22 @@ EARLY = "early"
 #: (:func:`_flat_chunks`: a div plus iterators as the one div it is, isl's
 #: nested divs as the chunk they equal), after every other reduction, with
 #: or without the scaled points, then before them, with chunks of chunks
-#: beside points (seidel-2d 64196, 65076, gemm 34100, trmm 32015).
+#: beside points (seidel-2d 64196, 65076, gemm 34100, trmm 32015); after
+#: all, without the scaled points, the skews by chunk loops that isl writes
+#: as a div plus iterators undone before the general ``linearize`` removes
+#: those loops (``_unskew_once`` with ``general``: seidel-2d 83226); last,
+#: the chunk loops sunk first, a tile loop shifted or reshaped with the
+#: plain loops of other statements (``loop_shifts``: a shift undone on the
+#: whole loop, a shifted chunk sunk, a shifted tile of a tile loop read as
+#: one, no tile loop removed while another chunk is made of it or while
+#: the loop's other relations have a changed chunk of its size: trmm 15055).
 SKEWED_PASSES = ((True, {"outer_linearized": True}), (True, {"skewed_divs": True}),
                  (True, {"points_first": True}), (True, {"fused_sinks": True}),
                  (True, {"flat_chunks": True}),
                  (False, {"flat_chunks": True}),
-                 (True, {"flat_chunks": EARLY, "nested_chunks": BESIDE_POINTS}))
+                 (True, {"flat_chunks": EARLY, "nested_chunks": BESIDE_POINTS}),
+                 (False, {"general_skews": True}),
+                 (False, {"loop_shifts": True, "sink_first": True}))
 
 #: The passes of :func:`reduce` after the first (which reads scaled point
 #: loops as scaled after the tile, the tiles undone after the scalings, no
@@ -366,7 +376,8 @@ def _reduce(T: Sched, oracle, careful: bool, scaled_points: bool,
             sink_first: bool = False, nested_chunks: bool = True,
             repair: bool = True, outer_linearized: bool = False,
             skewed_divs: bool = False, flat_chunks: bool = False,
-            points_first: bool = False, fused_sinks: bool = False) -> list[Step]:
+            points_first: bool = False, fused_sinks: bool = False,
+            general_skews: bool = False, loop_shifts: bool = False) -> list[Step]:
     found: list[Step] = []
     doubts: list[str] = []      # reductions whose result was found illegal once
     seen: set[str] = set()      # the reduced targets met: a repeat is a cycle
@@ -381,17 +392,19 @@ def _reduce(T: Sched, oracle, careful: bool, scaled_points: bool,
         return bool(flat_chunks) and _flat_chunks(T)
 
     kinds = [
-        lambda: (_shared_chunks(T) or _reread_chunks(T, nested_chunks) or _chunks_of_divs(T)
+        lambda: (_shared_chunks(T) or _reread_chunks(T, nested_chunks, loop_shifts)
+                 or _chunks_of_divs(T)
                  or undensify_once(T, found)),
         lambda: _densify_once(T, found, oracle, scaled_points),
-        lambda: _plain_div_once(T, found),
+        lambda: _plain_div_once(T, found, loop_shifts),
         lambda: _unskew_once(T, found),
-        lambda: _linearize_once(T, found, oracle, doubts),
+        lambda: _linearize_once(T, found, oracle, doubts, flat=loop_shifts),
         fix_points,
         lambda: _unskew_chunk_once(T, found, oracle),
-        lambda: _sink_chunk_once(T, found, oracle),
+        lambda: _sink_chunk_once(T, found, oracle, shifted=loop_shifts),
         lambda: _unskew_to_chunk_once(T, found, oracle),
-        lambda: _linearize_once(T, found, oracle, doubts, general=True),
+        lambda: general_skews and _unskew_once(T, found, general=True)
+        or _linearize_once(T, found, oracle, doubts, general=True, flat=loop_shifts),
         lambda: _unreshape_chunk_once(T, found, oracle),
         lambda: _fix_point_once(T, found, oracle, outer=True),
         lambda: split_loops and _split_chunk_loop_once(T, found, oracle),
@@ -829,13 +842,17 @@ def _covers(S: Sched, p: tuple, tags: set) -> list[tuple]:
     return out
 
 
-def _plain_div_once(T: Sched, found: list[Step]) -> bool:
+def _plain_div_once(T: Sched, found: list[Step], shifts: bool = False) -> bool:
     """Undo a shift (by parameters and a constant) and a reverse of a tile
     loop: a dimension ``±d + rest`` of one div ``d`` becomes ``d`` for the
     whole group under a prefix whose members all have the same form.  A
     scaled tile loop ``c·d + rest`` (``|c| > 1``, ``rest`` not a multiple
     of ``c``: a ``grain`` then a ``shift``, atax fuzz seed 19181) loses
-    ``rest`` only (``c·d`` is then :func:`_densify_once`'s)."""
+    ``rest`` only (``c·d`` is then :func:`_densify_once`'s).  ``shifts``
+    (the ``loop_shifts`` pass of :data:`SKEWED_PASSES`): the group may hold
+    relations whose dimension there is no div but has the same parametric
+    constant (the shift of a loop that holds a tile loop of one statement
+    and a plain loop of another: trmm fuzz seed 15055)."""
     for r in T.rels:
         for d, a in enumerate(r.alphas, 1):
             ds = a.keys("d")
@@ -862,7 +879,9 @@ def _plain_div_once(T: Sched, found: list[Step]) -> bool:
             rest = a.part("p", "1")
             for p in [*_loop_prefixes(r, d), r.beta]:
                 group = T.under(p)
-                if not all(x.depth >= d and _plain_div(x.alphas[d - 1], sign, rest)
+                if not all(x.depth >= d and (_plain_div(x.alphas[d - 1], sign, rest)
+                                             or shifts and sign > 0 and x is not r
+                                             and x.alphas[d - 1].part("p", "1") == rest)
                            for x in group):
                     continue
                 for x in group:
@@ -886,17 +905,22 @@ def _divisible(a: Aff, g: int) -> bool:
         and bool(a.keys("i") or a.keys("d"))
 
 
-def _unskew_once(T: Sched, found: list[Step], oracle=None, alone: bool = False) -> bool:
+def _unskew_once(T: Sched, found: list[Step], oracle=None, alone: bool = False,
+                 general: bool = False) -> bool:
     """Undo a ``skew`` by a chunk (tile) loop: a dimension with the div
     another dimension of the relation is (perhaps shifted: mvt fuzz seed
     33082, a tile of a shifted loop), for the largest group under one
     loop where every relation has it with the same coefficient.  ``alone``
     (tried last): for one statement that shares its loop with others
-    (:func:`_unskew_alone`)."""
+    (:func:`_unskew_alone`).  ``general`` (:data:`SKEWED_PASSES`): also a
+    chunk loop isl wrote as its div plus iterators (:func:`_chunk_in`:
+    ``floor((2t + i) / 3)`` as ``floor((i - t) / 3) + t``, seidel-2d fuzz
+    seed 83226), which the general ``linearize`` would otherwise remove
+    before the skew by it is undone."""
     for r in T.rels:
         owners = {}
         for t, a in enumerate(r.alphas, 1):
-            k = _shifted_div(a)
+            k = _chunk_key(T, r, t, general)
             if k is not None and k not in owners:
                 owners[k] = t
         for q, a in enumerate(r.alphas, 1):
@@ -917,14 +941,25 @@ def _unskew_once(T: Sched, found: list[Step], oracle=None, alone: bool = False) 
                 for p in _loop_prefixes(r):
                     group = T.under(p)
                     if all(x.depth >= max(q, t) and (
-                            _shifted_div(x.alphas[t - 1]) is not None
-                            and x.alphas[q - 1][_shifted_div(x.alphas[t - 1])] == c
+                            (d := _chunk_key(T, x, t, general)) is not None
+                            and x.alphas[q - 1][d] == c
                             or _skew_free(x, t)) for x in group):
                         for x in group:
                             x.alphas[q - 1] = x.alphas[q - 1] - x.alphas[t - 1].scale(c)
                         found.append(Step("skew", (p, q, t, -c)))
                         return True
     return False
+
+
+def _chunk_key(T: Sched, x: Rel, t: int, general: bool):
+    """The div of ``x``'s chunk dimension ``t`` (one div, perhaps shifted;
+    ``general``: also a div plus iterators that reads as a chunk,
+    :func:`_chunk_in`), else None."""
+    a = x.alphas[t - 1]
+    k = _shifted_div(a)
+    if k is None and general and _chunk_in(T, x, a) is not None:
+        k = _is_div(a.part("d"))
+    return k
 
 
 def _unskew_alone(T: Sched, r: Rel, q: int, t: int, c, found: list[Step], oracle) -> bool:
@@ -1520,7 +1555,8 @@ def _split_apart(T: Sched, node: tuple, tags: set, found: list[Step], oracle) ->
 
 
 def _sink_chunk_once(T: Sched, found: list[Step], oracle=None,
-                     reversed_point: bool = False, fuse: bool = False) -> bool:
+                     reversed_point: bool = False, fuse: bool = False,
+                     shifted: bool = False) -> bool:
     """Undo the ``interchange`` s that moved a chunk loop inside its point
     loop: a chunk ``α_t = floor(α_p / s)`` with ``p < t`` goes back right
     before its point loop, for the largest group of relations under one
@@ -1539,11 +1575,17 @@ def _sink_chunk_once(T: Sched, found: list[Step], oracle=None,
     ``fuse`` (:data:`SKEWED_PASSES`): the relations of a group in several
     loops inside the point loop (its chunk loop split after the
     interchange) are in one loop first (:func:`_fused_inside`; the direct
-    steps: the interchanges, then the ``split`` s; lu fuzz seed 30257)."""
+    steps: the interchanges, then the ``split`` s; lu fuzz seed 30257).
+    ``shifted`` (the ``loop_shifts`` pass): also a shifted chunk loop,
+    ``floor(i / 2) + 3`` inside ``i`` (:func:`_shifted_by_chunks`)."""
     for r in T.rels:
-        for t, num, _ in _loose_chunks(T, r):
+        for t, num, size in _loose_chunks(T, r):
             point = -num if reversed_point else num
             p = next((q for q in range(1, t) if r.alphas[q - 1] == point), None)
+            if p is None and shifted and not reversed_point:
+                # a shifted chunk loop: floor(i / s) + c is floor((i + c·s) / s)
+                p = next((q for q in range(1, t) if _shifted_by_chunks(num - r.alphas[q - 1],
+                                                                       size)), None)
             if p is None:
                 continue
             moves = [None] + ([] if reversed_point else _chunk_swaps(r, p, t))
@@ -1578,6 +1620,16 @@ def _sink_chunk_once(T: Sched, found: list[Step], oracle=None,
                     if _taken(T, X, direct, found, oracle):
                         return True
     return False
+
+
+def _shifted_by_chunks(diff: Aff, size: int, zero: bool = False) -> bool:
+    """Is ``diff`` (a chunk's numerator less a dimension) a nonzero
+    (``zero``: or zero) constant multiple of ``size``: the chunk of that
+    dimension, shifted?"""
+    c = diff.c
+    if not c:
+        return zero
+    return set(c) == {ONE} and Fraction(c[ONE]) % size == 0
 
 
 def _fused_inside(X: Sched, loop: tuple, ids: set) -> list[Step]:
@@ -1668,7 +1720,10 @@ def _unlinearize_once(T: Sched, found: list[Step], oracle=None, outer: bool = Fa
     ``outer`` (:data:`SKEWED_PASSES`, with an oracle): that reading too
     where no outer dimension is the chunk's numerator, an inner one is
     (an outer loop skewed by the chunk of an inner one: syrk fuzz seed
-    48199, ``(floor(k / 4) + i, k, j)``)."""
+    48199, ``(floor(k / 4) + i, k, j)``).  A div that is the chunk of
+    ``α_p`` written otherwise (``floor((-i - 1) / 4)`` is ``-floor(i / 4) -
+    1``: a skew by ``-1`` times the chunk loop, syrk fuzz seed 86289) is
+    read as that chunk first (:func:`_div_as_chunk`)."""
     for r in T.rels:
         chunks = {k for a in r.alphas if (k := _shifted_div(a)) is not None}
         for q, a in enumerate(r.alphas, 1):
@@ -1676,10 +1731,14 @@ def _unlinearize_once(T: Sched, found: list[Step], oracle=None, outer: bool = Fa
                 num, size = T.divs.of(k)
                 if k in chunks or _shifted_div(a) == k:
                     continue
-                p = next((m for m in range(1, q) if r.alphas[m - 1] == num), None)
-                if outer and p is None:
-                    p = next((m for m in range(q + 1, r.depth + 1) if r.alphas[m - 1] == num),
-                             None)
+                inner = range(1, q)
+                outers = range(q + 1, r.depth + 1) if outer else range(0)
+                p = next((m for m in (*inner, *outers) if r.alphas[m - 1] == num), None)
+                form = None
+                if p is None:
+                    p, form = next(((m, f) for m in (*inner, *outers)
+                                    if (f := _div_as_chunk(T, k, r.alphas[m - 1])) is not None),
+                                   (None, None))
                 if p is None:
                     continue
                 for prefix, group in _groups(T, r, p, len(r.beta) - 1):
@@ -1687,7 +1746,10 @@ def _unlinearize_once(T: Sched, found: list[Step], oracle=None, outer: bool = Fa
                             not x.empty and _constant_on(x, T.divs.get(x.alphas[p - 1], size),
                                                          T.divs) for x in group):
                         continue    # (Clay linearizes no chunk that is one value on a part)
+                    if form is not None:   # the same function, with α_p's chunk
+                        r.alphas[q - 1] = a + (form - Aff.var(k)).scale(a[k])
                     X = T.copy()
+                    r.alphas[q - 1] = a
                     X.stripmine(prefix, p, size)
                     direct = [Step("linearize", (prefix, p))]
                     if not _replays(X, direct, T, oracle) or oracle is not None and (
@@ -1697,6 +1759,23 @@ def _unlinearize_once(T: Sched, found: list[Step], oracle=None, outer: bool = Fa
                     found.extend(direct)
                     return True
     return False
+
+
+def _div_as_chunk(T: Sched, k, e: Aff) -> Aff | None:
+    """The div ``k`` (``floor(n / s)``) written as ``±floor(e / s) + j``
+    (``j`` an integer: ``n = ±e + c`` with the constant ``c`` that makes it
+    exact, ``floor((-e - 1) / s) = -floor(e / s) - 1``), the chunk of ``e``
+    (with an iterator) by the same size; None when it is not one."""
+    n, size = T.divs.of(k)
+    if not e.keys("i"):
+        return None
+    chunk = T.divs.get(e, size)
+    for sign, num in ((1, n), (-1, Aff.const(size - 1) - n)):
+        # floor(n / s) = sign·floor(num / s); num - e = j·s gives floor(e / s) + j
+        j = (num - e).c
+        if set(j) <= {ONE} and Fraction(j.get(ONE, 0)) % size == 0:
+            return (chunk + Aff.const(int(Fraction(j.get(ONE, 0)) / size))).scale(sign)
+    return None
 
 
 def _clay_linearizes(X: Sched, prefix: tuple, p: int, oracle) -> bool:
@@ -1802,7 +1881,7 @@ def _tiles(T: Sched, r: Rel, general: bool = True):
 
 
 def _linearize_once(T: Sched, found: list[Step], oracle=None, doubts=None,
-                    general: bool = False) -> bool:
+                    general: bool = False, flat: bool = False) -> bool:
     """Remove one chunk dimension ``α_t = floor(α_p / s)`` (a ``tile`` or
     ``stripmine`` step, possibly on part of a loop), checked by replaying
     the direct step.  A chunk loop that only relations with that chunk
@@ -1811,7 +1890,10 @@ def _linearize_once(T: Sched, found: list[Step], oracle=None, doubts=None,
     also chunks written as a div plus iterators (:func:`_chunk_in`; tried
     after the skews of chunk loops are undone: ``floor(i / 2) - i`` is
     the chunk of ``-i``, or the chunk of ``i`` skewed by its reversed
-    point loop)."""
+    point loop).  ``flat`` (the ``loop_shifts`` pass): no tile loop that a
+    flat chunk of another dimension is made of (:func:`_flat_chunk_of`),
+    no chunk of part of a loop whose other relations have a changed chunk
+    of the same size (:func:`_changed_chunk_beside`)."""
     spared = False      # a group left for an empty part's rank: tried last
     for keep, whole in ((True, True), (True, False), (False, True), (False, False)):
         if not keep and not spared:
@@ -1820,7 +1902,7 @@ def _linearize_once(T: Sched, found: list[Step], oracle=None, doubts=None,
             # the innermost chunk dimension first: its tile is the last one
             # applied, so the sequence tiles outer loops first
             for t, p, size in reversed(list(_tiles(T, r, general))):
-                if _is_point_of_chunk(T, r, t):
+                if _is_point_of_chunk(T, r, t) or flat and _flat_chunk_of(T, r, t):
                     continue        # a tile of this tile loop is undone first
                 loop = len(T.under(r.beta[:t]))
                 for _, group in _groups(T, r, t, len(r.beta) - 1):
@@ -1833,6 +1915,8 @@ def _linearize_once(T: Sched, found: list[Step], oracle=None, doubts=None,
                                         for x in group if x.empty):
                         spared = True
                         continue
+                    if flat and _changed_chunk_beside(T, r, group, t, size):
+                        continue    # (the loop's other chunks are read first)
                     if _unchunk(T, r, group, t, p, size, found, oracle, doubts):
                         return True
     return False
@@ -1857,6 +1941,44 @@ def _is_point_of_chunk(T: Sched, r: Rel, t: int) -> bool:
     k = _is_div(a.part("d"))
     return k is not None and not a.keys("i") and any(
         T.divs.of(d)[0][k] for q, x in enumerate(r.alphas, 1) if q != t for d in x.keys("d"))
+
+
+def _changed_chunk_beside(T: Sched, r: Rel, group: list[Rel], t: int, size: int) -> bool:
+    """Does a relation of ``r``'s loop at depth ``t`` outside ``group`` have
+    a chunk of the same size there, combined with other dimensions (one
+    strip-mine of the whole loop, changed after: its change is undone
+    first, so that the loop's chunks go in one step; trmm fuzz seed
+    15055)?"""
+    ids = {x.tag for x in group}
+    for x in T.under(r.beta[:t]):
+        if x.tag in ids or x.depth < t or x.empty:
+            continue
+        a = x.alphas[t - 1]
+        if _shifted_div(a) is None and any(T.divs.of(d)[1] == size for d in a.keys("d")):
+            return True
+    return False
+
+
+def _flat_chunk_of(T: Sched, r: Rel, t: int) -> bool:
+    """Does another dimension of ``r`` have a chunk of the chunk dimension
+    ``t`` (``floor(e / s)``, perhaps shifted) written flat, a div
+    ``floor((e + c) / (s·m))`` with ``c`` a multiple of ``s`` (the tile loop
+    of a tile loop: ``floor(floor(e / s) / m)``), that another step (a
+    reshape by an iterator) hides from :func:`_chunk_of_chunk` until it is
+    undone?  That tile is undone first (trmm fuzz seed 15055)."""
+    a = r.alphas[t - 1]
+    k = _shifted_div(a)
+    if k is None:
+        return False
+    e, s = T.divs.of(k)
+    for q, x in enumerate(r.alphas, 1):
+        if q == t:
+            continue
+        for d in x.keys("d"):
+            n2, s2 = T.divs.of(d)
+            if s2 > s and s2 % s == 0 and _shifted_by_chunks(n2 - e, s, zero=True):
+                return True
+    return False
 
 
 def _unchunk(T: Sched, r: Rel, group: list[Rel], t: int, p: int, size: int,
@@ -2121,7 +2243,7 @@ def _signed_chunks(T: Sched, a: Aff) -> list[tuple[int, Aff, int]]:
     return [(1, num, size), (-1, Aff.const(size - 1) - num, size)]
 
 
-def _reread_chunks(T: Sched, nested: bool = True) -> bool:
+def _reread_chunks(T: Sched, nested: bool = True, shifted: bool = False) -> bool:
     """Write a dimension that is a chunk or a reversed chunk of another
     dimension of its relation as that: ``±floor(e / s)`` with ``e`` (a
     multiple of) the other dimension, where isl wrote a div ``floor(n / s)``
@@ -2136,8 +2258,10 @@ def _reread_chunks(T: Sched, nested: bool = True) -> bool:
     loop; not when ``nested`` is false), and a div in terms of a chunk loop
     of the relation or of another part of its statement
     (:func:`_owned_divs`, :func:`_part_owned_divs`), or with no iterator
-    where it equals a chunk on the instances (:func:`_parametric_chunks`)."""
-    if _small_divs(T) or nested and _chunk_of_chunk(T, nested == BESIDE_POINTS) \
+    where it equals a chunk on the instances (:func:`_parametric_chunks`).
+    ``shifted`` (the ``loop_shifts`` pass): a shifted tile of a shifted tile
+    loop too (:func:`_shifted_chunk_of_chunk`)."""
+    if _small_divs(T) or nested and _chunk_of_chunk(T, nested == BESIDE_POINTS, shifted) \
             or _owned_divs(T) or _part_owned_divs(T) \
             or _parametric_chunks(T):
         return True
@@ -2399,7 +2523,7 @@ def _small_divs(T: Sched) -> bool:
     return changed
 
 
-def _chunk_of_chunk(T: Sched, beside_point: bool = False) -> bool:
+def _chunk_of_chunk(T: Sched, beside_point: bool = False, shifted: bool = False) -> bool:
     """Write a dimension that is one div ``floor(e / (s·s'))`` of a relation
     whose other dimension is the div ``floor(e / s')``, with no dimension a
     multiple of ``e`` (unless ``beside_point``) and no other dimension using
@@ -2428,7 +2552,38 @@ def _chunk_of_chunk(T: Sched, beside_point: bool = False) -> bool:
                     r.alphas[t - 1] = T.divs.get(x, size // s2)
                     changed = True
                     break
-    return changed
+    return changed or shifted and _shifted_chunk_of_chunk(T)
+
+
+def _shifted_chunk_of_chunk(T: Sched) -> bool:
+    """:func:`_chunk_of_chunk` for a shifted outer chunk ``floor((e + c) /
+    (s·s')) + c0`` beside the chunk ``floor(e / s') + c2`` (``c`` a multiple
+    of ``s'``): ``floor((floor(e / s') + c2 + m) / s) + c0``, ``m = c / s' -
+    c2`` (a tile of a tile loop shifted after, reshaped too: trmm fuzz seed
+    15055, ``floor((i + 10) / 10) - 1`` beside ``floor(i / 2)``)."""
+    for r in T.rels:
+        for t, a in enumerate(r.alphas, 1):
+            k = _shifted_div(a)
+            if k is None or a.keys("p") or any(k in x.c for q, x in enumerate(r.alphas, 1)
+                                               if q != t):
+                continue
+            num, size = T.divs.of(k)
+            if num.keys("d"):
+                continue
+            for q, x in enumerate(r.alphas, 1):
+                inner = _shifted_div(x)
+                if q == t or inner is None or x.keys("p"):
+                    continue
+                n2, s2 = T.divs.of(inner)
+                diff = num - n2 - Aff.const(int(x[ONE]) * s2)
+                if not (1 < s2 < size and size % s2 == 0 and _shifted_by_chunks(diff, s2)):
+                    continue
+                m = int(Fraction(diff[ONE]) / s2)
+                new = T.divs.get(x + Aff.const(m), size // s2) + Aff.const(int(a[ONE]))
+                if new != a:
+                    r.alphas[t - 1] = new
+                    return True
+    return False
 
 
 def _keeps_rank(X: Sched, T: Sched, ids: set) -> bool:
@@ -4225,10 +4380,11 @@ def _late_splits(T: Sched, oracle, outer: bool = False,
         # the others' dimensions its tile loop is made of); last, a constant
         # (a split whose first or second parts have no instance: a peel of
         # the empty end of a loop, trmm fuzz seed 37135)
-        forms = [_alpha_form(first, c) for first, A0, _ in sets if not A0.is_empty()
+        forms = [_alpha_form(first, f) for first, A0, _ in sets if not A0.is_empty()
                  for bset in A0.get_basic_sets()
                  for c in constraints(isl.Set.from_basic_set(bset), T.divs, T.params,
-                                      with_divs=True)]
+                                      with_divs=True)
+                 for f in (c, *_refloored(T, first, c))]
         forms += [f for first, A0, _ in sets for f in _image_forms(first, A0, T.divs)]
         forms += [((), Aff.const(-1)), ((), Aff())] if constant else []
         for form in dict.fromkeys(forms):
@@ -4268,6 +4424,28 @@ def _late_splits(T: Sched, oracle, outer: bool = False,
         done.add(loop)
         merged_tags.update(r.tag for pair in pairs for r in pair)
     return (T2, splits) if splits else None
+
+
+def _refloored(T: Sched, r: Rel, c: Aff) -> list[Aff]:
+    """The inequality ``c ≥ 0`` of ``r``'s instances written with a chunk
+    dimension ``α_t = floor(e / s)`` of ``r`` where isl removed that floor
+    exactly (``floor(e / s) + R ≥ 0`` is ``e + s·R ≥ 0``, ``-floor(e / s) +
+    R ≥ 0`` is ``-e + s·R + s - 1 ≥ 0``): an ``iss`` on the tile loops
+    made after a tile (gemm fuzz seed 70090: ``floor(i / 96) - floor(i / 32)
+    + i - nk + 1 ≥ 0`` comes as ``32·floor(i / 96) + 31i - 32nk + 63 ≥
+    0``).  One form per chunk dimension that fits, the same inequality on
+    the instances."""
+    out = []
+    for a in r.alphas:
+        k = _shifted_div(a)
+        if k is None:
+            continue
+        e, size = T.divs.of(k)
+        for sign, rest in ((1, c - e), (-1, c + e - Aff.const(size - 1))):
+            R = rest.scale(Fraction(1, size))
+            if R.is_integral:
+                out.append(Aff.var(k).scale(sign) + R.integral())
+    return out
 
 
 def _halves(T: Sched) -> list[tuple[tuple, list[tuple[Rel, Rel]]]]:
