@@ -371,6 +371,8 @@ def _apply(sched: Sched, s: Step, fresh=None) -> None:
     and ``unroll`` make of a relation ``r`` get the tag ``fresh(r, m)``
     (``m`` the copy's number; -1 without ``fresh``); an ``iss`` written on
     the α dimensions gives each relation its own inequality, as Clay does."""
+    if s.name == "split" and not _splits_something(sched, tuple(s.args[0]), s.args[1]):
+        raise ValueError(f"nothing to split at {s.args[0]}")   # (Clay refuses it)
     rec = Recorder(sched)
     if fresh is None:
         def fresh(r, m=0):
@@ -395,6 +397,17 @@ def _apply(sched: Sched, s: Step, fresh=None) -> None:
         rec.do(s.name, *s.args, new_tag=fresh)
     else:
         rec.do(s.name, *s.args)
+
+
+def _splits_something(sched: Sched, beta: tuple, depth: int) -> bool:
+    """Does ``split(beta, depth)`` move a relation of ``sched``: ``1 ≤
+    depth < |β|`` and something after ``beta`` in the loop ``beta[:depth]``?
+    Clay's precondition (it refuses the step otherwise: "nothing to
+    split"); the symbolic step alone would just change nothing."""
+    if not 1 <= depth < len(beta):
+        return False
+    return any(r.beta[:depth] == beta[:depth] and r.beta[depth:len(beta)] > beta[depth:]
+               for r in sched.rels)
 
 
 def loop_names(steps: list[Step], O: Sched) -> list[Step]:
