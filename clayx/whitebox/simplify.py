@@ -625,6 +625,9 @@ def _same_dates_on(X: Sched, steps: list[Step], j: int, dkeys: list, empty,
     out = []
     for k in range(j, len(steps)):
         there = _names_a_node(X, steps[k])
+        if steps[k].name == "split" and not _splits_something(X, tuple(steps[k].args[0]),
+                                                              steps[k].args[1]):
+            continue                        # (it changes nothing here: it goes)
         try:
             _apply(X, steps[k], _fresh(k))
         except Exception:                   # noqa: BLE001 - the steps do not fit X
@@ -732,6 +735,138 @@ def _candidates(states: list[Sched], steps: list[Step], i: int):
     for st, where in fits:
         for loop in where:
             yield Step("iss", (loop,) + tuple(st.args[1:]), st.comment)
+
+
+#: The steps :func:`_hoisted` may move before a split: they rewrite the α
+#: dimensions of the statements they name and nothing else.
+_HOISTABLE = frozenset({"reshape", "skew", "shift", "reverse", "interchange"})
+
+
+def _hoisted(states: list[Sched], steps: list[Step], i: int, memo: dict):
+    """``(H, X, cuts)``: the α steps of the window from ``steps[i]`` on
+    (``reshape``, ``skew``… of the parts the run of splits from there
+    makes, :data:`_HOISTABLE`), each once, on the statement or loop of
+    ``states[i]`` the parts come from (``H``); the schedule ``X`` they give
+    from ``states[i]``; and the splits (``iss`` and ``peel``) of the loops
+    around ``steps[i]``'s β in ``X`` with the inequalities of the window's
+    ``iss`` steps written on the α dimensions (``cuts``).  The recovery
+    splits first, one relation at a time, and rewrites the parts' α
+    dimensions after; where the target's split was of the α dimensions
+    as a step before made them, ``H`` then one split is that way::
+
+        embed([1, 0]); iss([1, 0], …); split; unembed; unembed;
+        (the same for [1, 2, 0] and [1, 2, 2])                      reshape([1, 1, 0], 1, 2, -2);
+        reshape([1, 2, 1], 1, 2, -2); reshape([1, 2, 0], 1, 2, -2); →   iss([1], {[-1] | [] | [1, 0] | -4});
+        reorder; split; reorder       (bicg fuzz seed 70024)
+
+    Nothing when the window has no such step, or when moving them makes
+    no two of the cuts' forms on the α dimensions one (:func:`_candidates`
+    has the splits without them).  ``memo``: the α forms found so far."""
+    from .recover import _alpha_form
+    S = states[i]
+    beta = tuple(steps[i].args[0])
+    end = min(len(steps), i + WINDOW)
+    moves: dict = {}
+    for k in range(i + 1, end):
+        st = steps[k]
+        if st.name not in _HOISTABLE:
+            continue
+        b = tuple(st.args[0])
+        roots = _roots(_tags(states[k], b), i - 1)
+        node = _node(S, roots, len(b)) if roots else None
+        if node is None:
+            return                          # a step on what the run made: not hoisted
+        moves.setdefault((st.name, st.args[1:], node), Step(st.name, (node,) + tuple(st.args[1:]),
+                                                            st.comment))
+    if not moves:
+        return
+    H = list(moves.values())
+    X = S.copy()
+    try:
+        for st in H:
+            _apply(X, st)
+    except Exception:                       # noqa: BLE001 - not a candidate
+        return
+    cuts_of = {(root, st.args[1]) for k in range(i, end)
+               for st in (steps[k],) if st.name == "iss" and len(st.args) == 2
+               for r in states[k].under(tuple(st.args[0]))[:1]
+               for root in _roots({r.tag}, i - 1)}
+    touched = set().union(*(_tags(S, st.args[0]) for st in H))
+    if len({c for _, c in cuts_of}) < 2 or not any(root in touched for root, _ in cuts_of):
+        return                              # one cut already, or the moved steps change none
+
+    def form(r, c):
+        k = (r.stmt, tuple(r.alphas), c)
+        if k not in memo:
+            memo[k] = _alpha_form(r, c)
+        return memo[k]
+
+    def forms_on(Y: Sched, roots) -> set:
+        return {form(Y.by_tag(root), c) for root, c in cuts_of if roots(root)}
+    same = forms_on(S, lambda t: t not in touched)
+    forms = same | forms_on(X, touched.__contains__)
+    forms.discard(None)
+    if len(forms) >= len(same | forms_on(S, touched.__contains__)):
+        return                              # the moved steps make no two cuts one
+    loops = [beta[:m] for m in range(1, len(beta) + 1) if X.is_loop(beta[:m])]
+    cuts = []
+    for form in forms:
+        for loop in loops:
+            under = X.under(loop)
+            if any(len(form[0]) > r.depth for r in under):
+                continue
+            st = Step("iss", (loop, on_alphas(under[0], form), form), "split the loop")
+            cuts.extend(_on(X, loop, st))
+    yield H, X, cuts
+
+
+def _hoisted_ways(states: list[Sched], steps: list[Step], i: int, last: dict, sigs: list,
+                  oracle, dates=None, memo: dict | None = None) -> list:
+    """The ways on from ``states[i]`` that :func:`_hoisted`'s steps and one
+    split of theirs give (``(j, steps)``, as in :func:`shortcuts`): to a
+    later schedule of the old sequence, or to one whose loop's parts are
+    in another order (then a ``reorder``, :func:`_with_reorder`), or, with
+    ``dates``, to one with its dates (the old steps after it kept).  The
+    schedules after the moved steps must be legal (``oracle``); the one
+    after the split is an old one, or asked."""
+    out = []
+    for H, X, cuts in _hoisted(states, steps, i, {} if memo is None else memo):
+        legal: list = []
+
+        def moved_legal() -> bool:
+            if not legal:
+                Y = states[i].copy()
+                ok = True
+                for st in H:
+                    _apply(Y, st)
+                    if not oracle(Y):
+                        ok = False
+                        break
+                legal.append(ok)
+            return legal[0]
+        n = len(H) + 1
+        for c in cuts:
+            Y = _after(X, c)
+            if Y is None:
+                continue
+            ky = _key(Y)
+            j = last.get(ky, -1)
+            if j >= i + n + 1:
+                if moved_legal():
+                    out.append((j, H + [c]))
+                continue
+            if j >= 0:
+                continue
+            if c.name == "iss":
+                pair = _with_reorder(states, sigs, i, Y, c, oracle)
+                if pair is not None and pair[0] >= i + n + 2 and moved_legal():
+                    out.append((pair[0], H + pair[1]))
+                    continue
+            if dates is not None:
+                w = dates(Y, ky, i + n + GAIN)
+                if w is not None and moved_legal() and oracle(Y):
+                    out.append((w[0], H + [c] + w[1], True))
+    return out
 
 
 #: How many schedules :func:`shortcuts` may compute per sequence in its
@@ -955,6 +1090,7 @@ def shortcuts(steps: list[Step], O: Sched, oracle=None, empty=None) -> list[Step
     budget = [PAIR_BUDGET]
     n = len(steps)
     items: list = [None] * len(states)
+    forms: dict = {}
     dkeys = dlast = dates = None
     if empty is not None:
         dkeys = [_dates_key(k, empty) for k in keys]
@@ -992,6 +1128,8 @@ def shortcuts(steps: list[Step], O: Sched, oracle=None, empty=None) -> list[Step
                 w = dates(X, kx, i + 1 + GAIN)
                 if w is not None:
                     ways[i].append((w[0], [c] + w[1], True))
+        if oracle is not None:
+            ways[i].extend(_hoisted_ways(states, steps, i, last, sigs, oracle, dates, forms))
         if steps[i].name == "iss" and i + 1 < n and steps[i + 1].name == "embed" \
                 and oracle is not None:
             ways[i].extend(_two_steps(states, steps, i, last, oracle, budget, items,
