@@ -259,6 +259,163 @@ def _permutations(steps: list[Step]) -> list[Step]:
     return _rewrite_runs(steps, _RUN, rewrite)
 
 
+def _as_one_skew(beta: tuple, rows: list[Aff], comment: str) -> list[Step] | None:
+    """The shortest of one ``skew`` then ``interchange`` s and ``reverse``
+    s, or those then one ``skew``, giving ``rows`` (:func:`_effect`), or
+    None when ``rows`` is no signed permutation with one row skewed by
+    another (every row but one a row before, up to its sign)."""
+    odd = [p for p, r in enumerate(rows) if len(r.c) != 1 or abs(next(iter(r.c.values()))) != 1]
+    if len(odd) != 1 or len(rows[odd[0]].c) != 2:
+        return None
+    p = odd[0]
+    items = list(rows[p].c.items())
+    options = []
+    for (kd, a), (ko, b) in (items, items[::-1]):
+        if abs(a) != 1:
+            continue
+        d, o = kd[1], ko[1]
+        plain = [r if k != p else _row(d).scale(a) for k, r in enumerate(rows)]
+        if len({next(iter(r.c)) for r in plain}) < len(plain):
+            continue                        # (row d is another row too: no permutation)
+        perm = _as_permutation(beta, plain, comment)
+        if perm is None:
+            continue
+        # skew first: a·(r_d - c·r_o) = a·r_d + b·r_o
+        options.append([Step("skew", (beta, d, o, -b * a), comment)] + perm)
+        # or the permutation first, then row p skewed by the row q that is ±r_o
+        for q, r in enumerate(rows):
+            if q != p and set(r.c) == {ko}:
+                options.append(perm + [Step("skew", (beta, p + 1, q + 1, -b * r.c[ko]), comment)])
+    return min(options, key=len) if options else None
+
+
+def skew_runs(steps: list[Step], O: Sched, oracle) -> list[Step]:
+    """Each maximal run of ``skew`` s, ``interchange`` s and ``reverse`` s
+    of one β whose net effect is one skew and a signed permutation of its
+    dimensions, written so (:func:`_as_one_skew`) when that is shorter and
+    every new intermediate schedule is legal (``oracle``).  The recovery
+    writes a skew of a dimension by an inner one with interchanges around
+    skews of inner ones by outer ones::
+
+        skew([0], 1, 2, -1); skew([0], 2, 1, -1); interchange([0], 1, 2);
+        reverse([0], 2); skew([0], 2, 1, -1)                  →   skew([0], 1, 2, -1)
+        (lu fuzz seed 29127)
+    """
+    i = 0
+    while i < len(steps):
+        new = _skew_run_at(steps, i, O, oracle)
+        if new is not None:
+            steps = new
+        i += 1
+    return steps
+
+
+def _skew_run_at(steps: list[Step], i: int, O: Sched, oracle) -> list[Step] | None:
+    """:func:`skew_runs` at ``steps[i]``: the run of its β from there,
+    passing over α steps of other statements (they commute with it; they
+    go before the new run), or None."""
+    s = steps[i]
+    if s.name not in _RUN:
+        return None
+    b = tuple(s.args[0])
+    run = [s]
+    end = i
+    for j in range(i + 1, len(steps)):
+        t = steps[j]
+        if t.name in _RUN and tuple(t.args[0]) == b:
+            run.append(t)
+            end = j
+        elif not (t.name in _ALPHA and _disjoint(tuple(t.args[0]), b)):
+            break
+    if len(run) < 2:
+        return None
+    others = [t for t in steps[i + 1:end] if tuple(t.args[0]) != b]
+    rows = _effect(run)
+    if rows is None:
+        return None
+    comment = "; ".join(dict.fromkeys(x.comment for x in run if x.comment))
+    options = [x for x in (_as_one_skew(b, rows, comment), _as_permutation(b, rows, comment))
+               if x is not None]
+    if not options:
+        return None
+    new = min(options, key=len)
+    if len(new) >= len(run) or not _legal_run(O, steps[:i], others + new, oracle):
+        return None
+    out = steps[:i] + others + new + steps[end + 1:]
+    a, b2 = _state(O, out[:i + len(others) + len(new)]), _state(O, steps[:end + 1])
+    if a is None or b2 is None or _key(a) != _key(b2):
+        return None                         # (not the same schedule after the run)
+    return out
+
+
+#: The steps :func:`merge_siblings` merges: they rewrite the α dimensions
+#: of the statements they name, each statement alike.
+_ALPHA = frozenset({"skew", "shift", "reverse", "interchange", "reshape"})
+
+
+def merge_siblings(steps: list[Step], O: Sched, oracle) -> list[Step]:
+    """The same α step (:data:`_ALPHA`) on statements or loops that
+    together are all of a loop, with only α steps of other statements
+    between, done once on that loop (at the first one's place), when every
+    new intermediate schedule is legal (``oracle``).  The recovery rewrites
+    each statement's dimensions on its own::
+
+        reverse([0, 0], 2); skew([0, 0], 2, 1, -1);          reverse([0], 2);
+        reverse([0, 1], 2); skew([0, 1], 2, 1, -1);    →     skew([0], 2, 1, -1);
+    """
+    k = 0
+    while k < len(steps):
+        new = _merge_siblings_at(steps, k, O, oracle)
+        if new is not None:
+            steps = new
+        k += 1
+    return steps
+
+
+def _merge_siblings_at(steps: list[Step], k: int, O: Sched, oracle) -> list[Step] | None:
+    """:func:`merge_siblings` at the step ``steps[k]`` (None: not applied)."""
+    s = steps[k]
+    if s.name not in _ALPHA:
+        return None
+    sched = _state(O, steps[:k])
+    if sched is None:
+        return None
+    b = tuple(s.args[0])
+    group, seen = [k], {id(r) for r in sched.under(b)}
+    moved_over: set = set()                 # the statements of the steps between
+    for j in range(k + 1, len(steps)):
+        t = steps[j]
+        if t.name not in _ALPHA:
+            break
+        mine = {id(r) for r in sched.under(tuple(t.args[0]))}
+        if t.name == s.name and t.args[1:] == s.args[1:] and not mine & seen \
+                and not mine & moved_over:
+            group.append(j)
+            seen |= mine
+            continue
+        moved_over |= mine
+    if len(group) < 2:
+        return None
+    # the loop that holds exactly the group's statements
+    betas = [tuple(r.beta) for r in sched.rels if id(r) in seen]
+    n = 0
+    while all(len(x) > n + 1 for x in betas) and len({x[n] for x in betas}) == 1:
+        n += 1
+    loop = betas[0][:n]
+    if not loop or {id(r) for r in sched.under(loop)} != seen:
+        return None
+    run = [Step(s.name, (loop,) + tuple(s.args[1:]), s.comment)] + [
+        steps[j] for j in range(k + 1, group[-1] + 1) if j not in group]
+    if not _legal_run(O, steps[:k], run, oracle):
+        return None
+    new = steps[:k] + run + steps[group[-1] + 1:]
+    # the same schedule after the group (the steps moved commute)
+    a, b2 = _state(O, new[:k + len(run)]), _state(O, steps[:group[-1] + 1])
+    if a is None or b2 is None or _key(a) != _key(b2):
+        return None
+    return new
+
+
 # --- tile chains -------------------------------------------------------------------------
 
 #: Steps a run of :func:`tile_chains` may hold.
@@ -1404,6 +1561,7 @@ def simplify(steps, O: Sched | None = None, T: Sched | None = None,
         if O is not None and oracle is not None:
             out = tile_chains(out, O, oracle)
             out = merge_across_fusion(out, O, oracle)
+            out = skew_runs(merge_siblings(out, O, oracle), O, oracle)
         if out == steps:
             return out
         steps = out
