@@ -377,6 +377,13 @@ def _merge_siblings_at(steps: list[Step], k: int, O: Sched, oracle) -> list[Step
     s = steps[k]
     if s.name not in _ALPHA:
         return None
+    for t in steps[k + 1:]:
+        if t.name not in _ALPHA:
+            return None                     # (no such step in the run: no state asked)
+        if t.name == s.name and t.args[1:] == s.args[1:] and t.args[0] != s.args[0]:
+            break
+    else:
+        return None
     sched = _state(O, steps[:k])
     if sched is None:
         return None
@@ -1205,7 +1212,8 @@ def _with_reorder(states: list[Sched], sigs: list[int], i: int, X: Sched, c: Ste
     return None
 
 
-def shortcuts(steps: list[Step], O: Sched, oracle=None, empty=None) -> list[Step]:
+def shortcuts(steps: list[Step], O: Sched, oracle=None, empty=None,
+              forms: dict | None = None) -> list[Step]:
     """``steps`` with every run that leads back to a schedule met before
     removed, and every run from an ``iss`` or ``embed`` that one ``iss`` or
     ``peel`` of a loop around it reaches (:func:`_candidates`) replaced by
@@ -1237,6 +1245,11 @@ def shortcuts(steps: list[Step], O: Sched, oracle=None, empty=None) -> list[Step
         iss([1, 1], {| | [0, 1] | 4}); embed([1, 0]);
         iss([1, 0], {| [1] | [0, 0] | 0}); split([1, 0, 0], 2); …        iss([1], {| [1] | [0, 0] | 0});
         (19 steps, bicg fuzz seed 50234)                         →   iss([1, 1], {| | [0, 1] | 4});
+
+    With an ``oracle``, α steps after a run of splits also move before it
+    when one split of a loop then does (:func:`_hoisted_ways`); ``forms``:
+    the α forms of the cuts found so far (shared by :func:`simplify`'s
+    rounds).
     """
     states = _tagged(O, steps)
     if states is None:
@@ -1247,7 +1260,7 @@ def shortcuts(steps: list[Step], O: Sched, oracle=None, empty=None) -> list[Step
     budget = [PAIR_BUDGET]
     n = len(steps)
     items: list = [None] * len(states)
-    forms: dict = {}
+    forms = {} if forms is None else forms
     dkeys = dlast = dates = None
     if empty is not None:
         dkeys = [_dates_key(k, empty) for k in keys]
@@ -1535,8 +1548,9 @@ def simplify(steps, O: Sched | None = None, T: Sched | None = None,
         # (a way met by dates keeps the old steps after it: shortcuts found
         # among them first)
         dates = empty
+        forms: dict = {}
         for _ in range(ROUNDS):
-            new = shortcuts(steps, O, oracle, dates)
+            new = shortcuts(steps, O, oracle, dates, forms)
             if oracle is not None and any(st.name == "split" for st in new):
                 new = early_splits(new, O, oracle)
             if new == steps:
