@@ -348,7 +348,7 @@ def test_the_prompt_prints_the_same_off_a_terminal_however_soon_progress_shows(m
     plain = run()
     monkeypatch.setattr(repl_auto, "PROGRESS_AFTER", 0.0)
     assert run() == plain
-    assert ":auto cpu, tile 8, locality=0: 8 steps, replayed ✓ same dates" in plain
+    assert ":auto cpu, tile 8, locality=0: 7 steps, replayed ✓ same dates" in plain
 
 
 # --- the legality check's memo of relation pairs -----------------------------------

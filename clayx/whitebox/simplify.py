@@ -259,6 +259,170 @@ def _permutations(steps: list[Step]) -> list[Step]:
     return _rewrite_runs(steps, _RUN, rewrite)
 
 
+def _as_one_skew(beta: tuple, rows: list[Aff], comment: str) -> list[Step] | None:
+    """The shortest of one ``skew`` then ``interchange`` s and ``reverse``
+    s, or those then one ``skew``, giving ``rows`` (:func:`_effect`), or
+    None when ``rows`` is no signed permutation with one row skewed by
+    another (every row but one a row before, up to its sign)."""
+    odd = [p for p, r in enumerate(rows) if len(r.c) != 1 or abs(next(iter(r.c.values()))) != 1]
+    if len(odd) != 1 or len(rows[odd[0]].c) != 2:
+        return None
+    p = odd[0]
+    items = list(rows[p].c.items())
+    options = []
+    for (kd, a), (ko, b) in (items, items[::-1]):
+        if abs(a) != 1:
+            continue
+        d, o = kd[1], ko[1]
+        plain = [r if k != p else _row(d).scale(a) for k, r in enumerate(rows)]
+        if len({next(iter(r.c)) for r in plain}) < len(plain):
+            continue                        # (row d is another row too: no permutation)
+        perm = _as_permutation(beta, plain, comment)
+        if perm is None:
+            continue
+        # skew first: a·(r_d - c·r_o) = a·r_d + b·r_o
+        options.append([Step("skew", (beta, d, o, -b * a), comment)] + perm)
+        # or the permutation first, then row p skewed by the row q that is ±r_o
+        for q, r in enumerate(rows):
+            if q != p and set(r.c) == {ko}:
+                options.append(perm + [Step("skew", (beta, p + 1, q + 1, -b * r.c[ko]), comment)])
+    return min(options, key=len) if options else None
+
+
+def skew_runs(steps: list[Step], O: Sched, oracle) -> list[Step]:
+    """Each maximal run of ``skew`` s, ``interchange`` s and ``reverse`` s
+    of one β whose net effect is one skew and a signed permutation of its
+    dimensions, written so (:func:`_as_one_skew`) when that is shorter and
+    every new intermediate schedule is legal (``oracle``).  The recovery
+    writes a skew of a dimension by an inner one with interchanges around
+    skews of inner ones by outer ones::
+
+        skew([0], 1, 2, -1); skew([0], 2, 1, -1); interchange([0], 1, 2);
+        reverse([0], 2); skew([0], 2, 1, -1)                  →   skew([0], 1, 2, -1)
+        (lu fuzz seed 29127)
+    """
+    i = 0
+    while i < len(steps):
+        new = _skew_run_at(steps, i, O, oracle)
+        if new is not None:
+            steps = new
+        i += 1
+    return steps
+
+
+def _skew_run_at(steps: list[Step], i: int, O: Sched, oracle) -> list[Step] | None:
+    """:func:`skew_runs` at ``steps[i]``: the run of its β from there,
+    passing over α steps of other statements (they commute with it; they
+    go before the new run), or None."""
+    s = steps[i]
+    if s.name not in _RUN:
+        return None
+    b = tuple(s.args[0])
+    run = [s]
+    end = i
+    for j in range(i + 1, len(steps)):
+        t = steps[j]
+        if t.name in _RUN and tuple(t.args[0]) == b:
+            run.append(t)
+            end = j
+        elif not (t.name in _ALPHA and _disjoint(tuple(t.args[0]), b)):
+            break
+    if len(run) < 2:
+        return None
+    others = [t for t in steps[i + 1:end] if tuple(t.args[0]) != b]
+    rows = _effect(run)
+    if rows is None:
+        return None
+    comment = "; ".join(dict.fromkeys(x.comment for x in run if x.comment))
+    options = [x for x in (_as_one_skew(b, rows, comment), _as_permutation(b, rows, comment))
+               if x is not None]
+    if not options:
+        return None
+    new = min(options, key=len)
+    if len(new) >= len(run) or not _legal_run(O, steps[:i], others + new, oracle):
+        return None
+    out = steps[:i] + others + new + steps[end + 1:]
+    a, b2 = _state(O, out[:i + len(others) + len(new)]), _state(O, steps[:end + 1])
+    if a is None or b2 is None or _key(a) != _key(b2):
+        return None                         # (not the same schedule after the run)
+    return out
+
+
+#: The steps :func:`merge_siblings` merges: they rewrite the α dimensions
+#: of the statements they name, each statement alike.
+_ALPHA = frozenset({"skew", "shift", "reverse", "interchange", "reshape"})
+
+
+def merge_siblings(steps: list[Step], O: Sched, oracle) -> list[Step]:
+    """The same α step (:data:`_ALPHA`) on statements or loops that
+    together are all of a loop, with only α steps of other statements
+    between, done once on that loop (at the first one's place), when every
+    new intermediate schedule is legal (``oracle``).  The recovery rewrites
+    each statement's dimensions on its own::
+
+        reverse([0, 0], 2); skew([0, 0], 2, 1, -1);          reverse([0], 2);
+        reverse([0, 1], 2); skew([0, 1], 2, 1, -1);    →     skew([0], 2, 1, -1);
+    """
+    k = 0
+    while k < len(steps):
+        new = _merge_siblings_at(steps, k, O, oracle)
+        if new is not None:
+            steps = new
+        k += 1
+    return steps
+
+
+def _merge_siblings_at(steps: list[Step], k: int, O: Sched, oracle) -> list[Step] | None:
+    """:func:`merge_siblings` at the step ``steps[k]`` (None: not applied)."""
+    s = steps[k]
+    if s.name not in _ALPHA:
+        return None
+    for t in steps[k + 1:]:
+        if t.name not in _ALPHA:
+            return None                     # (no such step in the run: no state asked)
+        if t.name == s.name and t.args[1:] == s.args[1:] and t.args[0] != s.args[0]:
+            break
+    else:
+        return None
+    sched = _state(O, steps[:k])
+    if sched is None:
+        return None
+    b = tuple(s.args[0])
+    group, seen = [k], {id(r) for r in sched.under(b)}
+    moved_over: set = set()                 # the statements of the steps between
+    for j in range(k + 1, len(steps)):
+        t = steps[j]
+        if t.name not in _ALPHA:
+            break
+        mine = {id(r) for r in sched.under(tuple(t.args[0]))}
+        if t.name == s.name and t.args[1:] == s.args[1:] and not mine & seen \
+                and not mine & moved_over:
+            group.append(j)
+            seen |= mine
+            continue
+        moved_over |= mine
+    if len(group) < 2:
+        return None
+    # the loop that holds exactly the group's statements
+    betas = [tuple(r.beta) for r in sched.rels if id(r) in seen]
+    n = 0
+    while all(len(x) > n + 1 for x in betas) and len({x[n] for x in betas}) == 1:
+        n += 1
+    loop = betas[0][:n]
+    if not loop or {id(r) for r in sched.under(loop)} != seen:
+        return None
+    run = [Step(s.name, (loop,) + tuple(s.args[1:]), s.comment)] + [
+        steps[j] for j in range(k + 1, group[-1] + 1) if j not in group]
+    if not _legal_run(O, steps[:k], run, oracle):
+        return None
+    new = steps[:k] + run + steps[group[-1] + 1:]
+    # the same schedule after the group (the steps moved commute)
+    a, b2 = _state(O, new[:k + len(run)]), _state(O, steps[:group[-1] + 1])
+    if a is None or b2 is None or _key(a) != _key(b2):
+        return None
+    return new
+
+
 # --- tile chains -------------------------------------------------------------------------
 
 #: Steps a run of :func:`tile_chains` may hold.
@@ -371,6 +535,8 @@ def _apply(sched: Sched, s: Step, fresh=None) -> None:
     and ``unroll`` make of a relation ``r`` get the tag ``fresh(r, m)``
     (``m`` the copy's number; -1 without ``fresh``); an ``iss`` written on
     the α dimensions gives each relation its own inequality, as Clay does."""
+    if s.name == "split" and not _splits_something(sched, tuple(s.args[0]), s.args[1]):
+        raise ValueError(f"nothing to split at {s.args[0]}")   # (Clay refuses it)
     rec = Recorder(sched)
     if fresh is None:
         def fresh(r, m=0):
@@ -395,6 +561,17 @@ def _apply(sched: Sched, s: Step, fresh=None) -> None:
         rec.do(s.name, *s.args, new_tag=fresh)
     else:
         rec.do(s.name, *s.args)
+
+
+def _splits_something(sched: Sched, beta: tuple, depth: int) -> bool:
+    """Does ``split(beta, depth)`` move a relation of ``sched``: ``1 ≤
+    depth < |β|`` and something after ``beta`` in the loop ``beta[:depth]``?
+    Clay's precondition (it refuses the step otherwise: "nothing to
+    split"); the symbolic step alone would just change nothing."""
+    if not 1 <= depth < len(beta):
+        return False
+    return any(r.beta[:depth] == beta[:depth] and r.beta[depth:len(beta)] > beta[depth:]
+               for r in sched.rels)
 
 
 def loop_names(steps: list[Step], O: Sched) -> list[Step]:
@@ -612,6 +789,9 @@ def _same_dates_on(X: Sched, steps: list[Step], j: int, dkeys: list, empty,
     out = []
     for k in range(j, len(steps)):
         there = _names_a_node(X, steps[k])
+        if steps[k].name == "split" and not _splits_something(X, tuple(steps[k].args[0]),
+                                                              steps[k].args[1]):
+            continue                        # (it changes nothing here: it goes)
         try:
             _apply(X, steps[k], _fresh(k))
         except Exception:                   # noqa: BLE001 - the steps do not fit X
@@ -719,6 +899,138 @@ def _candidates(states: list[Sched], steps: list[Step], i: int):
     for st, where in fits:
         for loop in where:
             yield Step("iss", (loop,) + tuple(st.args[1:]), st.comment)
+
+
+#: The steps :func:`_hoisted` may move before a split: they rewrite the α
+#: dimensions of the statements they name and nothing else.
+_HOISTABLE = frozenset({"reshape", "skew", "shift", "reverse", "interchange"})
+
+
+def _hoisted(states: list[Sched], steps: list[Step], i: int, memo: dict):
+    """``(H, X, cuts)``: the α steps of the window from ``steps[i]`` on
+    (``reshape``, ``skew``… of the parts the run of splits from there
+    makes, :data:`_HOISTABLE`), each once, on the statement or loop of
+    ``states[i]`` the parts come from (``H``); the schedule ``X`` they give
+    from ``states[i]``; and the splits (``iss`` and ``peel``) of the loops
+    around ``steps[i]``'s β in ``X`` with the inequalities of the window's
+    ``iss`` steps written on the α dimensions (``cuts``).  The recovery
+    splits first, one relation at a time, and rewrites the parts' α
+    dimensions after; where the target's split was of the α dimensions
+    as a step before made them, ``H`` then one split is that way::
+
+        embed([1, 0]); iss([1, 0], …); split; unembed; unembed;
+        (the same for [1, 2, 0] and [1, 2, 2])                      reshape([1, 1, 0], 1, 2, -2);
+        reshape([1, 2, 1], 1, 2, -2); reshape([1, 2, 0], 1, 2, -2); →   iss([1], {[-1] | [] | [1, 0] | -4});
+        reorder; split; reorder       (bicg fuzz seed 70024)
+
+    Nothing when the window has no such step, or when moving them makes
+    no two of the cuts' forms on the α dimensions one (:func:`_candidates`
+    has the splits without them).  ``memo``: the α forms found so far."""
+    from .recover import _alpha_form
+    S = states[i]
+    beta = tuple(steps[i].args[0])
+    end = min(len(steps), i + WINDOW)
+    moves: dict = {}
+    for k in range(i + 1, end):
+        st = steps[k]
+        if st.name not in _HOISTABLE:
+            continue
+        b = tuple(st.args[0])
+        roots = _roots(_tags(states[k], b), i - 1)
+        node = _node(S, roots, len(b)) if roots else None
+        if node is None:
+            return                          # a step on what the run made: not hoisted
+        moves.setdefault((st.name, st.args[1:], node), Step(st.name, (node,) + tuple(st.args[1:]),
+                                                            st.comment))
+    if not moves:
+        return
+    H = list(moves.values())
+    X = S.copy()
+    try:
+        for st in H:
+            _apply(X, st)
+    except Exception:                       # noqa: BLE001 - not a candidate
+        return
+    cuts_of = {(root, st.args[1]) for k in range(i, end)
+               for st in (steps[k],) if st.name == "iss" and len(st.args) == 2
+               for r in states[k].under(tuple(st.args[0]))[:1]
+               for root in _roots({r.tag}, i - 1)}
+    touched = set().union(*(_tags(S, st.args[0]) for st in H))
+    if len({c for _, c in cuts_of}) < 2 or not any(root in touched for root, _ in cuts_of):
+        return                              # one cut already, or the moved steps change none
+
+    def form(r, c):
+        k = (r.stmt, tuple(r.alphas), c)
+        if k not in memo:
+            memo[k] = _alpha_form(r, c)
+        return memo[k]
+
+    def forms_on(Y: Sched, roots) -> set:
+        return {form(Y.by_tag(root), c) for root, c in cuts_of if roots(root)}
+    same = forms_on(S, lambda t: t not in touched)
+    forms = same | forms_on(X, touched.__contains__)
+    forms.discard(None)
+    if len(forms) >= len(same | forms_on(S, touched.__contains__)):
+        return                              # the moved steps make no two cuts one
+    loops = [beta[:m] for m in range(1, len(beta) + 1) if X.is_loop(beta[:m])]
+    cuts = []
+    for form in forms:
+        for loop in loops:
+            under = X.under(loop)
+            if any(len(form[0]) > r.depth for r in under):
+                continue
+            st = Step("iss", (loop, on_alphas(under[0], form), form), "split the loop")
+            cuts.extend(_on(X, loop, st))
+    yield H, X, cuts
+
+
+def _hoisted_ways(states: list[Sched], steps: list[Step], i: int, last: dict, sigs: list,
+                  oracle, dates=None, memo: dict | None = None) -> list:
+    """The ways on from ``states[i]`` that :func:`_hoisted`'s steps and one
+    split of theirs give (``(j, steps)``, as in :func:`shortcuts`): to a
+    later schedule of the old sequence, or to one whose loop's parts are
+    in another order (then a ``reorder``, :func:`_with_reorder`), or, with
+    ``dates``, to one with its dates (the old steps after it kept).  The
+    schedules after the moved steps must be legal (``oracle``); the one
+    after the split is an old one, or asked."""
+    out = []
+    for H, X, cuts in _hoisted(states, steps, i, {} if memo is None else memo):
+        legal: list = []
+
+        def moved_legal() -> bool:
+            if not legal:
+                Y = states[i].copy()
+                ok = True
+                for st in H:
+                    _apply(Y, st)
+                    if not oracle(Y):
+                        ok = False
+                        break
+                legal.append(ok)
+            return legal[0]
+        n = len(H) + 1
+        for c in cuts:
+            Y = _after(X, c)
+            if Y is None:
+                continue
+            ky = _key(Y)
+            j = last.get(ky, -1)
+            if j >= i + n + 1:
+                if moved_legal():
+                    out.append((j, H + [c]))
+                continue
+            if j >= 0:
+                continue
+            if c.name == "iss":
+                pair = _with_reorder(states, sigs, i, Y, c, oracle)
+                if pair is not None and pair[0] >= i + n + 2 and moved_legal():
+                    out.append((pair[0], H + pair[1]))
+                    continue
+            if dates is not None:
+                w = dates(Y, ky, i + n + GAIN)
+                if w is not None and moved_legal() and oracle(Y):
+                    out.append((w[0], H + [c] + w[1], True))
+    return out
 
 
 #: How many schedules :func:`shortcuts` may compute per sequence in its
@@ -900,7 +1212,8 @@ def _with_reorder(states: list[Sched], sigs: list[int], i: int, X: Sched, c: Ste
     return None
 
 
-def shortcuts(steps: list[Step], O: Sched, oracle=None, empty=None) -> list[Step]:
+def shortcuts(steps: list[Step], O: Sched, oracle=None, empty=None,
+              forms: dict | None = None) -> list[Step]:
     """``steps`` with every run that leads back to a schedule met before
     removed, and every run from an ``iss`` or ``embed`` that one ``iss`` or
     ``peel`` of a loop around it reaches (:func:`_candidates`) replaced by
@@ -932,6 +1245,11 @@ def shortcuts(steps: list[Step], O: Sched, oracle=None, empty=None) -> list[Step
         iss([1, 1], {| | [0, 1] | 4}); embed([1, 0]);
         iss([1, 0], {| [1] | [0, 0] | 0}); split([1, 0, 0], 2); …        iss([1], {| [1] | [0, 0] | 0});
         (19 steps, bicg fuzz seed 50234)                         →   iss([1, 1], {| | [0, 1] | 4});
+
+    With an ``oracle``, α steps after a run of splits also move before it
+    when one split of a loop then does (:func:`_hoisted_ways`); ``forms``:
+    the α forms of the cuts found so far (shared by :func:`simplify`'s
+    rounds).
     """
     states = _tagged(O, steps)
     if states is None:
@@ -942,6 +1260,7 @@ def shortcuts(steps: list[Step], O: Sched, oracle=None, empty=None) -> list[Step
     budget = [PAIR_BUDGET]
     n = len(steps)
     items: list = [None] * len(states)
+    forms = {} if forms is None else forms
     dkeys = dlast = dates = None
     if empty is not None:
         dkeys = [_dates_key(k, empty) for k in keys]
@@ -979,6 +1298,8 @@ def shortcuts(steps: list[Step], O: Sched, oracle=None, empty=None) -> list[Step
                 w = dates(X, kx, i + 1 + GAIN)
                 if w is not None:
                     ways[i].append((w[0], [c] + w[1], True))
+        if oracle is not None:
+            ways[i].extend(_hoisted_ways(states, steps, i, last, sigs, oracle, dates, forms))
         if steps[i].name == "iss" and i + 1 < n and steps[i + 1].name == "embed" \
                 and oracle is not None:
             ways[i].extend(_two_steps(states, steps, i, last, oracle, budget, items,
@@ -1227,8 +1548,9 @@ def simplify(steps, O: Sched | None = None, T: Sched | None = None,
         # (a way met by dates keeps the old steps after it: shortcuts found
         # among them first)
         dates = empty
+        forms: dict = {}
         for _ in range(ROUNDS):
-            new = shortcuts(steps, O, oracle, dates)
+            new = shortcuts(steps, O, oracle, dates, forms)
             if oracle is not None and any(st.name == "split" for st in new):
                 new = early_splits(new, O, oracle)
             if new == steps:
@@ -1253,6 +1575,7 @@ def simplify(steps, O: Sched | None = None, T: Sched | None = None,
         if O is not None and oracle is not None:
             out = tile_chains(out, O, oracle)
             out = merge_across_fusion(out, O, oracle)
+            out = skew_runs(merge_siblings(out, O, oracle), O, oracle)
         if out == steps:
             return out
         steps = out
