@@ -4236,7 +4236,8 @@ def _akin(a: Rel, b: Rel, divs) -> bool:
         return True
     if all(not (x - y).keys("d") for x, y in zip(a.alphas, b.alphas)):
         return True
-    return _same_alphas(a, b.alphas, divs) or _same_alphas(b, a.alphas, divs)
+    return _same_alphas(a, b.alphas, divs) or _same_alphas(b, a.alphas, divs) \
+        or _skews_of(a, b.alphas) is not None or _skews_of(b, a.alphas) is not None
 
 
 def _same_alphas(r: Rel, alphas: list[Aff], divs) -> bool:
@@ -4268,14 +4269,15 @@ def _base(T: Sched, a: Rel, b: Rel, oracle) -> Rel | None:
 
 def _late_alphas(rec: Recorder, fixes: dict) -> None:
     """After a late split: the steps (``reshape`` s and a ``shift`` per
-    dimension, on the part alone) that give the parts of ``fixes`` their
-    own α dimensions."""
+    dimension, on the part alone; ``skew`` s of its loop by its tile loops,
+    :func:`_late_skews`) that give the parts of ``fixes`` their own α
+    dimensions."""
     for tag, alphas in fixes.items():
         r = rec.sched.by_tag(tag)
         for j, new in enumerate(alphas, 1):
             cur = r.alphas[j - 1]
             new = r.canon(new)
-            if cur == new:
+            if cur == new or _late_skews(rec, r, j, new):
                 continue
             plan = _reshaped(r, cur, new, j)
             if not _full_rank_path(r, plan):
@@ -4289,6 +4291,69 @@ def _late_alphas(rec: Recorder, fixes: dict) -> None:
             if r.canon(r.alphas[j - 1]) != new:
                 raise WhiteboxError(f"cannot give a part of {r.stmt} split after its tiling "
                                     "its own dimensions")
+
+
+def _skews_of(a: Rel, alphas: list[Aff]) -> list[list[int]] | None:
+    """How ``a``'s α dimensions are ``alphas`` skewed by the outer ones
+    (by strip-mined dimensions: a ``skew`` of one half of a split made
+    after the tiling, jacobi-2d fuzz seed 90138): for each dimension
+    ``k``, the integral ``c`` with ``a.alphas[k] = alphas[k] +
+    Σ c_l·a.alphas[l]`` (``l < k``); None when some difference is not
+    such a sum, or when no difference has a strip-mined dimension (a
+    ``reshape`` or ``shift`` does it, :func:`_akin`)."""
+    if len(a.alphas) != len(alphas):
+        return None
+    out = []
+    tiled = False
+    for k, (x, y) in enumerate(zip(a.alphas, alphas)):
+        c = _skew_by(a.alphas[:k], a.canon(x) - a.canon(y))
+        if c is None:
+            return None
+        tiled = tiled or any(c)
+        out.append(c)
+    return out if tiled else None
+
+
+def _skew_by(rows: list[Aff], diff: Aff) -> list[int] | None:
+    """The integral ``c`` with ``diff = Σ c_l·rows[l]`` (zeros when ``diff``
+    is zero), the sum needing a strip-mined dimension; None when there is
+    none."""
+    if diff.is_zero:
+        return [0] * len(rows)
+    if not diff.keys("d"):
+        return None
+    keys = sorted({k for a in list(rows) + [diff] for k in a.c}, key=str)
+    basis = _basis(rows, keys)
+    x = solve([rows[l - 1] for l in basis], diff, keys) if basis else None
+    if x is None or any(v.denominator != 1 for v in x):
+        return None
+    c = [0] * len(rows)
+    for l, v in zip(basis, x):
+        c[l - 1] = int(v)
+    return c
+
+
+def _late_skews(rec: Recorder, r: Rel, j: int, new: Aff) -> bool:
+    """Make α ``j`` of ``r`` (a part split after the tiling) ``new`` by
+    ``skew`` s of the largest loop that holds only ``r`` by its outer
+    dimensions, when ``new`` is the current α ``j`` plus such a sum with
+    strip-mined dimensions (:func:`_skew_by`); False when it is not."""
+    C = rec.sched
+    c = _skew_by(r.alphas[:j - 1], new - r.alphas[j - 1])
+    if c is None or not any(c):
+        return False
+    loop = next((r.beta[:m] for m in range(1, len(r.beta))
+                 if [x.tag for x in C.under(r.beta[:m])] == [r.tag]), None)
+    if loop is None:
+        raise WhiteboxError(f"cannot skew a part of {r.stmt} split after its tiling alone: "
+                            "no loop holds only it")
+    for l, v in enumerate(c, 1):
+        if v:
+            rec.do("skew", loop, j, l, -v, comment="skew one half by its tile loops")
+    if r.canon(r.alphas[j - 1]) != new:
+        raise WhiteboxError(f"cannot give a part of {r.stmt} split after its tiling "
+                            "its own dimensions")
+    return True
 
 
 def _merged_cons(a: Rel, b: Rel, A, B, T: Sched) -> list[Aff] | None:
