@@ -332,11 +332,11 @@ class Unrolls:
         try:
             return self._batched(events)
         except _EarlyError as e:
+            self.core.restore(snap)
+            self.spare, self.spare_taken = spare, taken
             aligned = self._aligned(events)
             if aligned is None:
                 raise
-            self.core.restore(snap)
-            self.spare, self.spare_taken = spare, taken
             try:
                 return self._batched(aligned)
             except WhiteboxError:
