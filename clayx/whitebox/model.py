@@ -448,8 +448,18 @@ class Sched:
         raise WhiteboxError(f"internal: no statement at {list(stmt)}")
 
     # -- α directives ------------------------------------------------------------
-    def _alpha(self, beta, fn) -> None:
-        for r in self.under(beta):
+    def _alpha(self, beta, fn, depth: int = 0) -> None:
+        """``fn`` on every relation under ``beta``, each of which must have
+        ``depth`` α dimensions: Clay refuses an α directive on a loop that
+        holds a shallower statement (an empty half of a split, one level
+        short: trmm fuzz seed 92255), so the recovery must not count on it."""
+        under = self.under(beta)
+        short = [r for r in under if len(r.alphas) < depth]
+        if short:
+            raise WhiteboxError(f"the loop {list(beta)} holds {short[0].stmt} at "
+                                f"{list(short[0].beta)}, with fewer than {depth} loops: "
+                                f"no α step at depth {depth} there")
+        for r in under:
             fn(r)
 
     def interchange(self, beta, d1: int, d2: int) -> None:
@@ -457,38 +467,38 @@ class Sched:
         def f(r: Rel) -> None:
             a = r.alphas
             a[d1 - 1], a[d2 - 1] = a[d2 - 1], a[d1 - 1]
-        self._alpha(beta, f)
+        self._alpha(beta, f, max(d1, d2))
 
     def reverse(self, beta, d: int) -> None:
         """``reverse(beta, d)``: α_d ↦ -α_d."""
         def f(r: Rel) -> None:
             r.alphas[d - 1] = -r.alphas[d - 1]
-        self._alpha(beta, f)
+        self._alpha(beta, f, d)
 
     def skew(self, beta, d: int, o: int, c: int) -> None:
         """``skew(beta, d, o, c)``: new α_d = α_d − c·α_o."""
         def f(r: Rel) -> None:
             r.alphas[d - 1] = r.alphas[d - 1] - r.alphas[o - 1].scale(c)
-        self._alpha(beta, f)
+        self._alpha(beta, f, max(d, o))
 
     def reshape(self, beta, d: int, iterator: int, amount: int) -> None:
         """``reshape(beta, d, iterator, amount)``: new α_d = α_d − amount·i."""
         def f(r: Rel) -> None:
             r.alphas[d - 1] = r.canon(r.alphas[d - 1]
                                       - Aff.var(it(iterator - 1)).scale(amount))
-        self._alpha(beta, f)
+        self._alpha(beta, f, d)
 
     def shift(self, beta, d: int, amount: Aff) -> None:
         """``shift(beta, d, P, c)``: new α_d = α_d − (P·p + c) (``amount``)."""
         def f(r: Rel) -> None:
             r.alphas[d - 1] = r.alphas[d - 1] - amount
-        self._alpha(beta, f)
+        self._alpha(beta, f, d)
 
     def grain(self, beta, d: int, g: int) -> None:
         """``grain(beta, d, g)``: new α_d = g·α_d."""
         def f(r: Rel) -> None:
             r.alphas[d - 1] = r.alphas[d - 1].scale(g)
-        self._alpha(beta, f)
+        self._alpha(beta, f, d)
 
     def densify(self, beta, d: int, g: int | None = None) -> None:
         """``densify(beta, d)``: every α_d divided by ``g`` (by default the
@@ -502,7 +512,7 @@ class Sched:
 
         def f(r: Rel) -> None:
             r.alphas[d - 1] = exact_quotient(r.alphas[d - 1], g, self.divs)
-        self._alpha(beta, f)
+        self._alpha(beta, f, d)
 
     def stripmine(self, beta, d: int, size: int) -> None:
         """``stripmine(beta, d, size)``: a chunk loop floor(α_d / size) before α_d."""
@@ -948,43 +958,56 @@ def _combination(m: isl.Map, k: int, l: int, c: int) -> isl.Map:
 def _plain_alphas(inst: isl.Map, divs: Divs, params: Sequence[str], elim: dict) -> list[Aff]:
     """The α dimensions of ``inst`` (a map from a strided part), each the
     affine function that its graph's affine hull fixes when that is exact
-    on the part, else the quasi-affine one isl gives."""
-    out = []
+    on the part, else a chunk (:func:`_chunk_on`), else the quasi-affine
+    one isl gives; a dimension isl gives in pieces is read as
+    ``(o_k + c·o_l) - c·o_l`` with ``o_l`` an earlier dimension and
+    ``o_k + c·o_l`` read so (a skew by a reversed tile loop: jacobi-2d
+    fuzz seed 90138)."""
+    out: list[Aff] = []
     n = inst.dim(_dt.out)
     dom = inst.domain()
     known = list(divs.defs)
     for k in range(n):
-        one = inst.project_out(_dt.out, k + 1, n - k - 1).project_out(_dt.out, 0, k)
-        form = _affine_on(one, dom)
-        if form is not None:
-            out.append(_aff(form, divs, params, elim))
-            continue
-        # a chunk (a tile loop) of the part: one of the divs met so far plus
-        # an affine form, when one is (isl writes floor(i/2) as i - floor((i+1)/2)
-        # on some parts)
-        found = None
-        names = _form_names(dom)
-        for num, den in known:
-            for sign in (1, -1):
-                text = f"{sign}*floor(({isl_text(num, names, divs)})/{den})"
-                its, ps = _names(dom)
-                d = isl.Map(f"[{', '.join(ps)}] -> {{ {dom.get_tuple_name()}[{', '.join(its)}] "
-                            f"-> [{text}] }}", context=dom.get_ctx()).align_params(one.get_space())
-                rest = _affine_on(one.sum(d.neg()).intersect_domain(dom), dom)
-                if rest is not None:
-                    found = divs.get(num, den).scale(sign) + _aff(rest, divs, params, elim)
-                    break
+        found = _chunk_on(_dim(inst, k), dom, known, divs, params, elim)
+        if found is None:
+            ps = pieces(isl.PwMultiAff.from_map(_dim(inst, k)).coalesce())
+            if len(ps) == 1:
+                found = _aff(ps[0][1].get_at(0), divs, params, elim)
+        for l, c in ((l, c) for l in range(k) for c in _skews(inst, k, l)):
             if found is not None:
                 break
+            both = _dim(inst.apply_range(_combination(inst, k, l, c)), 0)
+            sum_ = _chunk_on(both, dom, known, divs, params, elim)
+            if sum_ is not None:
+                found = sum_ - out[l].scale(c)
         if found is None:
-            ps = pieces(isl.PwMultiAff.from_map(one).coalesce())
-            if len(ps) != 1:
-                raise WhiteboxError(f"a relation of {inst.get_tuple_name(_dt.in_)} is "
-                                    f"piecewise ({len(ps)} pieces) on its part: Clay "
-                                    "schedules one part of a statement by one affine function")
-            found = _aff(ps[0][1].get_at(0), divs, params, elim)
+            raise WhiteboxError(f"a relation of {inst.get_tuple_name(_dt.in_)} is "
+                                f"piecewise ({len(ps)} pieces) on its part: Clay "
+                                "schedules one part of a statement by one affine function")
         out.append(found)
     return out
+
+
+def _chunk_on(one: isl.Map, dom: isl.Set, known: Sequence, divs: Divs,
+              params: Sequence[str], elim: dict) -> Aff | None:
+    """The one-dimensional ``one`` on ``dom`` as an affine form
+    (:func:`_affine_on`) or as a chunk (a tile loop) of the part: one of
+    the ``known`` divs plus an affine form (isl writes ``floor(i/2)`` as
+    ``i - floor((i+1)/2)`` on some parts); None when it is neither."""
+    form = _affine_on(one, dom)
+    if form is not None:
+        return _aff(form, divs, params, elim)
+    names = _form_names(dom)
+    for num, den in known:
+        for sign in (1, -1):
+            text = f"{sign}*floor(({isl_text(num, names, divs)})/{den})"
+            its, ps = _names(dom)
+            d = isl.Map(f"[{', '.join(ps)}] -> {{ {dom.get_tuple_name()}[{', '.join(its)}] "
+                        f"-> [{text}] }}", context=dom.get_ctx()).align_params(one.get_space())
+            rest = _affine_on(one.sum(d.neg()).intersect_domain(dom), dom)
+            if rest is not None:
+                return divs.get(num, den).scale(sign) + _aff(rest, divs, params, elim)
+    return None
 
 
 def _affine_on(one: isl.Map, dom: isl.Set):

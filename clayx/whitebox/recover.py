@@ -4489,7 +4489,8 @@ def _akin(a: Rel, b: Rel, divs) -> bool:
         return True
     if all(not (x - y).keys("d") for x, y in zip(a.alphas, b.alphas)):
         return True
-    return _same_alphas(a, b.alphas, divs) or _same_alphas(b, a.alphas, divs)
+    return _same_alphas(a, b.alphas, divs) or _same_alphas(b, a.alphas, divs) \
+        or _skews_of(a, b.alphas, divs) is not None or _skews_of(b, a.alphas, divs) is not None
 
 
 def _same_alphas(r: Rel, alphas: list[Aff], divs) -> bool:
@@ -4511,7 +4512,8 @@ def _base(T: Sched, a: Rel, b: Rel, oracle) -> Rel | None:
     for x, y in sorted(((a, b), (b, a)), key=lambda p: len(p[0].elim)):
         if _same_alphas(y, x.alphas, T.divs):
             return x
-    for x, y in sorted(((a, b), (b, a)), key=lambda p: len(p[0].elim)):
+    for x, y in sorted(((a, b), (b, a)), key=lambda p: (_skewed_half(*p, T.divs),
+                                                         len(p[0].elim))):
         X = T.copy()
         X.by_tag(y.tag).alphas = [y.canon(v) for v in x.alphas]
         if oracle(X):
@@ -4521,14 +4523,15 @@ def _base(T: Sched, a: Rel, b: Rel, oracle) -> Rel | None:
 
 def _late_alphas(rec: Recorder, fixes: dict) -> None:
     """After a late split: the steps (``reshape`` s and a ``shift`` per
-    dimension, on the part alone) that give the parts of ``fixes`` their
-    own α dimensions."""
+    dimension, on the part alone; ``skew`` s of its loop by its tile loops,
+    :func:`_late_skews`) that give the parts of ``fixes`` their own α
+    dimensions."""
     for tag, alphas in fixes.items():
         r = rec.sched.by_tag(tag)
         for j, new in enumerate(alphas, 1):
             cur = r.alphas[j - 1]
             new = r.canon(new)
-            if cur == new:
+            if cur == new or _late_skews(rec, r, j, new):
                 continue
             plan = _reshaped(r, cur, new, j)
             if not _full_rank_path(r, plan):
@@ -4542,6 +4545,105 @@ def _late_alphas(rec: Recorder, fixes: dict) -> None:
             if r.canon(r.alphas[j - 1]) != new:
                 raise WhiteboxError(f"cannot give a part of {r.stmt} split after its tiling "
                                     "its own dimensions")
+
+
+def _skews_of(a: Rel, alphas: list[Aff], divs=None) -> list[list[int]] | None:
+    """How ``a``'s α dimensions are ``alphas`` skewed by the outer ones
+    (by strip-mined dimensions: a ``skew`` of one half of a split made
+    after the tiling, jacobi-2d fuzz seed 90138): for each dimension
+    ``k``, the integral ``c`` with ``a.alphas[k] = alphas[k] +
+    Σ c_l·a.alphas[l]`` (``l < k``); None when some difference is not
+    such a sum, or when no difference has a strip-mined dimension (a
+    ``reshape`` or ``shift`` does it, :func:`_akin`).  With ``divs``, a
+    sum equal on ``a``'s instances will do (:func:`_skew_on`)."""
+    if len(a.alphas) != len(alphas):
+        return None
+    out = []
+    tiled = False
+    for k, (x, y) in enumerate(zip(a.alphas, alphas)):
+        c = _skew_by(a.alphas[:k], a.canon(x) - a.canon(y))
+        if c is None and divs is not None:
+            c = _skew_on(a, a.alphas[:k], a.canon(x) - a.canon(y), divs)
+        if c is None:
+            return None
+        tiled = tiled or any(c)
+        out.append(c)
+    return out if tiled else None
+
+
+def _skew_by(rows: list[Aff], diff: Aff) -> list[int] | None:
+    """The integral ``c`` with ``diff = Σ c_l·rows[l]`` (zeros when ``diff``
+    is zero), the sum needing a strip-mined dimension; None when there is
+    none."""
+    if diff.is_zero:
+        return [0] * len(rows)
+    if not diff.keys("d"):
+        return None
+    keys = sorted({k for a in list(rows) + [diff] for k in a.c}, key=str)
+    basis = _basis(rows, keys)
+    x = solve([rows[l - 1] for l in basis], diff, keys) if basis else None
+    if x is None or any(v.denominator != 1 for v in x):
+        return None
+    c = [0] * len(rows)
+    for l, v in zip(basis, x):
+        c[l - 1] = int(v)
+    return c
+
+
+def _skewed_half(x: Rel, y: Rel, divs) -> bool:
+    """Is ``x`` the half ``y`` skewed by its tile loops (:func:`_skews_of`),
+    with more strip-mined terms than ``y``?  ``y`` is then the relation
+    before the split (:func:`_base`): its tile loops read as such (a
+    skewed one may not be)."""
+    def terms(r):
+        return sum(len(a.keys("d")) for a in r.alphas)
+    return terms(x) > terms(y) and _skews_of(x, y.alphas, divs) is not None
+
+
+def _skew_on(r: Rel, rows: list[Aff], diff: Aff, divs) -> list[int] | None:
+    """Like :func:`_skew_by`, one row times a small factor equal to
+    ``diff`` on ``r``'s instances (isl writes a tile of a tile loop with a
+    div of its own: ``floor((-d0 - 1) / 32) + 1`` is ``-floor(j / 160)``
+    on the instances, jacobi-2d ``tile(…, 5); tile(…, 32)``); None when
+    none is."""
+    from .model import instances, same_on
+    if not diff.keys("d") or r.stdom is None:
+        return None
+    inst = None
+    for l, row in enumerate(rows):
+        if not row.keys("d"):
+            continue                # a skew by a tile loop only
+        for c in (1, -1, 2, -2):
+            inst = instances(r, divs) if inst is None else inst
+            if same_on(inst, diff, row.scale(c), divs):
+                return [c if m == l else 0 for m in range(len(rows))]
+    return None
+
+
+def _late_skews(rec: Recorder, r: Rel, j: int, new: Aff) -> bool:
+    """Make α ``j`` of ``r`` (a part split after the tiling) ``new`` by
+    ``skew`` s of the largest loop that holds only ``r`` by its outer
+    dimensions, when ``new`` is the current α ``j`` plus such a sum with
+    strip-mined dimensions (:func:`_skew_by`); False when it is not."""
+    from .model import instances, same_on
+    C = rec.sched
+    c = _skew_by(r.alphas[:j - 1], new - r.alphas[j - 1])
+    if c is None:
+        c = _skew_on(r, r.alphas[:j - 1], new - r.alphas[j - 1], C.divs)
+    if c is None or not any(c):
+        return False
+    loop = next((r.beta[:m] for m in range(1, len(r.beta))
+                 if [x.tag for x in C.under(r.beta[:m])] == [r.tag]), None)
+    if loop is None:
+        raise WhiteboxError(f"cannot skew a part of {r.stmt} split after its tiling alone: "
+                            "no loop holds only it")
+    for l, v in enumerate(c, 1):
+        if v:
+            rec.do("skew", loop, j, l, -v, comment="skew one half by its tile loops")
+    if not same_on(instances(r, C.divs), r.canon(r.alphas[j - 1]), new, C.divs):
+        raise WhiteboxError(f"cannot give a part of {r.stmt} split after its tiling "
+                            "its own dimensions")
+    return True
 
 
 def _merged_cons(a: Rel, b: Rel, A, B, T: Sched) -> list[Aff] | None:

@@ -126,6 +126,9 @@ class Unrolls:
         #: tag of a current relation → the target relations it must become
         self.pending: dict[int, list[Rel]] = {}
         self._found: dict = {}
+        #: tag of a current relation → the target parts its unroll event
+        #: makes (:meth:`_one`, for :meth:`_aligned`)
+        self._members: dict[int, list[Rel]] = {}
         #: statement → its target parts without instances that an unroll
         #: left over for a later unroll of one of its parts (two unrolls
         #: of one loop: the copies of the second are empty, see :meth:`_search`)
@@ -309,13 +312,66 @@ class Unrolls:
                 ev = self._one(tag, members)
                 if ev is not None:
                     events.append(ev)
-            work = []
-            for batch in self._batches(events):
-                work += self._unroll(batch + self._riders(batch))
+            work = self._round(events)
         left = [t for ts in self.spare.values() for t in ts]
         if left:
             raise WhiteboxError(f"the target has more parts of {left[0].stmt} without "
                                 "instances than its unrolls make")
+
+    def _round(self, events: list) -> list[tuple[int, list[Rel]]]:
+        """Record the unrolls of ``events`` (batched, :meth:`_batches`);
+        the parts made, with their target members.  When a batch cannot be
+        unrolled early (separating its loop breaks a dependence), the
+        round is tried again with the events :meth:`_aligned` gives: the
+        other relations of the loop unrolled with it (jacobi-2d fuzz seed
+        29218: ``unroll`` of an inner loop of S1, then of the time loop
+        that S0 shares; S1's inner unroll found first left S0 alone)."""
+        snap = self.core.snapshot()
+        spare = {k: list(v) for k, v in self.spare.items()}
+        taken = self.spare_taken
+        try:
+            return self._batched(events)
+        except _EarlyError as e:
+            self.core.restore(snap)
+            self.spare, self.spare_taken = spare, taken
+            aligned = self._aligned(events)
+            if aligned is None:
+                raise
+            try:
+                return self._batched(aligned)
+            except WhiteboxError:
+                raise e from None
+
+    def _batched(self, events: list) -> list[tuple[int, list[Rel]]]:
+        work = []
+        for batch in self._batches(events):
+            work += self._unroll(batch + self._riders(batch))
+        return work
+
+    def _aligned(self, events: list) -> list | None:
+        """``events`` with those of relations that share the loop another
+        event unrolls (the same current loop at its depth ``k``) changed to
+        an unroll of that loop by the same factor, where their target
+        parts are that unroll's parts too (outer loops first); None when
+        none changes."""
+        C = self.C
+        out = list(events)
+        changed = False
+        for ev in sorted(events, key=lambda e: e[1]):
+            tag, k, f = ev[:3]
+            loop = C.by_tag(tag).beta[:k]
+            for j, ev2 in enumerate(out):
+                r2 = C.by_tag(ev2[0])
+                if ev2[0] == tag or ev2[1:3] == (k, f) or r2.beta[:k] != loop \
+                        or ev2[0] not in self._members:
+                    continue
+                found = self._find(r2, self._members[ev2[0]], only=(k, f))
+                if found is None or found[5]:
+                    continue
+                _, _, epilog, alpha, pieces, _ = found
+                out[j] = (ev2[0], k, f, epilog, alpha, pieces)
+                changed = True
+        return out if changed else None
 
     def _one(self, tag: int, members: list[Rel]):
         """Split the current relation ``tag`` into ``members`` when convex
@@ -357,6 +413,7 @@ class Unrolls:
             tag = new
             r = core.C.by_tag(tag)
         found = self._find(r, inner) or self._find(r, inner, True)
+        self._members[tag] = inner
         if found is None:
             raise WhiteboxError(f"internal: the unroll of {r.stmt}'s part is lost")
         k, f, epilog, alpha, pieces, left = found
@@ -383,7 +440,8 @@ class Unrolls:
             return s.is_subset(sub(list(cons) + [c]))
         self.core.split_into(tag, parts, subset, lambda cons: sub(cons).is_empty())
 
-    def _find(self, r: Rel, members: list[Rel], spare: bool = False):
+    def _find(self, r: Rel, members: list[Rel], spare: bool = False,
+              only: tuple[int, int] | None = None):
         """The unroll of a loop of ``r`` whose parts are ``members`` (see the
         module docstring, 2): ``(k, f, epilog, alpha, pieces, left)``,
         ``pieces`` the members of each part (main, copies, epilog; members
@@ -395,14 +453,16 @@ class Unrolls:
         second unroll copies the first one's main part and copies, and the
         copy of each is empty, its instances in the first one's other
         parts); a part made without instances takes one of the statement's
-        :attr:`spare` parts instead (:meth:`_unroll`)."""
+        :attr:`spare` parts instead (:meth:`_unroll`).  ``only``: the loop
+        depth and factor to look at (:meth:`_aligned`)."""
         key = (tuple(t.tag for t in members), str(self.inst(r)), tuple(r.alphas), len(r.beta),
-               spare)
+               spare, only)
         if key not in self._found:
-            self._found[key] = self._search(r, members, spare)
+            self._found[key] = self._search(r, members, spare, only)
         return self._found[key]
 
-    def _search(self, r: Rel, members: list[Rel], spare: bool = False):
+    def _search(self, r: Rel, members: list[Rel], spare: bool = False,
+                only: tuple[int, int] | None = None):
         sets = [self.inst(t) for t in members]
         live = [(t, s) for t, s in zip(members, sets) if not t.empty and not s.is_empty()]
         seen = {x.tag for x, _ in live}
@@ -415,7 +475,7 @@ class Unrolls:
         fs += sorted({d for f in fs for d in range(2, f) if f % d == 0} - set(fs))
         for f in fs:
             for k in range(1, min(r.dim, r.depth) + 1):
-                if len(r.beta) <= k:
+                if len(r.beta) <= k or only is not None and (k, f) != only:
                     continue
                 key = it(k - 1)
                 cands: list[Aff] = []
@@ -541,7 +601,7 @@ class Unrolls:
                 break
             core.restore(snap)
         else:
-            raise WhiteboxError(
+            raise _EarlyError(
                 f"cannot unroll the loop at depth {k} of {name} early: separating it or "
                 "shifting it into the target's residue class breaks a dependence")
         fresh: dict[tuple, int] = {}
@@ -644,6 +704,11 @@ class Unrolls:
     def _pure(self, c: tuple, tags: set) -> bool:
         ts = {x.tag for x in self.C.under(c)}
         return ts <= tags or not (ts & tags)
+
+
+class _EarlyError(WhiteboxError):
+    """A batch of unrolls whose loop cannot be separated (or put in the
+    unrolled class) legally (:meth:`Unrolls._round` tries others)."""
 
 
 def _common(a: tuple, b: tuple) -> int:
