@@ -73,7 +73,8 @@ def test_tile_size_and_isl_options():
 def test_auto_continues_from_the_current_state():
     s = clayx.load(EXAMPLES / "jacobi-1d.c")
     first = s.auto(locality=False)          # the skewed, tiled schedule
-    s.apply("skew([0, 0], 2, 1, -2);")
+    assert str(first.steps[0]) == "skew([0], 2, 1, -2);"    # both statements at once
+    s.apply(str(first.steps[0]))
     rest = s.auto(locality=False)
     assert len(rest.steps) == len(first.steps) - 1
     s.apply(rest)

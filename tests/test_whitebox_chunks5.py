@@ -151,7 +151,7 @@ def test_an_inequality_without_its_floor_is_read_on_the_chunk():
     c = d96.scale(32) + i.scale(31) - nk.scale(32) + Aff.const(63)
     forms = _recover._refloored(T, r, c)
     assert d96 - d32 + i - nk + Aff.const(1) in forms
-    assert _recover._alpha_form(r, forms[0]) == ((1, -1, 0, 1), -nk + Aff.const(1))
+    assert _recover.alpha_form(r, forms[0]) == ((1, -1, 0, 1), -nk + Aff.const(1))
     # must fail: an inequality no floor was removed from
     assert _recover._refloored(T, r, i - Aff.const(5)) == []
     # the split made after the tile is found with that form

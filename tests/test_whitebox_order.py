@@ -292,9 +292,9 @@ def test_a_form_on_the_alpha_dimensions_is_integral_or_none():
     T, _ = _target_of("mvt", LATE[0][2])
     r = next(x for x in T.rels if x.stmt == "S1")
     i0 = _recover.Aff.var(_recover.it(0))
-    assert _recover._alpha_form(r, i0) == ((-2, 1), _recover.Aff())    # i = α2 - 2 α1
+    assert _recover.alpha_form(r, i0) == ((-2, 1), _recover.Aff())    # i = α2 - 2 α1
     half = T.divs.get(_recover.Aff.var(_recover.it(0)), 2)            # floor(i / 2): none
-    assert _recover._alpha_form(r, half) is None
+    assert _recover.alpha_form(r, half) is None
 
 
 def test_late_splits_of_pairs_with_other_dimensions_share_the_form_not_the_inequality():
@@ -305,7 +305,7 @@ def test_late_splits_of_pairs_with_other_dimensions_share_the_form_not_the_inequ
     assert loop == (0, 0) and sorted(parts) == [0, 1]
     assert form[0] == (1, -1, -1)
     assert parts[0][0] != parts[1][0]                   # d0 - i0 - i1 …, 2 d0 - i0 - i1 …
-    assert all(_recover._alpha_form(T.by_tag(tag), c) == form for tag, (c, _) in parts.items())
+    assert all(_recover.alpha_form(T.by_tag(tag), c) == form for tag, (c, _) in parts.items())
 
 
 # (trmm 27175 and lu 31197, refused here before, are recovered:

@@ -2886,7 +2886,7 @@ def _drop_empty_divs(T: Sched) -> None:
 def _image_forms(r: Rel, inst, divs) -> list[tuple]:
     """The constraints of the dates ``r``'s α dimensions give the
     instances ``inst`` (an isl set of its statement), as forms ``(α
-    coefficients, rest)`` of :func:`_alpha_form` (``rest`` of parameters
+    coefficients, rest)`` of :func:`alpha_form` (``rest`` of parameters
     and a constant).  An ``iss`` made after a tile is an inequality on the
     tile loops: on the iterators it reads as a floor, or as an inequality
     isl rewrote exactly without one (``floor(i / 4) + i ≤ m - 7`` as
@@ -4380,7 +4380,7 @@ def _late_splits(T: Sched, oracle, outer: bool = False,
         # the others' dimensions its tile loop is made of); last, a constant
         # (a split whose first or second parts have no instance: a peel of
         # the empty end of a loop, trmm fuzz seed 37135)
-        forms = [_alpha_form(first, f) for first, A0, _ in sets if not A0.is_empty()
+        forms = [alpha_form(first, f) for first, A0, _ in sets if not A0.is_empty()
                  for bset in A0.get_basic_sets()
                  for c in constraints(isl.Set.from_basic_set(bset), T.divs, T.params,
                                       with_divs=True)
@@ -4671,7 +4671,7 @@ def _half(r: Rel, c: Aff, divs):
     return instances(x, divs)
 
 
-def _alpha_form(r: Rel, c: Aff) -> tuple | None:
+def alpha_form(r: Rel, c: Aff) -> tuple | None:
     """``c`` as integral coefficients of ``r``'s α dimensions and a rest of
     parameters and a constant (None when it is no such combination)."""
     keys = sorted({k for a in list(r.alphas) + [c] for k in a.keys("i") + a.keys("d")},

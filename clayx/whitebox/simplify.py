@@ -926,7 +926,7 @@ def _hoisted(states: list[Sched], steps: list[Step], i: int, memo: dict):
     Nothing when the window has no such step, or when moving them makes
     no two of the cuts' forms on the α dimensions one (:func:`_candidates`
     has the splits without them).  ``memo``: the α forms found so far."""
-    from .recover import _alpha_form
+    from .recover import alpha_form
     S = states[i]
     beta = tuple(steps[i].args[0])
     end = min(len(steps), i + WINDOW)
@@ -962,7 +962,7 @@ def _hoisted(states: list[Sched], steps: list[Step], i: int, memo: dict):
     def form(r, c):
         k = (r.stmt, tuple(r.alphas), c)
         if k not in memo:
-            memo[k] = _alpha_form(r, c)
+            memo[k] = alpha_form(r, c)
         return memo[k]
 
     def forms_on(Y: Sched, roots) -> set:
