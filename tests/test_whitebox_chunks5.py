@@ -33,7 +33,7 @@ from clayx.whitebox import WhiteboxError
 from clayx.whitebox.model import Aff, it, par
 from clayx.whitebox.steps import Step
 
-from whitebox_cases import (assert_recovered, assert_recovered_code_runs,
+from whitebox_cases import (assert_recovered, assert_recovered_code_runs, case_of, case_params,
                             symbolic_target as _target, recover_module as _recover)
 
 
@@ -71,13 +71,10 @@ SLOW = {15055}
 
 
 def _case(seed: int) -> tuple[str, str]:
-    stem, _, seq, _ = next(c for c in CASES if c[1] == seed)
-    return stem, seq
+    return case_of(CASES, seed)
 
 
-@pytest.mark.parametrize("stem,seed,seq,want", [
-    pytest.param(*c, marks=pytest.mark.slow) if c[1] in SLOW else c for c in CASES],
-    ids=[f"{c[0]}-{c[1]}" for c in CASES])
+@pytest.mark.parametrize("stem,seed,seq,want", case_params(CASES, SLOW))
 def test_chunk_written_otherwise_is_recovered_and_replays(stem, seed, seq, want):
     assert_recovered(stem, seq, want)
 

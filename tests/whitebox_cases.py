@@ -46,6 +46,20 @@ def replays(stem: str, script_text: str, target) -> bool:
     return same_dates(s.original, s.current.schedule, target)
 
 
+def case_params(cases: list, slow=()) -> list:
+    """pytest parameters of regression cases ``(stem, seed, seq, want)``,
+    with ids ``stem-seed``; those whose seed is in ``slow`` marked slow."""
+    return [pytest.param(*c, id=f"{c[0]}-{c[1]}",
+                         marks=[pytest.mark.slow] if c[1] in slow else [])
+            for c in cases]
+
+
+def case_of(cases: list, seed: int) -> tuple[str, str]:
+    """``(stem, seq)`` of the case of ``cases`` with fuzz seed ``seed``."""
+    stem, _, seq, _ = next(c for c in cases if c[1] == seed)
+    return stem, seq
+
+
 def assert_recovered(stem: str, seq: str, want: str) -> None:
     """The target ``seq`` makes is recovered exactly as ``want``, and the
     script replays to it, simplified and raw."""

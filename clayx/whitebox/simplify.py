@@ -301,9 +301,16 @@ def skew_runs(steps: list[Step], O: Sched, oracle) -> list[Step]:
         reverse([0], 2); skew([0], 2, 1, -1)                  →   skew([0], 1, 2, -1)
         (lu fuzz seed 29127)
     """
+    return _at_each_place(steps, _skew_run_at, O, oracle)
+
+
+def _at_each_place(steps: list[Step], at, O: Sched, oracle) -> list[Step]:
+    """``steps`` rewritten by ``at(steps, i, O, oracle)`` at each place
+    ``i`` in turn, from the first (``at`` gives the new steps, or None to
+    leave them as they are)."""
     i = 0
     while i < len(steps):
-        new = _skew_run_at(steps, i, O, oracle)
+        new = at(steps, i, O, oracle)
         if new is not None:
             steps = new
         i += 1
@@ -342,8 +349,7 @@ def _skew_run_at(steps: list[Step], i: int, O: Sched, oracle) -> list[Step] | No
     if len(new) >= len(run) or not _legal_run(O, steps[:i], others + new, oracle):
         return None
     out = steps[:i] + others + new + steps[end + 1:]
-    a, b2 = _state(O, out[:i + len(others) + len(new)]), _state(O, steps[:end + 1])
-    if a is None or b2 is None or _key(a) != _key(b2):
+    if not _same_state(O, out[:i + len(others) + len(new)], steps[:end + 1]):
         return None                         # (not the same schedule after the run)
     return out
 
@@ -363,13 +369,7 @@ def merge_siblings(steps: list[Step], O: Sched, oracle) -> list[Step]:
         reverse([0, 0], 2); skew([0, 0], 2, 1, -1);          reverse([0], 2);
         reverse([0, 1], 2); skew([0, 1], 2, 1, -1);    →     skew([0], 2, 1, -1);
     """
-    k = 0
-    while k < len(steps):
-        new = _merge_siblings_at(steps, k, O, oracle)
-        if new is not None:
-            steps = new
-        k += 1
-    return steps
+    return _at_each_place(steps, _merge_siblings_at, O, oracle)
 
 
 def _merge_siblings_at(steps: list[Step], k: int, O: Sched, oracle) -> list[Step] | None:
@@ -417,8 +417,7 @@ def _merge_siblings_at(steps: list[Step], k: int, O: Sched, oracle) -> list[Step
         return None
     new = steps[:k] + run + steps[group[-1] + 1:]
     # the same schedule after the group (the steps moved commute)
-    a, b2 = _state(O, new[:k + len(run)]), _state(O, steps[:group[-1] + 1])
-    if a is None or b2 is None or _key(a) != _key(b2):
+    if not _same_state(O, new[:k + len(run)], steps[:group[-1] + 1]):
         return None
     return new
 
@@ -699,6 +698,13 @@ def _content(r) -> tuple:
 def _marks(S: Sched) -> tuple:
     """The marks of ``S``, in a fixed order."""
     return tuple(sorted(repr(m) for m in S.marks))
+
+
+def _same_state(O: Sched, steps: list[Step], other: list[Step]) -> bool:
+    """Do ``steps`` and ``other``, both from ``O``, give the same symbolic
+    schedule (:func:`_key`; False when either cannot be followed)?"""
+    a, b = _state(O, steps), _state(O, other)
+    return a is not None and b is not None and _key(a) == _key(b)
 
 
 def _key(S: Sched) -> tuple:
