@@ -3021,6 +3021,9 @@ class _Core:
         self.C = rec.sched
         #: the schedule the recorded steps start from (:meth:`written`)
         self.start = rec.sched.copy()
+        #: the steps :meth:`written` replayed last, and the recorder they
+        #: reached (the next call goes on from there)
+        self._written: tuple[list[Step], Recorder | None] = ([], None)
         self.T = T
         self.oracle = oracle
         #: check the state after every α step group (not only when
@@ -3422,12 +3425,17 @@ class _Core:
         the steps do not reach)."""
         if not r.elim:
             return None
-        rec = Recorder(self.start.copy())
+        steps = self.rec.steps
+        done, rec = self._written
+        if rec is None or len(done) > len(steps) or steps[:len(done)] != done:
+            done, rec = [], Recorder(self.start.copy())     # (another path: from the start)
         try:
-            for st in self.rec.steps:
+            for st in steps[len(done):]:
                 rec.do(st.name, *st.args, new_tag=lambda *_: -1)
         except (ClayxError, ValueError, KeyError, IndexError):
+            self._written = ([], None)
             return None
+        self._written = (list(steps), rec)
         x = next((y for y in rec.sched.rels if y.beta == r.beta and y.stmt == r.stmt), None)
         if x is None or x.depth != r.depth or [r.canon(a) for a in x.alphas] != r.alphas:
             return None
@@ -4779,9 +4787,27 @@ def _merged_cons(a: Rel, b: Rel, A, B, T: Sched) -> list[Aff] | None:
 
     from .model import constraints
     if len(U.get_basic_sets()) != 1 or any(x.dim(isl.dim_type.div) for x in U.get_basic_sets()):
-        return None
+        U = _convex_union(U)
+        if U is None:
+            return None
     U = U.gist(a.stdom).coalesce()
     return [] if U.plain_is_universe() else constraints(U, T.divs, T.params)
+
+
+def _convex_union(U):
+    """``U`` (an isl set: the union of two halves of a split) as one
+    basic set without divs, when it is one: its simple hull (isl's
+    cheap one: the polyhedral hull of such sets takes seconds), when that
+    holds no other point.  isl does not coalesce a half it writes
+    with strides and a half of one point (bicg fuzz seed 101294: an
+    ``iss`` of tile loops whose second half has one instance, ``m = n =
+    1``) into the convex set they make; None when the union is not
+    convex."""
+    import islpy as isl
+    hull = isl.Set.from_basic_set(U.simple_hull())
+    if any(x.dim(isl.dim_type.div) for x in hull.get_basic_sets()) or not hull.is_subset(U):
+        return None
+    return hull
 
 
 def _half(r: Rel, c: Aff, divs):
