@@ -3938,7 +3938,7 @@ class _Core:
         many: its forms have the fixed iterators substituted, so other
         dimensions give it the same dates; taking its neighbours' lets the
         loop change at once (syrk fuzz seed 48069: ``(i - j, -j)`` on
-        ``j = i`` reads ``(0, -i)``, and its own plan took 7 more steps)."""
+        ``j = i`` reads ``(0, -i)``; its own plans took 8 more steps)."""
         if len(groups) < 2:
             return
         for own, tags in list(groups.items()):
