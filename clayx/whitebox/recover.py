@@ -3923,7 +3923,10 @@ class _Core:
                     p = self.plan(r, d, alts[min(k, len(alts)) - 1])
             if p:
                 groups.setdefault(p, []).append(r.tag)
-        self._share_plans(d, groups)
+        if not self.careful:
+            # (careful, each relation its own plan: a shared one can lead a
+            # later level to a reshape the part cannot take, syrk 76009)
+            self._share_plans(d, groups)
         if k and not more:
             return None
         return [(prefix, plan) for plan, tags in groups.items()
