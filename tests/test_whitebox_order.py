@@ -199,13 +199,18 @@ def test_interchanges_every_group_ends_with_are_made_once_last():
 def test_one_plan_on_the_loop_when_it_gives_every_relation_its_dimension():
     core = _core("lu", CASES[9][2])
     core.set_alpha((0,), 1)
+    # the part at i = N - 1 has a shift as its own plan; the loop's skew
+    # gives it its dimension too, so units gives it that (_share_plans)
+    fixed = next(r for r in core.C.under((0, 0)) if r.elim)
+    own = core.plan(fixed, 2)
+    assert [st[0] for st in own] == ["shift"]
     units = core.units((0, 0), 2)
-    kinds = sorted(st[0] for _, plan in units for st in plan)
-    assert kinds == ["shift", "skew", "skew"]     # the part at i = N - 1: a shift
-    one = core._one_plan((0, 0), 2, units)
+    assert units == [((0, 0), (("skew", 2, 1, -2),))]
+    others = [(r.beta, core.plan(r, 2)) for r in core.C.under((0, 0)) if not r.elim]
+    shift_only = [(fixed.beta, own)]
+    one = core._one_plan((0, 0), 2, shift_only + others)
     assert one == [((0, 0), (("skew", 2, 1, -2),))]
     # the shift alone does not give the other relations their dimension
-    shift_only = [u for u in units if u[1][0][0] == "shift"]
     assert core._one_plan((0, 0), 2, shift_only + shift_only) is None
 
 

@@ -167,10 +167,13 @@ def _rank(rows: Sequence[Aff], keys: Sequence) -> int:
     return rank
 
 
-def _reshaped(r: Rel, old: Aff, new: Aff, j: int) -> list[tuple]:
+def _reshaped(r: Rel, old: Aff, new: Aff, j: int,
+              written: list[Aff] | None = None) -> list[tuple]:
     """``reshape`` and ``shift`` steps that turn α ``j`` of ``r`` from ``old``
     into ``new``, in an order that keeps the dates unique after each one
-    when there is one (``reshape`` refuses a step that does not)."""
+    when there is one (``reshape`` refuses a step that does not).
+    ``written``: ``r``'s α dimensions as Clay writes them, when its domain
+    fixes iterators (see :func:`_written_iterators`)."""
     diff = old - new
     todo = [("reshape", j, m + 1, int(diff[it(m)])) for m in r.free if diff[it(m)]]
     keys = _iter_keys(r)
@@ -189,9 +192,46 @@ def _reshaped(r: Rel, old: Aff, new: Aff, j: int) -> list[tuple]:
         todo.remove(st)
         out.append(st)
         cur = nxt
+    if written is not None and r.elim and out:
+        out = _written_iterators(r, out, written, j)
+        diff = r.canon(old - sum((Aff.var(it(st[2] - 1)).scale(st[3]) for st in out), Aff())) \
+            - new
     rest = diff.part("p", "1")
     if not rest.is_zero:
         out.append(("shift", j, rest))
+    return out
+
+
+def _written_iterators(r: Rel, plan: list[tuple], written: list[Aff], j: int) -> list[tuple]:
+    """The ``reshape`` s of ``plan`` (of α ``j`` of ``r``, a part whose domain
+    fixes iterators: ``r.elim``), each by an iterator equal on the part's
+    instances to the one planned (up to parameters) that keeps ``r``'s α
+    dimensions as Clay writes them (``written``) independent.  Its forms
+    have the fixed iterators substituted, so a reshape that makes them
+    dependent as written looks harmless: ``(i - j, j)`` on ``j = i`` reads
+    ``(0, i)``; reshaping ``(i, j)`` by ``i`` gives ``(0, j)``, which
+    ``reshape`` refuses, by ``j`` gives ``(i - j, j)`` (syrk fuzz seed
+    48069).  A step with no such iterator stays as planned."""
+    keys = [it(k) for k in range(r.dim)]
+    rows = [a.part("i") for a in written]
+    full = _rank(rows, keys)
+    out = []
+    for st in plan:
+        if st[0] != "reshape":
+            out.append(st)
+            continue
+        m = st[2] - 1
+        alts = [m] + [k for k in range(r.dim) if it(k) in r.elim
+                      and not (r.canon(Aff.var(it(k))) - Aff.var(it(m))).keys("i")]
+        for k in alts:
+            nxt = rows[j - 1] - Aff.var(it(k)).scale(st[3])
+            if _rank(rows[:j - 1] + [nxt] + rows[j:], keys) >= full:
+                break
+        else:
+            k = m
+            nxt = rows[j - 1] - Aff.var(it(k)).scale(st[3])
+        rows[j - 1] = nxt
+        out.append((st[0], st[1], k + 1, st[3]))
     return out
 
 
@@ -2544,11 +2584,19 @@ def _chunk_of_chunk(T: Sched, beside_point: bool = False, shifted: bool = False)
                 # (floor((i + 6) / 6) beside floor(i / 2) + 3: trmm fuzz
                 # seed 15055)
                 inner = _is_div(x - Aff.const(x[ONE]))
-                if q == t or inner is None or x.keys("p"):
+                if q == t or x.keys("p"):
                     continue
-                n2, s2 = T.divs.of(inner)
-                if n2 + Aff.const(int(x[ONE]) * s2) == num and 1 < s2 < size \
-                        and size % s2 == 0:
+                if inner is not None:
+                    n2, s2 = T.divs.of(inner)
+                    n2 = n2 + Aff.const(int(x[ONE]) * s2)
+                else:
+                    # a skewed inner chunk, one flat div too: floor(i / 8)
+                    # + 2i is floor(17i / 8), floor(17i / 32) its chunk by
+                    # 4 (a tile of a tile loop skewed by its point loop:
+                    # mvt fuzz seed 39132)
+                    n2, s2 = next(((n, s) for sign, n, s in _signed_chunks(T, x)
+                                   if sign == 1), (None, 0))
+                if n2 == num and 1 < s2 < size and size % s2 == 0:
                     r.alphas[t - 1] = T.divs.get(x, size // s2)
                     changed = True
                     break
@@ -2971,6 +3019,11 @@ class _Core:
     def __init__(self, rec: Recorder, T: Sched, oracle=None, careful: bool = False):
         self.rec = rec
         self.C = rec.sched
+        #: the schedule the recorded steps start from (:meth:`written`)
+        self.start = rec.sched.copy()
+        #: the steps :meth:`written` replayed last, and the recorder they
+        #: reached (the next call goes on from there)
+        self._written: tuple[list[Step], Recorder | None] = ([], None)
         self.T = T
         self.oracle = oracle
         #: check the state after every α step group (not only when
@@ -3344,7 +3397,7 @@ class _Core:
                     f"the target's dimension {d} of {r.stmt} ({t.text()}) is fixed by its "
                     "outer dimensions, and the statement has no spare dimension for it")
             j = free[0]
-            steps += _reshaped(r, cur[j - 1], t, j)
+            steps += _reshaped(r, cur[j - 1], t, j, self.written(r))
         elif all(v.denominator == 1 for v in x) and abs(x[j - 1]) == 1:
             if x[j - 1] == -1:
                 steps.append(("reverse", j))
@@ -3358,10 +3411,35 @@ class _Core:
             if not rem.is_zero:
                 steps.append(("shift", j, -rem))
         else:
-            steps += _reshaped(r, cur[j - 1], t, j)
+            steps += _reshaped(r, cur[j - 1], t, j, self.written(r))
         for m in range(j, d, -1):
             steps.append(("interchange", m - 1, m))
         return tuple(steps)
+
+    def written(self, r: Rel) -> list[Aff] | None:
+        """The α dimensions of ``r`` (a current relation) as Clay writes
+        them, when its domain fixes iterators (``r.elim``: its forms have
+        them substituted, not Clay's): the recorded steps replayed from
+        the start without the substitution.  None for another relation,
+        or when the replay does not give ``r`` (a relation of a schedule
+        the steps do not reach)."""
+        if not r.elim:
+            return None
+        steps = self.rec.steps
+        done, rec = self._written
+        if rec is None or len(done) > len(steps) or steps[:len(done)] != done:
+            done, rec = [], Recorder(self.start.copy())     # (another path: from the start)
+        try:
+            for st in steps[len(done):]:
+                rec.do(st.name, *st.args, new_tag=lambda *_: -1)
+        except (ClayxError, ValueError, KeyError, IndexError):
+            self._written = ([], None)
+            return None
+        self._written = (list(steps), rec)
+        x = next((y for y in rec.sched.rels if y.beta == r.beta and y.stmt == r.stmt), None)
+        if x is None or x.depth != r.depth or [r.canon(a) for a in x.alphas] != r.alphas:
+            return None
+        return x.alphas
 
     def set_alpha(self, c: tuple, d: int, alt: bool = False) -> None:
         """Part 3b for the child loop ``c`` at depth ``d``.
@@ -3845,10 +3923,64 @@ class _Core:
                     p = self.plan(r, d, alts[min(k, len(alts)) - 1])
             if p:
                 groups.setdefault(p, []).append(r.tag)
+        if not self.careful:
+            # (careful, each relation its own plan: a shared one can lead a
+            # later level to a reshape the part cannot take, syrk 76009)
+            self._share_plans(d, groups)
         if k and not more:
             return None
         return [(prefix, plan) for plan, tags in groups.items()
                 for prefix in self.covers(c, tags)]
+
+    def _share_plans(self, d: int, groups: dict[tuple, list[int]]) -> None:
+        """Move each relation whose domain fixes iterators (``elim``) out of
+        its own group of :meth:`units` (``groups``: plan -> tags) into the
+        largest other group whose plan gives it its target dimension ``d``
+        too, and keeps its dimensions independent, as the recovery reads
+        them and as Clay writes them (:meth:`written`).  Its plan is one of
+        many: its forms have the fixed iterators substituted, so other
+        dimensions give it the same dates; taking its neighbours' lets the
+        loop change at once (syrk fuzz seed 48069: ``(i - j, -j)`` on
+        ``j = i`` reads ``(0, -i)``; its own plans took 8 more steps)."""
+        if len(groups) < 2:
+            return
+        for own, tags in list(groups.items()):
+            for tag in list(tags):
+                r = self.C.by_tag(tag)
+                if not r.elim:
+                    continue
+                best = None
+                for plan, others in groups.items():
+                    if plan == own or not others or best is not None \
+                            and len(others) <= len(groups[best]):
+                        continue
+                    if self._fits_plan(r, d, plan):
+                        best = plan
+                if best is not None:
+                    tags.remove(tag)
+                    groups[best].append(tag)
+            if not tags:
+                del groups[own]
+
+    def _fits_plan(self, r: Rel, d: int, plan: tuple) -> bool:
+        """Does ``plan`` give ``r`` (a part whose domain fixes iterators) its
+        target dimension ``d`` exactly, its dimensions independent over its
+        free iterators and, as Clay writes them, over all?"""
+        if not self._gives(r, d, plan, exact=True):
+            return False
+        keys = _iter_keys(r)
+        if _rank([a.part("i") for a in _simulated(r, plan)], keys) != len(r.free):
+            return False
+        if not any(st[0] == "reshape" for st in plan):
+            return True             # (the other steps keep the rank as written)
+        written = self.written(r)
+        if written is None:
+            return False
+        w = r.copy()
+        w.elim, w.alphas = {}, list(written)
+        full = [it(k) for k in range(r.dim)]
+        return _rank([a.part("i") for a in _simulated(w, plan)], full) \
+            == _rank([a.part("i") for a in written], full)
 
     def hoist_fusing(self, prefix: tuple, plan: tuple) -> bool:
         """Apply ``plan`` on the loop ``prefix`` one step at a time; when an
@@ -4658,9 +4790,27 @@ def _merged_cons(a: Rel, b: Rel, A, B, T: Sched) -> list[Aff] | None:
 
     from .model import constraints
     if len(U.get_basic_sets()) != 1 or any(x.dim(isl.dim_type.div) for x in U.get_basic_sets()):
-        return None
+        U = _convex_union(U)
+        if U is None:
+            return None
     U = U.gist(a.stdom).coalesce()
     return [] if U.plain_is_universe() else constraints(U, T.divs, T.params)
+
+
+def _convex_union(U):
+    """``U`` (an isl set: the union of two halves of a split) as one
+    basic set without divs, when it is one: its simple hull (isl's
+    cheap one: the polyhedral hull of such sets takes seconds), when that
+    holds no other point.  isl does not coalesce a half it writes
+    with strides and a half of one point (bicg fuzz seed 101294: an
+    ``iss`` of tile loops whose second half has one instance, ``m = n =
+    1``) into the convex set they make; None when the union is not
+    convex."""
+    import islpy as isl
+    hull = isl.Set.from_basic_set(U.simple_hull())
+    if any(x.dim(isl.dim_type.div) for x in hull.get_basic_sets()) or not hull.is_subset(U):
+        return None
+    return hull
 
 
 def _half(r: Rel, c: Aff, divs):
