@@ -3999,7 +3999,11 @@ class _Core:
             for prefix in self.covers(c, tags):
                 if not self._apply_checked(prefix, (("shift", d, Aff.const(step - 2 * s)),)):
                     return False
-        label = self.labels(c)
+        # the target's loop of c's relations (c's place among its siblings
+        # is the target's only once the level above is merged)
+        tp = self.T.by_tag(C.under(c)[0].tag).beta[:len(c)]
+        label = {r.tag: idx for idx, kid in enumerate(self.T.children(tp))
+                 for r in self.T.under(kid)}
         while True:
             mixed = [y for y in C.children(c) if len({label[r.tag] for r in C.under(y)}) > 1]
             if not mixed:
