@@ -25,18 +25,16 @@ against the original."""
 
 from __future__ import annotations
 
-import shutil
-
 import pytest
 
 import clayx.auto as auto
 from clayx.whitebox import Oracle, symbolic, whitebox
 from clayx.whitebox.model import Aff, Divs
-from clayx.whitebox.replay import same_dates
 from clayx.whitebox.steps import Recorder
 from clayx.whitebox.targets import start_of
 
-from whitebox_cases import EXAMPLES, recover_module as _recover, replays, session
+from whitebox_cases import (assert_target_code_runs, recover_module as _recover, replays,
+                            session)
 
 #: (kernel, preset, the script recovered today for ``auto.schedule(scop,
 #: preset)``).  Each was refused on main before.
@@ -179,14 +177,4 @@ def test_rotation_that_breaks_a_dependence_is_refused():
 def test_recovered_auto_script_runs_equal_to_the_original(tmp_path, stem, preset, sizes):
     # the recovered script applied, compiled and run: the original's
     # output bit for bit
-    from clayx.verify import verify
-    if shutil.which("gcc") is None:
-        pytest.skip("gcc not available")
-    target = _auto_target(stem, preset)
-    r = whitebox(session(stem).original, target)
-    s = session(stem, r.text(comments=False))
-    assert same_dates(s.original, s.current.schedule, target)
-    gen = tmp_path / f"{stem}_wb.c"
-    gen.write_text(s.code("c"))
-    res = verify(EXAMPLES / f"{stem}.c", gen, sizes, workdir=tmp_path / "build")
-    assert res.ok and res.values > 0
+    assert_target_code_runs(tmp_path, stem, _auto_target(stem, preset), sizes)

@@ -3970,13 +3970,13 @@ class _Core:
         plans.  Applies when some groups' plans are whole shifts by
         integers.  Every step is checked; returns False (and changes
         nothing) when one breaks a dependence."""
-        C = self.C
         if self.oracle is None:
             return False
-        rot = [(prefix, -plan[0][2][ONE]) for prefix, plan in units
+        rot = [(prefix, -int(plan[0][2][ONE])) for prefix, plan in units
                if len(plan) == 1 and plan[0][0] == "shift" and plan[0][1] == d
                and not plan[0][2].keys("i") and not plan[0][2].keys("p")
-               and not plan[0][2].keys("d")]
+               and not plan[0][2].keys("d")
+               and Fraction(plan[0][2][ONE]).denominator == 1]
         if not rot:
             return False
         for side in (1, -1):
