@@ -86,10 +86,16 @@ def symbolic_target(stem: str, seq: str):
 def assert_recovered_code_runs(tmp_path: Path, stem: str, seq: str, sizes: dict) -> None:
     """The script recovered for the target ``seq`` makes, applied to the
     original and compiled, prints the original's output bit for bit."""
+    assert_target_code_runs(tmp_path, stem, session(stem, seq).current.schedule, sizes)
+
+
+def assert_target_code_runs(tmp_path: Path, stem: str, target, sizes: dict) -> None:
+    """The script recovered for ``target`` (any target :func:`whitebox`
+    reads), applied to the original and compiled, prints the original's
+    output bit for bit."""
     from clayx.verify import verify
     if shutil.which("gcc") is None:
         pytest.skip("gcc not available")
-    target = session(stem, seq).current.schedule
     r = whitebox(session(stem).original, target)
     s = session(stem, r.text(comments=False))
     assert same_dates(s.original, s.current.schedule, target)

@@ -74,7 +74,7 @@ from typing import Sequence
 
 from ..errors import ClayxError
 from ..model import beta_tree_error
-from .model import ONE, Aff, Rel, Sched, WhiteboxError, form_map, it, on_alphas
+from .model import ONE, Aff, Rel, Sched, WhiteboxError, densify_factor, form_map, it, on_alphas
 from .steps import Recorder, Step
 from .unrolls import Unrolls, undensify_once
 
@@ -3530,7 +3530,8 @@ class _Core:
                 "are distributed, and fusing them back breaks a dependence")
         if (len(units) > 1 or partial) and self.perfect_nest(c, d):
             return
-        if self._rescue and self._rescued(c, d, alt):
+        if self._rescue and (self._rescued(c, d, alt) or self.wrap_nest(c, d)
+                             or self.rotate(c, d, units)):
             return
         prefix, plan = last
         raise WhiteboxError(
@@ -4012,6 +4013,147 @@ class _Core:
                 return False
             self.apply_plan(prefix, (st,), is_loop=C.is_loop(prefix))
             if not self.oracle(C):
+                return False
+        return True
+
+    def wrap_nest(self, c: tuple, d: int) -> bool:
+        """The rescue for a loop nest that the target runs inside a
+        one-iteration loop at depth ``d`` (isl's ``whole_component``: a
+        later nest at ``[1, n, 0, i]``): every relation under ``c`` with an
+        instance has the same target α ``d``, fixed by the outer dimensions
+        (the same form of the parameters and of the iterators outer to
+        ``d``).  Changed one relation at a time, the one-iteration loop runs
+        each relation before or after the others; here every relation's
+        one-iteration loop (one of its constant dimensions, or a new one,
+        ``embed``) is brought out to depth ``d + 1`` on its own (the order
+        stays), those loops are fused into one (the order stays), and one
+        ``interchange`` and ``shift`` on ``c`` bring it out to ``d`` for all
+        at once.  Every step is checked; returns False (and changes
+        nothing) when one breaks a dependence or the target is not of that
+        shape."""
+        C = self.C
+        if self.oracle is None:
+            return False
+        under = C.under(c)
+        live = [r for r in under if not r.empty and not self.T.by_tag(r.tag).empty]
+        goals = {self.T.by_tag(r.tag).alphas[d - 1] for r in live}
+        if len(goals) != 1:
+            return False
+        goal = next(iter(goals))
+        if goal.keys("i") or goal.keys("d"):
+            return False
+        # the target's outer dimensions must be the current ones (a value
+        # fixed by them is then the same in the target and here)
+        for r in live:
+            if r.alphas[:d - 1] != self.T.by_tag(r.tag).alphas[:d - 1]:
+                return False
+        snap = self.snapshot()
+        try:
+            if self._wrap_nest(c, d, goal, [r.tag for r in under]):
+                return True
+        except (WhiteboxError, IndexError, KeyError):
+            pass
+        self.restore(snap)
+        return False
+
+    def _wrap_nest(self, c: tuple, d: int, goal: Aff, tags: list[int]) -> bool:
+        C = self.C
+        for tag in tags:
+            r = C.by_tag(tag)
+            # a constant dimension inside c (the innermost), else a new one
+            spare = [j for j in range(d + 1, len(r.alphas) + 1)
+                     if not r.alphas[j - 1].keys("i") and not r.alphas[j - 1].keys("d")]
+            if not spare:
+                self.rec.do("embed", r.beta, comment=f"a one-iteration loop around {r.stmt}")
+                r = C.by_tag(tag)
+                j = len(r.alphas)
+            else:
+                j = spare[-1]
+            plan = tuple(("interchange", m - 1, m) for m in range(j, d + 1, -1))
+            if not r.alphas[j - 1].is_zero:
+                plan = (("shift", j, r.alphas[j - 1]),) + plan
+            if plan and not self._apply_checked(r.beta, plan):
+                return False
+        while len(C.children(c)) > 1:
+            kids = C.children(c)
+            if not (C.is_loop(kids[0]) and C.is_loop(kids[1])):
+                return False
+            self.rec.do("fuse", kids[0], comment="fuse the one-iteration loops")
+            if not self.oracle(C):
+                return False
+        plan = (("interchange", d, d + 1),)
+        if not goal.is_zero:
+            plan += (("shift", d, -goal),)
+        return self._apply_checked(c, plan)
+
+    def rotate(self, c: tuple, d: int, units: list[tuple]) -> bool:
+        """The rescue for relations that the target moves to another
+        iteration of the loop ``c`` *and* to another place in its body
+        (isl's Feautrier schedule of gramschmidt: the update of iteration
+        ``k`` first in iteration ``k + 1``, before the next column's
+        norm): neither the ``shift`` alone nor the ``reorder`` alone is
+        legal, and Clay has no step that does both.  Through free dates
+        instead: ``grain(c, d, 2)`` (every date of ``c`` even), each
+        relation shifted by an integer to the odd date next to its
+        target's (alone at that date: any place in the body is legal
+        there), ``c``'s children separated and sorted as the target's
+        (:meth:`sortsplit`, :meth:`sort_children`), the relations shifted
+        to their target dates, ``densify(c, d)``, then the other groups'
+        plans.  Applies when some groups' plans are whole shifts by
+        integers.  Every step is checked; returns False (and changes
+        nothing) when one breaks a dependence."""
+        if self.oracle is None:
+            return False
+        rot = [(prefix, -int(plan[0][2][ONE])) for prefix, plan in units
+               if len(plan) == 1 and plan[0][0] == "shift" and plan[0][1] == d
+               and not plan[0][2].keys("i") and not plan[0][2].keys("p")
+               and not plan[0][2].keys("d")
+               and Fraction(plan[0][2][ONE]).denominator == 1]
+        if not rot:
+            return False
+        for side in (1, -1):
+            snap = self.snapshot()
+            try:
+                if self._rotate(c, d, rot, side):
+                    return True
+            except (WhiteboxError, IndexError, KeyError):
+                pass
+            self.restore(snap)
+        return False
+
+    def _rotate(self, c: tuple, d: int, rot: list[tuple], side: int) -> bool:
+        C = self.C
+        groups = [([x.tag for x in C.under(prefix)], s, side if s > 0 else -side)
+                  for prefix, s in rot]
+        self.rec.do("grain", c, d, 2, comment="spread the dates: free ones between")
+        for tags, s, step in groups:
+            # to the free date next to the target's
+            for prefix in self.covers(c, tags):
+                if not self._apply_checked(prefix, (("shift", d, Aff.const(step - 2 * s)),)):
+                    return False
+        # the target's loop of c's relations (c's place among its siblings
+        # is the target's only once the level above is merged)
+        tp = self.T.by_tag(C.under(c)[0].tag).beta[:len(c)]
+        label = {r.tag: idx for idx, kid in enumerate(self.T.children(tp))
+                 for r in self.T.under(kid)}
+        while True:
+            mixed = [y for y in C.children(c) if len({label[r.tag] for r in C.under(y)}) > 1]
+            if not mixed:
+                break
+            self.sortsplit(mixed[0], label)
+        self.sort_children(c, label, "put the loops and statements in the target order")
+        if not self.oracle(C):
+            return False
+        for tags, s, step in groups:
+            for prefix in self.covers(c, tags):
+                self.rec.do("shift", prefix, d, Aff.const(-step), comment="to the target's date")
+        if densify_factor(C.under(c), d, C.divs) != 2:
+            return False
+        self.rec.do("densify", c, d, comment="close the free dates", factor=2)
+        if not self.oracle(C):
+            return False
+        for prefix, plan in self.units(c, d):
+            if not self._apply_checked(prefix, plan):
                 return False
         return True
 
