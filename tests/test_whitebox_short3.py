@@ -17,6 +17,12 @@ is each one's *first* split; two causes kept it from being first:
   neither side of ``T ≤ 6`` as written: now a constraint that implies the
   split as written places it (:func:`~clayx.whitebox.recover._implied`).
 
+With those splits made once, lu's four peels recover in 11 raw steps (53
+before), where a round of :func:`~clayx.whitebox.simplify.shortcuts` met by
+dates combined ways into 2 steps that leave a statement one place off
+("same order, different dates", shown as such): each round must now end
+at the old dates (:func:`~clayx.whitebox.simplify._same_end`).
+
 Every case was longer on the main branch before (the length there is
 given), and replays exactly, simplified and raw."""
 
@@ -26,8 +32,11 @@ from types import SimpleNamespace
 
 import pytest
 
-from clayx.whitebox import whitebox
-from clayx.whitebox.model import Aff
+from clayx.whitebox import Oracle, symbolic, whitebox
+from clayx.whitebox.model import Aff, Divs
+from clayx.whitebox.simplify import _emptiness, _same_end
+from clayx.whitebox.steps import Step
+from clayx.whitebox.targets import start_of
 from whitebox_cases import assert_recovered, assert_recovered_code_runs, recover_module, session
 
 _implied = recover_module._implied
@@ -103,6 +112,43 @@ def test_shared_inequalities_first():
     assert _split_tree([(3, [t7]), (4, [t6])], subset, rank=rank)[0] in (t7, t6)
     # must fail: in the order written, S0's own inequality comes first
     assert _split_tree(s0, subset)[0] == u
+
+
+def _start(stem: str):
+    """The original's symbolic schedule of ``stem`` and its oracle."""
+    s = session(stem)
+    scop, _, deps = start_of(s.original, None)
+    divs = Divs()
+    return symbolic(scop, scop.schedule, divs, tags=False), Oracle(scop, deps, divs)
+
+
+#: four peels and an interchange of lu: the splits of the statements of a
+#: loop made once, 11 raw steps (53 before), where a round of shortcuts
+#: met by dates found three steps that leave S1 one place off
+LU = ("peel([0, 0], {0 | -2}); peel([0], {1 | -2}); peel([1, 0, 0], {-1 | 2});"
+      " peel([0, 1, 0], {0 | 6}); interchange([0, 0], 2, 1);")
+
+
+def test_a_round_of_shortcuts_must_reach_the_old_dates():
+    s = session("lu", LU)
+    raw = list(whitebox(s.original, s.current.schedule, simplify=False).raw)
+    assert len(raw) == 11
+    O, oracle = _start("lu")
+    empty = _emptiness(oracle)
+    assert _same_end(O, raw, raw, None) and _same_end(O, raw, raw, empty)
+    # must fail: the three steps that round found (S1 at [1, 0, 1], not
+    # [1, 0, 2]), and a sequence that cannot be followed
+    n = Aff.var(("p", "N"))
+    bad = [Step("peel", ((0,), n - Aff.const(2))),
+           Step("iss", ((0, 0), Aff.const(1) - Aff.var(("i", 1)))),
+           Step("peel", ((1, 0), Aff.const(-2)))]
+    assert not _same_end(O, raw, bad, empty)
+    assert not _same_end(O, raw, bad, None)
+    assert not _same_end(O, raw, [Step("split", ((5, 0), 2))], empty)
+    # so the sequence shown replays exactly (it was 2 steps, "same order,
+    # different dates", with this recovery and without the check)
+    r = whitebox(s.original, s.current.schedule)
+    assert r.exact and len(r.steps) == 9
 
 
 @pytest.mark.slow
