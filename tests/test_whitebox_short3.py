@@ -152,6 +152,38 @@ def test_a_round_of_shortcuts_must_reach_the_old_dates():
 
 
 @pytest.mark.slow
+def test_a_simplification_that_only_keeps_the_order_gives_way_to_the_exact_raw(monkeypatch):
+    # a simplified script that replays to the same order but other dates is
+    # replaced by the raw one when that one gives the target's dates
+    import clayx.whitebox.replay as rep
+    import clayx.whitebox.simplify as simp
+    from clayx.whitebox import WhiteboxError
+    s = session("gemm", "interchange([0, 1], 2, 3);")
+    plain = whitebox(s.original, s.current.schedule)
+    assert plain.exact and plain.text(comments=False) == "interchange([0, 1], 2, 3);\n"
+    # the whole nest one later: the same order, not the same dates
+    off = Step("shift", ((0,), 1, Aff.const(1)))
+    monkeypatch.setattr(simp, "simplify", lambda raw, *a, **k: list(raw) + [off])
+    r = whitebox(s.original, s.current.schedule)
+    assert r.exact and r.timings.get("simplification_undone")
+    assert r.text(comments=False) == plain.text(comments=False)
+    # when the raw script does not replay either, the short one stays, with its note
+    real, calls = rep.replay, []
+
+    def second_fails(result, *a, **k):
+        calls.append(len(result.steps))
+        if len(calls) == 2:
+            raise WhiteboxError("bug: a step is refused on replay")
+        return real(result, *a, **k)
+
+    monkeypatch.setattr(rep, "replay", second_fails)
+    r = whitebox(s.original, s.current.schedule)
+    assert calls == [2, 1]
+    assert not r.exact and r.note == "same execution order, different dates"
+    assert r.text(comments=False) == "interchange([0, 1], 2, 3);\nshift([0], 1, {}, 1);\n"
+    assert not r.timings.get("simplification_undone")
+
+
 def test_the_shortened_scripts_run_equal_to_the_original(tmp_path):
     stem, _, seq, _, _ = CASES[0]
     assert_recovered_code_runs(tmp_path, stem, seq, {"TSTEPS": 5, "N": 13})

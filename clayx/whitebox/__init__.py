@@ -613,8 +613,11 @@ def _replay_or_raw(result: WhiteboxResult, scop: Scop, session, target: ClaySche
                    simplify: bool, phases: _Phases | None = None) -> None:
     """Replay ``result``'s steps; when the simplified sequence fails, the
     recovered one as it was (a simplification changed an intermediate
-    schedule into an illegal one).  ``phases``: the ``"replaying"`` phase
-    starts, its progress told after each step."""
+    schedule into an illegal one).  When the simplified sequence replays
+    only to the same order (not the target's dates), the recovered one is
+    replayed too and kept if it gives the dates: exact wins over short.
+    ``phases``: the ``"replaying"`` phase starts, its progress told after
+    each step."""
     from .replay import replay
 
     def again() -> None:
@@ -633,6 +636,19 @@ def _replay_or_raw(result: WhiteboxResult, scop: Scop, session, target: ClaySche
         result.steps = list(result.raw)
         result.timings["simplification_undone"] = True
         again()
+        return
+    if result.exact or not simplify or result.steps == list(result.raw):
+        return
+    short = (result.steps, result.script, result.scop, result.note)
+    result.steps, result.note = list(result.raw), ""
+    try:
+        again()
+    except WhiteboxError:
+        result.exact = False
+    if result.exact:
+        result.timings["simplification_undone"] = True
+    else:
+        result.steps, result.script, result.scop, result.note = short
 
 
 def _check_legal(scop: Scop, target: ClaySchedule, deps) -> None:
