@@ -357,7 +357,10 @@ SKEWED_PASSES = ((True, {"outer_linearized": True}), (True, {"skewed_divs": True
                  (False, {"flat_chunks": True}),
                  (True, {"flat_chunks": EARLY, "nested_chunks": BESIDE_POINTS}),
                  (False, {"general_skews": True}),
-                 (False, {"loop_shifts": True, "sink_first": True}))
+                 (False, {"loop_shifts": True, "sink_first": True}),
+                 (True, {"unreversed": True}),
+                 (True, {"flat_chunks": EARLY, "nested_chunks": BESIDE_POINTS,
+                         "split_loops": True}))
 
 #: The passes of :func:`reduce` after the first (which reads scaled point
 #: loops as scaled after the tile, the tiles undone after the scalings, no
@@ -377,7 +380,8 @@ def _reduce(T: Sched, oracle, careful: bool, scaled_points: bool,
             repair: bool = True, outer_linearized: bool = False,
             skewed_divs: bool = False, flat_chunks: bool = False,
             points_first: bool = False, fused_sinks: bool = False,
-            general_skews: bool = False, loop_shifts: bool = False) -> list[Step]:
+            general_skews: bool = False, loop_shifts: bool = False,
+            unreversed: bool = False) -> list[Step]:
     found: list[Step] = []
     doubts: list[str] = []      # reductions whose result was found illegal once
     seen: set[str] = set()      # the reduced targets met: a repeat is a cycle
@@ -392,7 +396,8 @@ def _reduce(T: Sched, oracle, careful: bool, scaled_points: bool,
         return bool(flat_chunks) and _flat_chunks(T)
 
     kinds = [
-        lambda: (_shared_chunks(T) or _reread_chunks(T, nested_chunks, loop_shifts)
+        lambda: (_shared_chunks(T) or unreversed and _unreversed_divs(T)
+                 or _reread_chunks(T, nested_chunks, loop_shifts)
                  or _chunks_of_divs(T)
                  or undensify_once(T, found)),
         lambda: _densify_once(T, found, oracle, scaled_points),
@@ -520,6 +525,45 @@ def _unreversed_chunks(T: Sched) -> bool:
     return False
 
 
+def _unreversed_divs(T: Sched) -> bool:
+    """Write a div ``d = floor(n / s)`` that a dimension of the target
+    uses as ``-d + c`` (``c`` parametric, no iterator) as the plain chunk
+    it is reversed, ``-floor(N / s) - q`` (``N = s - 1 - n - q·s``), in
+    every form of the target, when ``N`` has iterators: ``-d - 1`` with
+    ``d = floor((-j - 1) / 3)`` is ``floor(j / 3)``, and the dimensions
+    skewed by that tile loop then show it too (``-3d + j - 3`` is ``j +
+    3·floor(j / 3)``).  isl writes a tile loop that way once it is moved
+    out of its point loop (mvt fuzz seed 93072: a tile loop skewed into
+    its point loop twice, then interchanged outward), which the reductions
+    read as a reversed chunk whose reverse leaves the point loop shifted.
+    An identity, so no step; a late pass of :func:`reduce`."""
+    for r in T.rels:
+        for a in r.alphas:
+            ds = a.keys("d")
+            if a.keys("i") or len(ds) != 1 or a[ds[0]] != -1:
+                continue
+            k = ds[0]
+            n, size = T.divs.of(k)
+            if not n.is_integral or not n.keys("i"):
+                continue
+            form = _reversed_div(T, n, size)
+            if form.keys("i"):
+                continue
+            _subst_everywhere(T, k, form)
+            return True
+    return False
+
+
+def _reversed_div(T: Sched, n: Aff, size: int) -> Aff:
+    """``floor(n / size)`` written as ``-floor(N / size) - q`` with ``N =
+    size - 1 - n - q·size`` (``q`` making ``N``'s constant lie in ``[0,
+    size)``): ``floor((-i - 1) / 32)`` is ``-floor(i / 32) - 1``."""
+    rev = Aff.const(size - 1) - n
+    c = int(rev[ONE])
+    q = c // size
+    return -(T.divs.get(rev - Aff.const(q * size), size) + Aff.const(q))
+
+
 def _rereversed_chunks(T: Sched) -> bool:
     """Write a dimension ``floor(n / s) + c`` (one div, coefficient 1,
     ``c`` parametric) whose numerator runs against another dimension of
@@ -599,18 +643,11 @@ def _shared_chunks(T: Sched) -> bool:
         n, size = T.divs.of(k)
         if not n.is_integral or not n.keys("i") and not n.keys("d"):
             continue
-        rev = Aff.const(size - 1) - n
-        c = int(rev[ONE])
-        q = c // size
-        other = T.divs.get(rev - Aff.const(c) + Aff.const(c - q * size), size)
-        ds = other.keys("d")
-        if other.keys("i") or len(ds) != 1 or ds[0] == k or ds[0] not in used:
+        form = _reversed_div(T, n, size)
+        ds = form.keys("d")
+        if form.keys("i") or len(ds) != 1 or ds[0] == k or ds[0] not in used:
             continue
-        form = -(other + Aff.const(q))
-        memo: dict = {}
-        for r in T.rels:
-            r.alphas = [_subst_div(T, x, k, form, memo) for x in r.alphas]
-            r.cons = [_subst_div(T, x, k, form, memo) for x in r.cons]
+        _subst_everywhere(T, k, form)
         return True
     return False
 
@@ -628,6 +665,15 @@ def _used_divs(T: Sched) -> list:
         for x in list(r.alphas) + list(r.cons):
             visit(x)
     return list(out)
+
+
+def _subst_everywhere(T: Sched, k, form: Aff) -> None:
+    """Replace the div ``k`` by ``form`` in every form of ``T`` (α
+    dimensions, constraints, the numerators of other divs)."""
+    memo: dict = {}
+    for r in T.rels:
+        r.alphas = [_subst_div(T, x, k, form, memo) for x in r.alphas]
+        r.cons = [_subst_div(T, x, k, form, memo) for x in r.cons]
 
 
 def _subst_div(T: Sched, a: Aff, k, form: Aff, memo: dict) -> Aff:
@@ -4434,17 +4480,22 @@ def _refloored(T: Sched, r: Rel, c: Aff) -> list[Aff]:
     made after a tile (gemm fuzz seed 70090: ``floor(i / 96) - floor(i / 32)
     + i - nk + 1 ≥ 0`` comes as ``32·floor(i / 96) + 31i - 32nk + 63 ≥
     0``).  One form per chunk dimension that fits, the same inequality on
-    the instances."""
+    the instances.  A chunk dimension isl wrote as a div plus iterators is
+    read as the chunk it is (:func:`_chunk_in`: ``floor(j / 2) - j`` is
+    ``floor(-j / 2)``, a tile of a reversed loop: trmm fuzz seed 94205)."""
     out = []
     for a in r.alphas:
         k = _shifted_div(a)
-        if k is None:
+        if k is not None:
+            chunk, (e, size) = Aff.var(k), T.divs.of(k)
+        elif a.keys("i") and (ch := _chunk_in(T, r, a)) is not None:
+            chunk, (e, size) = a, ch
+        else:
             continue
-        e, size = T.divs.of(k)
         for sign, rest in ((1, c - e), (-1, c + e - Aff.const(size - 1))):
             R = rest.scale(Fraction(1, size))
             if R.is_integral:
-                out.append(Aff.var(k).scale(sign) + R.integral())
+                out.append(chunk.scale(sign) + R.integral())
     return out
 
 
