@@ -432,6 +432,7 @@ def _reduce(T: Sched, oracle, careful: bool, scaled_points: bool,
         lambda: fused_sinks and _sink_chunk_once(T, found, oracle, fuse=True),
         lambda: outer_linearized and oracle is not None
         and _unlinearize_once(T, found, oracle, outer=True),
+        lambda: _unswap_part_once(T, found, oracle),
     ]
     # the last passes of reduce (SKEWED_PASSES): one kind first
     for first, kind in ((points_first, fix_points), (flat_chunks == EARLY, flat),
@@ -1734,6 +1735,40 @@ def _unswap_then_sink_once(T: Sched, found: list[Step], oracle=None) -> bool:
                     found.extend(direct)
                     found.extend(more)
                     return True
+    return False
+
+
+def _unswap_part_once(T: Sched, found: list[Step], oracle=None) -> bool:
+    """Undo an ``interchange`` of one part of a statement alone (an index-set
+    split part) that moved a chunk loop: a relation with a strip-mined
+    dimension whose dimensions, two of them swapped, are those of another
+    part of its statement with as many dimensions, on its instances (gemm
+    fuzz seed 69150: ``(floor(k / 16), 0, 0, 0, k)``, a part where ``i = j =
+    0``, beside the part ``(i, floor(j / 2), floor(k / 16), j, k)``: its
+    tile loop interchanged outward, 1 ↔ 3).  The direct step: the
+    ``interchange`` of the part (its full β), which must keep the target
+    legal (with an oracle).  Tried when no other reduction applies: the
+    part then reduces with the other one."""
+    for r in T.rels:
+        if not any(a.keys("d") for a in r.alphas):
+            continue
+        for x in T.rels:
+            if x is r or x.stmt != r.stmt or x.depth != r.depth or x.alphas == r.alphas:
+                continue
+            for u, v in itertools.combinations(range(r.depth), 2):
+                a = list(r.alphas)
+                a[u], a[v] = a[v], a[u]
+                if a == r.alphas or not all(
+                        y == r.canon(z) or r.stdom is not None and _equal_on(r, y, z, T.divs)
+                        for y, z in zip(a, x.alphas)):
+                    continue
+                X = T.copy()
+                X.by_tag(r.tag).alphas = a
+                if oracle is not None and not oracle(X):
+                    continue
+                T.rels = X.rels
+                found.append(Step("interchange", (r.beta, u + 1, v + 1)))
+                return True
     return False
 
 
