@@ -1748,12 +1748,14 @@ def _unswap_part_once(T: Sched, found: list[Step], oracle=None) -> bool:
     tile loop interchanged outward, 1 ↔ 3).  The direct step: the
     ``interchange`` of the part (its full β), which must keep the target
     legal (with an oracle).  Tried when no other reduction applies: the
-    part then reduces with the other one."""
+    part then reduces with the other one.  Not for empty parts (any
+    dimensions are theirs on no instance)."""
     for r in T.rels:
-        if not any(a.keys("d") for a in r.alphas):
+        if r.empty or not any(a.keys("d") for a in r.alphas):
             continue
         for x in T.rels:
-            if x is r or x.stmt != r.stmt or x.depth != r.depth or x.alphas == r.alphas:
+            if x is r or x.empty or x.stmt != r.stmt or x.depth != r.depth \
+                    or x.alphas == r.alphas:
                 continue
             for u, v in itertools.combinations(range(r.depth), 2):
                 a = list(r.alphas)
