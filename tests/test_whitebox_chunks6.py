@@ -16,10 +16,15 @@ tile loop otherwise than the reductions read it:
   the last pass of ``SKEWED_PASSES`` reads the chunks flat, the outer one
   as a chunk of the tile loop, and splits the loop apart; an ``iss`` on
   that tile loop made after, whose floor isl removed, is read back on the
-  chunk written as a div plus iterators (``_refloored``).
+  chunk written as a div plus iterators (``_refloored``);
+- a tile loop interchanged outward in one part of a split alone (gemm
+  69150: the part where ``i = j = 0``): the interchange is undone on that
+  part (``_unswap_part_once``, the last reduction kind), which then reduces
+  with the other part.
 
 Every recovered script, simplified or not, replays (every step checked)
-to the target's dates; both are compiled and run against the original."""
+to the target's dates; all three are compiled and run against the
+original."""
 
 from __future__ import annotations
 
@@ -48,7 +53,20 @@ CASES = [
      "split([0, 0, 0], 2);\nreverse([0], 2);\nstripmine([0, 1], 2, 2);\nfuse([0, 0]);\n"
      "tile([0, 0, 0], 2, 1, 2);\nfuse([0, 0, 0]);\nstripmine([0], 1, 3);\n"
      "grain([0, 0, 0, 0, 0], 5, 2);\niss([0, 0], {[0, -1, 1, 1] | [] | [0, 1] | -2});\n"),
+    # gemm 69150 up to its interchange of the part where i = j = 0 (the
+    # whole sequence: the slow compiled test)
+    ("gemm", 69150, "iss([0, 1, 0], {0 | | -1, 0, -1 | 2}); tile([0, 1], 3, 2, 16); "
+        "tile([0, 1], 3, 2, 2); iss([0, 1], {-1, -1 | | 0, 0, 1 | -2}); "
+        "interchange([0, 1, 0, 0, 0, 1], 3, 1);",
+     "iss([0, 1, 0], {[] | [] | [-1, 0, -1] | 2});\n"
+     "iss([0, 1, 0], {[] | [-2, -1] | [0, 0, 2] | -3});\ntile([0, 1], 3, 2, 16);\n"
+     "split([0, 1, 0, 0, 1], 4);\ninterchange([0, 1, 0, 0, 1], 1, 2);\ntile([0, 1], 3, 2, 2);\n"
+     "split([0, 1, 0, 0, 0, 1], 3);\n"),
 ]
+
+#: gemm 69150's whole sequence (its reshape and iss after the interchange).
+GEMM_69150 = (CASES[2][2] + " reshape([0, 1, 0, 0], 5, 1, 1); "
+              "iss([0, 1, 0, 0], {1, 0, 1, 1, 0 | | -1, 0, 0 | 3});")
 
 #: trmm 94205 without its grains and split: the strip-mine of the reversed tile loop.
 REVERSED_TILE = ("reverse([0, 0], 2); tile([0], 2, 1, 2); reorder_loops([0, 0, 0, 1], 1); "
@@ -132,11 +150,38 @@ def test_an_inequality_without_its_floor_is_read_on_a_chunk_written_with_iterato
     assert _recover._refloored(T, r, i - Aff.const(5)) == []
 
 
+def test_an_interchange_of_one_part_is_undone():
+    # gemm 69150: S1's part where i = j = 0 (ni = nk = 1) is (floor(k / 16),
+    # 0, 0, 0, k), the part before it (i, floor(j / 2), floor(k / 16), j, k)
+    T, oracle = _target(*_case(69150))
+    k = Aff.var(it(2))
+    r = T.rels[2]
+    assert r.beta == (0, 1, 0, 0, 0, 1) and not r.empty
+    assert r.alphas == [T.divs.get(k, 16), Aff(), Aff(), Aff(), k]
+    found = []
+    X = T.copy()
+    assert _recover._unswap_part_once(X, found, oracle)
+    assert found == [Step("interchange", ((0, 1, 0, 0, 0, 1), 1, 3))]
+    assert X.rels[2].alphas == [Aff(), Aff(), T.divs.get(k, 16), Aff(), k]
+    assert [x.alphas for x in X.rels if x.tag != r.tag] \
+        == [x.alphas for x in T.rels if x.tag != r.tag]
+    # must fail: once undone, no part is another one swapped (the empty
+    # part, any dimensions on no instance, is not read so)
+    assert any(x.empty for x in X.rels)
+    assert not _recover._unswap_part_once(X, [], oracle)
+    # must fail: before the interchange
+    T, oracle = _target("gemm", _case(69150)[1].rsplit("interchange", 1)[0])
+    assert not _recover._unswap_part_once(T, [], oracle)
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("seed,sizes", [(93072, {"N": 10}), (94205, {"M": 7, "N": 9})])
+@pytest.mark.parametrize("seed,sizes", [(93072, {"N": 10}), (94205, {"M": 7, "N": 9}),
+                                        (69150, {"NI": 1, "NJ": 5, "NK": 1})])
 def test_recovered_tile_loops_run_equal_to_the_original(tmp_path, seed, sizes):
     # the recovered script, applied to the original and compiled, prints
     # the original's output bit for bit (sizes that leave partial tiles,
-    # and both halves of trmm 94205's split)
+    # both halves of trmm 94205's split, gemm 69150's part where ni = nk = 1)
     stem, seq = _case(seed)
+    if seed == 69150:
+        seq = GEMM_69150
     assert_recovered_code_runs(tmp_path, stem, seq, sizes)
