@@ -4259,13 +4259,45 @@ def _recover_all(O: Sched, T: Sched, names: dict | None, oracle,
                     return _recover(O, X, names, oracle, careful, splits)
                 except WhiteboxError:
                     pass
+        # last: a part strip-mined alone after the split, its strip-mine
+        # undone first so that it pairs with the other half
+        for X, tail in _parted_strip_mines(T, oracle):
+            late = _late_splits(X, oracle)
+            if late is None or late[1] in tried:
+                continue
+            tried.append(late[1])
+            try:
+                return _recover(O, late[0], names, oracle, careful, late[1], tail=tail)
+            except WhiteboxError:
+                pass
         raise e from None
 
 
+def _parted_strip_mines(T: Sched, oracle):
+    """``(X, tail)``: ``T`` with one chunk dimension removed (a
+    ``linearize`` of one strip-mine, a chunk of a tile loop read as one even
+    beside its point loop, :func:`_chunk_of_chunk`) where that leaves a
+    split whose parts pair again (:func:`_late_splits`), and the direct
+    steps, to make after the split: a strip-mine of one half of an ``iss``
+    made after it, of a tile loop the iss's other half shares with it
+    (trmm fuzz seed 59225's first four steps: ``tile`` of S0 alone, ``iss``
+    of the loop, ``stripmine`` of S0's first half).  None without an
+    oracle."""
+    if oracle is None:
+        return
+    X = T.copy()
+    _chunk_of_chunk(X, True)
+    found: list[Step] = []
+    if _linearize_once(X, found, oracle) and oracle(X) and _late_splits(X, oracle) is not None:
+        yield X, list(reversed(found))
+
+
 def _recover(O: Sched, T: Sched, names: dict | None, oracle, careful: bool,
-             splits: Sequence[tuple] = (), repair: bool = True) -> tuple[list[Step], Sched]:
+             splits: Sequence[tuple] = (), repair: bool = True,
+             tail: Sequence[Step] = ()) -> tuple[list[Step], Sched]:
     """:func:`recover`, with the index-set ``splits`` of
-    :func:`_late_splits` made after the target's tiling."""
+    :func:`_late_splits` made after the target's tiling, and the steps
+    ``tail`` after them (each checked with the oracle)."""
     O = O.copy()
     target = T.copy()
     core_T = T.copy()
@@ -4318,6 +4350,11 @@ def _recover(O: Sched, T: Sched, names: dict | None, oracle, careful: bool,
             if not oracle(rec.sched):
                 raise WhiteboxError("an index-set split made after the tiling breaks a "
                                     "dependence")
+    for st in tail:
+        rec.do(st.name, *st.args, comment=_post_comment(st))
+        if oracle is not None and not oracle(rec.sched):
+            raise WhiteboxError(f"the step {st.text(rec.sched.params)} made after an index-set "
+                                "split breaks a dependence")
     for kind, loop, arg in target.marks:
         if kind == "parallel":
             rec.do("parallelize", loop, comment="run this loop in parallel")
