@@ -20,7 +20,12 @@ tile loop otherwise than the reductions read it:
 - a tile loop interchanged outward in one part of a split alone (gemm
   69150: the part where ``i = j = 0``): the interchange is undone on that
   part (``_unswap_part_once``, the last reduction kind), which then reduces
-  with the other part.
+  with the other part;
+- a strip-mine of one half of an ``iss`` alone, after it, of the tile loop
+  the other half shares (trmm 59225's first four steps; the whole sequence
+  is still refused, its halves split apart after): the strip-mine is
+  undone first so that the halves pair, and made after the split
+  (``_parted_strip_mines``, recover's last try).
 
 Every recovered script, simplified or not, replays (every step checked)
 to the target's dates; all three are compiled and run against the
@@ -62,6 +67,12 @@ CASES = [
      "iss([0, 1, 0], {[] | [-2, -1] | [0, 0, 2] | -3});\ntile([0, 1], 3, 2, 16);\n"
      "split([0, 1, 0, 0, 1], 4);\ninterchange([0, 1, 0, 0, 1], 1, 2);\ntile([0, 1], 3, 2, 2);\n"
      "split([0, 1, 0, 0, 0, 1], 3);\n"),
+    # trmm 59225's first four steps: S0 tiled alone, the loop split, one
+    # half reshaped, the other strip-mined
+    ("trmm", 59225, "tile([0, 0, 0], 1, 1, 3); iss([0], {1, 1 | | -1, 1 | 6}); "
+        "reshape([0, 1, 0, 0], 4, 2, 3); stripmine([0, 0, 0, 0], 1, 4);",
+     "stripmine([0, 0, 0], 1, 3);\niss([0], {[1, 1] | [] | [-1, 1] | 6});\n"
+     "reshape([0, 1, 0], 4, 2, 3);\nstripmine([0, 0, 0], 1, 4);\n"),
 ]
 
 #: gemm 69150's whole sequence (its reshape and iss after the interchange).
@@ -172,6 +183,26 @@ def test_an_interchange_of_one_part_is_undone():
     # must fail: before the interchange
     T, oracle = _target("gemm", _case(69150)[1].rsplit("interchange", 1)[0])
     assert not _recover._unswap_part_once(T, [], oracle)
+
+
+def test_a_half_strip_mined_alone_is_paired_once_its_strip_mine_is_undone():
+    # trmm 59225's prefix: S0's first half (floor(i / 12), floor(i / 3), i,
+    # j, k), its second half (floor(i / 3), i, j, k - 3j), S1's halves (i, j)
+    T, oracle = _target(*_case(59225))
+    i = Aff.var(it(0))
+    assert T.rels[0].alphas[:2] == [T.divs.get(i, 12), T.divs.get(i, 3)]
+    assert _recover._late_splits(T, oracle) is None        # the halves differ
+    (X, tail), = _recover._parted_strip_mines(T, oracle)
+    assert tail == [Step("stripmine", ((0, 0, 0), 1, 4))]
+    assert X.rels[0].alphas[0] == T.divs.get(i, 3) and X.rels[0].depth == 4
+    assert [x.alphas for x in X.rels[1:]] == [x.alphas for x in T.rels[1:]]
+    late = _recover._late_splits(X, oracle)
+    assert late is not None and [loop for loop, _, _, _ in late[1]] == [(0,)]
+    # must fail: no oracle; a target whose halves pair already (nothing
+    # strip-mined alone: its linearization leaves the halves different)
+    assert list(_recover._parted_strip_mines(T, None)) == []
+    T, oracle = _target("trmm", _case(59225)[1].rsplit("stripmine", 1)[0])
+    assert list(_recover._parted_strip_mines(T, oracle)) == []
 
 
 @pytest.mark.slow
