@@ -4285,11 +4285,43 @@ def _parted_strip_mines(T: Sched, oracle):
     oracle."""
     if oracle is None:
         return
-    X = T.copy()
-    _chunk_of_chunk(X, True)
-    found: list[Step] = []
-    if _linearize_once(X, found, oracle) and oracle(X) and _late_splits(X, oracle) is not None:
-        yield X, list(reversed(found))
+    for Y, after in _unsplit(T, oracle):
+        X = Y.copy()
+        _chunk_of_chunk(X, True)
+        found: list[Step] = []
+        if _linearize_once(X, found, oracle) and oracle(X) \
+                and _late_splits(X, oracle) is not None:
+            yield X, list(reversed(found)) + after
+
+
+def _unsplit(T: Sched, oracle):
+    """``(T, [])``, then ``(X, [split])`` for each ``split`` of a loop after
+    one relation that ``T`` shows and that leaves it legal undone (the loop
+    fused back with its next sibling, and each loop inside it around that
+    relation: ``X``): a half of an ``iss`` moved out of the loop alone
+    after it (trmm fuzz seed 59225: S0's first half split from the rest)."""
+    yield T, []
+    for r in T.rels:
+        for d in range(1, len(r.beta)):
+            loop = r.beta[:d]
+            sibs = T.children(loop[:-1])
+            k = sibs.index(loop)
+            if k + 1 == len(sibs) or not T.is_loop(sibs[k + 1]) or max(
+                    x.beta for x in T.under(loop)) != r.beta:
+                continue        # (the split cuts right after r's subtree)
+            X = T.copy()
+            X.fuse(loop)
+            for m in range(d + 1, len(r.beta)):
+                inner = X.by_tag(r.tag).beta[:m]
+                sibs = X.children(inner[:-1])
+                k = sibs.index(inner)
+                if k + 1 < len(sibs) and X.is_loop(inner) and X.is_loop(sibs[k + 1]):
+                    X.fuse(inner)
+            step = Step("split", (X.by_tag(r.tag).beta, d))
+            Y = X.copy()
+            Y.split(*step.args)
+            if [x.beta for x in Y.rels] == [x.beta for x in T.rels] and oracle(X):
+                yield X, [step]
 
 
 def _recover(O: Sched, T: Sched, names: dict | None, oracle, careful: bool,
