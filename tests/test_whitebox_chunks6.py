@@ -22,13 +22,13 @@ tile loop otherwise than the reductions read it:
   part (``_unswap_part_once``, the last reduction kind), which then reduces
   with the other part;
 - a strip-mine of one half of an ``iss`` alone, after it, of the tile loop
-  the other half shares (trmm 59225's first four steps; the whole sequence
-  is still refused, its halves split apart after): the strip-mine is
-  undone first so that the halves pair, and made after the split
-  (``_parted_strip_mines``, recover's last try).
+  the other half shares, that half then split out of the loop (trmm
+  59225): the split and the strip-mine are undone first so that the halves
+  pair, and made after the ``iss`` (``_parted_strip_mines``, ``_unsplit``:
+  recover's last try).
 
 Every recovered script, simplified or not, replays (every step checked)
-to the target's dates; all three are compiled and run against the
+to the target's dates; all four are compiled and run against the
 original."""
 
 from __future__ import annotations
@@ -67,13 +67,20 @@ CASES = [
      "iss([0, 1, 0], {[] | [-2, -1] | [0, 0, 2] | -3});\ntile([0, 1], 3, 2, 16);\n"
      "split([0, 1, 0, 0, 1], 4);\ninterchange([0, 1, 0, 0, 1], 1, 2);\ntile([0, 1], 3, 2, 2);\n"
      "split([0, 1, 0, 0, 0, 1], 3);\n"),
-    # trmm 59225's first four steps: S0 tiled alone, the loop split, one
-    # half reshaped, the other strip-mined
+    # trmm 59225: S0 tiled alone, the loop split, one half reshaped, the
+    # other strip-mined, then split out of the loop and reversed
     ("trmm", 59225, "tile([0, 0, 0], 1, 1, 3); iss([0], {1, 1 | | -1, 1 | 6}); "
-        "reshape([0, 1, 0, 0], 4, 2, 3); stripmine([0, 0, 0, 0], 1, 4);",
-     "stripmine([0, 0, 0], 1, 3);\niss([0], {[1, 1] | [] | [-1, 1] | 6});\n"
-     "reshape([0, 1, 0], 4, 2, 3);\nstripmine([0, 0, 0], 1, 4);\n"),
+        "reshape([0, 1, 0, 0], 4, 2, 3); stripmine([0, 0, 0, 0], 1, 4); fuse([0, 1, 0]); "
+        "iss([0, 1, 0, 0], {-1, -1 | | 0, 0 | 4}); collapse([0, 1, 0, 0]); "
+        "split([0, 0, 0, 0, 0, 0], 1); reverse([0, 0, 0], 4);",
+     "reverse([0, 0, 0], 2);\nstripmine([0, 0, 0], 1, 3);\niss([0], {[1, 1] | [] | [-1, 1] | 6});\n"
+     "reshape([0, 1, 0], 3, 2, -2);\nreshape([0, 1, 0], 4, 2, 3);\nstripmine([0, 0, 0], 1, 4);\n"
+     "split([0, 0, 0, 0, 0, 0], 1);\n"),
 ]
+
+#: trmm 59225's first four steps (up to the strip-mine of one half).
+TRMM_PREFIX = ("tile([0, 0, 0], 1, 1, 3); iss([0], {1, 1 | | -1, 1 | 6}); "
+               "reshape([0, 1, 0, 0], 4, 2, 3); stripmine([0, 0, 0, 0], 1, 4);")
 
 #: gemm 69150's whole sequence (its reshape and iss after the interchange).
 GEMM_69150 = (CASES[2][2] + " reshape([0, 1, 0, 0], 5, 1, 1); "
@@ -188,12 +195,14 @@ def test_an_interchange_of_one_part_is_undone():
 def test_a_half_strip_mined_alone_is_paired_once_its_strip_mine_is_undone():
     # trmm 59225's prefix: S0's first half (floor(i / 12), floor(i / 3), i,
     # j, k), its second half (floor(i / 3), i, j, k - 3j), S1's halves (i, j)
-    T, oracle = _target(*_case(59225))
+    T, oracle = _target("trmm", TRMM_PREFIX)
     i = Aff.var(it(0))
     assert T.rels[0].alphas[:2] == [T.divs.get(i, 12), T.divs.get(i, 3)]
     assert _recover._late_splits(T, oracle) is None        # the halves differ
-    (X, tail), = _recover._parted_strip_mines(T, oracle)
+    # (first as it is; then with the halves' loops fused, a split too)
+    (X, tail), (_, tail2) = _recover._parted_strip_mines(T, oracle)
     assert tail == [Step("stripmine", ((0, 0, 0), 1, 4))]
+    assert tail2 == [Step("stripmine", ((0, 0, 0), 1, 4)), Step("split", ((0, 0, 1), 2))]
     assert X.rels[0].alphas[0] == T.divs.get(i, 3) and X.rels[0].depth == 4
     assert [x.alphas for x in X.rels[1:]] == [x.alphas for x in T.rels[1:]]
     late = _recover._late_splits(X, oracle)
@@ -201,17 +210,42 @@ def test_a_half_strip_mined_alone_is_paired_once_its_strip_mine_is_undone():
     # must fail: no oracle; a target whose halves pair already (nothing
     # strip-mined alone: its linearization leaves the halves different)
     assert list(_recover._parted_strip_mines(T, None)) == []
-    T, oracle = _target("trmm", _case(59225)[1].rsplit("stripmine", 1)[0])
+    T, oracle = _target("trmm", TRMM_PREFIX.rsplit("stripmine", 1)[0])
     assert list(_recover._parted_strip_mines(T, oracle)) == []
+
+
+def test_a_half_split_out_of_its_loop_is_fused_back_first():
+    # trmm 59225: S0's first half alone in loop 0, the rest in loop 1
+    T, oracle = _target(*_case(59225))
+    assert [x.beta for x in T.rels] == [(0, 0, 0, 0, 0, 0), (1, 0, 0), (1, 1, 0, 0, 0),
+                                        (1, 1, 1)]
+    undone = list(_recover._unsplit(T, oracle))
+    assert undone[0] == (T, [])
+    X, after = undone[1]
+    assert after == [Step("split", ((0, 0, 0, 0, 0, 0), 1))]
+    assert [x.beta for x in X.rels] == [(0, 0, 0, 0, 0, 0), (0, 0, 1), (0, 1, 0, 0, 0),
+                                        (0, 1, 1)]
+    # then the strip-mine of that half, made before the split
+    (_, tail), = _recover._parted_strip_mines(T, oracle)
+    assert tail == [Step("stripmine", ((0, 0, 0), 1, 4)), Step("split", ((0, 0, 0, 0, 0, 0), 1))]
+    # must fail: loops whose fusion breaks a dependence (jacobi-1d's two
+    # inner loops) are no split to undo; mvt's two nests are
+    T, oracle = _target("jacobi-1d", "")
+    assert [after for _, after in _recover._unsplit(T, oracle)] == [[]]
+    T, oracle = _target("mvt", "")
+    assert [after for _, after in _recover._unsplit(T, oracle)] == [
+        [], [Step("split", ((0, 0, 0), 1))]]
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("seed,sizes", [(93072, {"N": 10}), (94205, {"M": 7, "N": 9}),
-                                        (69150, {"NI": 1, "NJ": 5, "NK": 1})])
+                                        (69150, {"NI": 1, "NJ": 5, "NK": 1}),
+                                        (59225, {"M": 30, "N": 7})])
 def test_recovered_tile_loops_run_equal_to_the_original(tmp_path, seed, sizes):
     # the recovered script, applied to the original and compiled, prints
     # the original's output bit for bit (sizes that leave partial tiles,
-    # both halves of trmm 94205's split, gemm 69150's part where ni = nk = 1)
+    # both halves of trmm 94205's and 59225's splits, gemm 69150's part
+    # where ni = nk = 1)
     stem, seq = _case(seed)
     if seed == 69150:
         seq = GEMM_69150
