@@ -200,13 +200,15 @@ def test_a_half_strip_mined_alone_is_paired_once_its_strip_mine_is_undone():
     assert T.rels[0].alphas[:2] == [T.divs.get(i, 12), T.divs.get(i, 3)]
     assert _recover._late_splits(T, oracle) is None        # the halves differ
     # (first as it is; then with the halves' loops fused, a split too)
-    (X, tail), (_, tail2) = _recover._parted_strip_mines(T, oracle)
+    (late, tail), (_, tail2) = _recover._parted_strip_mines(T, oracle)
     assert tail == [Step("stripmine", ((0, 0, 0), 1, 4))]
     assert tail2 == [Step("stripmine", ((0, 0, 0), 1, 4)), Step("split", ((0, 0, 1), 2))]
-    assert X.rels[0].alphas[0] == T.divs.get(i, 3) and X.rels[0].depth == 4
-    assert [x.alphas for x in X.rels[1:]] == [x.alphas for x in T.rels[1:]]
-    late = _recover._late_splits(X, oracle)
-    assert late is not None and [loop for loop, _, _, _ in late[1]] == [(0,)]
+    # the halves merged: S0's (floor(i / 3), i, j, k) with the second's
+    # reshape made after the split
+    X, splits = late
+    assert [loop for loop, _, _, _ in splits] == [(0,)]
+    assert X.rels[0].alphas == [T.divs.get(i, 3), i, Aff.var(it(1)), Aff.var(it(2))]
+    assert len(X.rels) == 2
     # must fail: no oracle; a target whose halves pair already (nothing
     # strip-mined alone: its linearization leaves the halves different)
     assert list(_recover._parted_strip_mines(T, None)) == []

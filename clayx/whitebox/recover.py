@@ -4208,7 +4208,9 @@ def recover(O: Sched, T: Sched, names: dict | None = None,
     out, then outside in, then with splits of empty halves too); each
     pairing also with the pairs of such merged relations merged again
     (several splits after the tile, the earlier ones made first; at most
-    :data:`MAX_LATE_LEVELS`).
+    :data:`MAX_LATE_LEVELS`).  Last, where one half was strip-mined alone
+    after the split (and split out of the loop after that), those steps are
+    undone first and made after the split (:func:`_parted_strip_mines`).
 
     Careful, the repairs of :func:`reduce` and :func:`_legal_post` are
     made first; when that fails, the recovery is tried again without them
@@ -4260,10 +4262,10 @@ def _recover_all(O: Sched, T: Sched, names: dict | None, oracle,
                 except WhiteboxError:
                     pass
         # last: a part strip-mined alone after the split, its strip-mine
-        # undone first so that it pairs with the other half
-        for X, tail in _parted_strip_mines(T, oracle):
-            late = _late_splits(X, oracle)
-            if late is None or late[1] in tried:
+        # (and a split of its loop after it) undone first so that it pairs
+        # with the other half
+        for late, tail in _parted_strip_mines(T, oracle):
+            if late[1] in tried:
                 continue
             tried.append(late[1])
             try:
@@ -4274,24 +4276,26 @@ def _recover_all(O: Sched, T: Sched, names: dict | None, oracle,
 
 
 def _parted_strip_mines(T: Sched, oracle):
-    """``(X, tail)``: ``T`` with one chunk dimension removed (a
-    ``linearize`` of one strip-mine, a chunk of a tile loop read as one even
-    beside its point loop, :func:`_chunk_of_chunk`) where that leaves a
-    split whose parts pair again (:func:`_late_splits`), and the direct
-    steps, to make after the split: a strip-mine of one half of an ``iss``
-    made after it, of a tile loop the iss's other half shares with it
-    (trmm fuzz seed 59225's first four steps: ``tile`` of S0 alone, ``iss``
-    of the loop, ``stripmine`` of S0's first half).  None without an
-    oracle."""
+    """``(late, tail)``: :func:`_late_splits` of ``T`` with one chunk
+    dimension removed (a ``linearize`` of one strip-mine, a chunk of a tile
+    loop read as one even beside its point loop, :func:`_chunk_of_chunk`),
+    after a ``split`` undone (:func:`_unsplit`) or not, where that leaves
+    parts that pair again, and ``tail``, the direct steps to make after the
+    late ``iss``: a strip-mine of one half of an ``iss`` made after it, of
+    a tile loop the iss's other half shares with it, that half then split
+    out of the loop perhaps (trmm fuzz seed 59225: ``tile`` of S0 alone,
+    ``iss`` of the loop, ``stripmine`` of S0's first half, ``split`` of it
+    from the rest).  Nothing without an oracle."""
     if oracle is None:
         return
     for Y, after in _unsplit(T, oracle):
         X = Y.copy()
         _chunk_of_chunk(X, True)
         found: list[Step] = []
-        if _linearize_once(X, found, oracle) and oracle(X) \
-                and _late_splits(X, oracle) is not None:
-            yield X, list(reversed(found)) + after
+        if _linearize_once(X, found, oracle) and oracle(X):
+            late = _late_splits(X, oracle)
+            if late is not None:
+                yield late, list(reversed(found)) + after
 
 
 def _unsplit(T: Sched, oracle):
