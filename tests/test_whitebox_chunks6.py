@@ -190,6 +190,12 @@ def test_an_interchange_of_one_part_is_undone():
     # must fail: before the interchange
     T, oracle = _target("gemm", _case(69150)[1].rsplit("interchange", 1)[0])
     assert not _recover._unswap_part_once(T, [], oracle)
+    # the last pass of reduce reduces the target; the same pass without it refuses
+    T, oracle = _target(*_case(69150))
+    with pytest.raises(WhiteboxError, match="strip-mined dimension 2 of S1"):
+        _recover._reduce(T.copy(), oracle, False, True)
+    assert _recover._reduce(T.copy(), oracle, False, True, part_swaps=True)
+    assert _recover.SKEWED_PASSES[-1] == (True, {"part_swaps": True})
 
 
 def test_a_half_strip_mined_alone_is_paired_once_its_strip_mine_is_undone():

@@ -350,7 +350,13 @@ EARLY = "early"
 #: plain loops of other statements (``loop_shifts``: a shift undone on the
 #: whole loop, a shifted chunk sunk, a shifted tile of a tile loop read as
 #: one, no tile loop removed while another chunk is made of it or while
-#: the loop's other relations have a changed chunk of its size: trmm 15055).
+#: the loop's other relations have a changed chunk of its size: trmm 15055);
+#: then a tile loop isl writes reversed read as the plain div everywhere
+#: (``unreversed``, :func:`_unreversed_divs`: mvt 93072); the chunks read
+#: flat before all, beside points, with the chunk loops split apart (a
+#: strip-mine of a reversed tile loop of one statement: trmm 94205); last,
+#: an interchange of one part alone that moved its tile loop undone
+#: (``part_swaps``, :func:`_unswap_part_once`: gemm 69150).
 SKEWED_PASSES = ((True, {"outer_linearized": True}), (True, {"skewed_divs": True}),
                  (True, {"points_first": True}), (True, {"fused_sinks": True}),
                  (True, {"flat_chunks": True}),
@@ -360,7 +366,8 @@ SKEWED_PASSES = ((True, {"outer_linearized": True}), (True, {"skewed_divs": True
                  (False, {"loop_shifts": True, "sink_first": True}),
                  (True, {"unreversed": True}),
                  (True, {"flat_chunks": EARLY, "nested_chunks": BESIDE_POINTS,
-                         "split_loops": True}))
+                         "split_loops": True}),
+                 (True, {"part_swaps": True}))
 
 #: The passes of :func:`reduce` after the first (which reads scaled point
 #: loops as scaled after the tile, the tiles undone after the scalings, no
@@ -381,7 +388,7 @@ def _reduce(T: Sched, oracle, careful: bool, scaled_points: bool,
             skewed_divs: bool = False, flat_chunks: bool = False,
             points_first: bool = False, fused_sinks: bool = False,
             general_skews: bool = False, loop_shifts: bool = False,
-            unreversed: bool = False) -> list[Step]:
+            unreversed: bool = False, part_swaps: bool = False) -> list[Step]:
     found: list[Step] = []
     doubts: list[str] = []      # reductions whose result was found illegal once
     seen: set[str] = set()      # the reduced targets met: a repeat is a cycle
@@ -432,7 +439,7 @@ def _reduce(T: Sched, oracle, careful: bool, scaled_points: bool,
         lambda: fused_sinks and _sink_chunk_once(T, found, oracle, fuse=True),
         lambda: outer_linearized and oracle is not None
         and _unlinearize_once(T, found, oracle, outer=True),
-        lambda: _unswap_part_once(T, found, oracle),
+        lambda: part_swaps and _unswap_part_once(T, found, oracle),
     ]
     # the last passes of reduce (SKEWED_PASSES): one kind first
     for first, kind in ((points_first, fix_points), (flat_chunks == EARLY, flat),
@@ -1747,9 +1754,9 @@ def _unswap_part_once(T: Sched, found: list[Step], oracle=None) -> bool:
     0``, beside the part ``(i, floor(j / 2), floor(k / 16), j, k)``: its
     tile loop interchanged outward, 1 ↔ 3).  The direct step: the
     ``interchange`` of the part (its full β), which must keep the target
-    legal (with an oracle).  Tried when no other reduction applies: the
-    part then reduces with the other one.  Not for empty parts (any
-    dimensions are theirs on no instance)."""
+    legal (with an oracle).  Tried when no other reduction applies, in the
+    last pass of :func:`reduce` only: the part then reduces with the other
+    one.  Not for empty parts (any dimensions are theirs on no instance)."""
     for r in T.rels:
         if r.empty or not any(a.keys("d") for a in r.alphas):
             continue
