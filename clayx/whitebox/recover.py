@@ -390,14 +390,24 @@ EARLY = "early"
 #: plain loops of other statements (``loop_shifts``: a shift undone on the
 #: whole loop, a shifted chunk sunk, a shifted tile of a tile loop read as
 #: one, no tile loop removed while another chunk is made of it or while
-#: the loop's other relations have a changed chunk of its size: trmm 15055).
+#: the loop's other relations have a changed chunk of its size: trmm 15055);
+#: then a tile loop isl writes reversed read as the plain div everywhere
+#: (``unreversed``, :func:`_unreversed_divs`: mvt 93072); the chunks read
+#: flat before all, beside points, with the chunk loops split apart (a
+#: strip-mine of a reversed tile loop of one statement: trmm 94205); last,
+#: an interchange of one part alone that moved its tile loop undone
+#: (``part_swaps``, :func:`_unswap_part_once`: gemm 69150).
 SKEWED_PASSES = ((True, {"outer_linearized": True}), (True, {"skewed_divs": True}),
                  (True, {"points_first": True}), (True, {"fused_sinks": True}),
                  (True, {"flat_chunks": True}),
                  (False, {"flat_chunks": True}),
                  (True, {"flat_chunks": EARLY, "nested_chunks": BESIDE_POINTS}),
                  (False, {"general_skews": True}),
-                 (False, {"loop_shifts": True, "sink_first": True}))
+                 (False, {"loop_shifts": True, "sink_first": True}),
+                 (True, {"unreversed": True}),
+                 (True, {"flat_chunks": EARLY, "nested_chunks": BESIDE_POINTS,
+                         "split_loops": True}),
+                 (True, {"part_swaps": True}))
 
 #: The passes of :func:`reduce` after the first (which reads scaled point
 #: loops as scaled after the tile, the tiles undone after the scalings, no
@@ -417,7 +427,8 @@ def _reduce(T: Sched, oracle, careful: bool, scaled_points: bool,
             repair: bool = True, outer_linearized: bool = False,
             skewed_divs: bool = False, flat_chunks: bool = False,
             points_first: bool = False, fused_sinks: bool = False,
-            general_skews: bool = False, loop_shifts: bool = False) -> list[Step]:
+            general_skews: bool = False, loop_shifts: bool = False,
+            unreversed: bool = False, part_swaps: bool = False) -> list[Step]:
     found: list[Step] = []
     doubts: list[str] = []      # reductions whose result was found illegal once
     seen: set[str] = set()      # the reduced targets met: a repeat is a cycle
@@ -432,7 +443,8 @@ def _reduce(T: Sched, oracle, careful: bool, scaled_points: bool,
         return bool(flat_chunks) and _flat_chunks(T)
 
     kinds = [
-        lambda: (_shared_chunks(T) or _reread_chunks(T, nested_chunks, loop_shifts)
+        lambda: (_shared_chunks(T) or unreversed and _unreversed_divs(T)
+                 or _reread_chunks(T, nested_chunks, loop_shifts)
                  or _chunks_of_divs(T)
                  or undensify_once(T, found)),
         lambda: _densify_once(T, found, oracle, scaled_points),
@@ -467,6 +479,7 @@ def _reduce(T: Sched, oracle, careful: bool, scaled_points: bool,
         lambda: fused_sinks and _sink_chunk_once(T, found, oracle, fuse=True),
         lambda: outer_linearized and oracle is not None
         and _unlinearize_once(T, found, oracle, outer=True),
+        lambda: part_swaps and _unswap_part_once(T, found, oracle),
     ]
     # the last passes of reduce (SKEWED_PASSES): one kind first
     for first, kind in ((points_first, fix_points), (flat_chunks == EARLY, flat),
@@ -560,6 +573,45 @@ def _unreversed_chunks(T: Sched) -> bool:
     return False
 
 
+def _unreversed_divs(T: Sched) -> bool:
+    """Write a div ``d = floor(n / s)`` that a dimension of the target
+    uses as ``-d + c`` (``c`` parametric, no iterator) as the plain chunk
+    it is reversed, ``-floor(N / s) - q`` (``N = s - 1 - n - q·s``), in
+    every form of the target, when ``N`` has iterators: ``-d - 1`` with
+    ``d = floor((-j - 1) / 3)`` is ``floor(j / 3)``, and the dimensions
+    skewed by that tile loop then show it too (``-3d + j - 3`` is ``j +
+    3·floor(j / 3)``).  isl writes a tile loop that way once it is moved
+    out of its point loop (mvt fuzz seed 93072: a tile loop skewed into
+    its point loop twice, then interchanged outward), which the reductions
+    read as a reversed chunk whose reverse leaves the point loop shifted.
+    An identity, so no step; a late pass of :func:`reduce`."""
+    for r in T.rels:
+        for a in r.alphas:
+            ds = a.keys("d")
+            if a.keys("i") or len(ds) != 1 or a[ds[0]] != -1:
+                continue
+            k = ds[0]
+            n, size = T.divs.of(k)
+            if not n.is_integral or not n.keys("i"):
+                continue
+            form = _reversed_div(T, n, size)
+            if form.keys("i"):
+                continue
+            _subst_everywhere(T, k, form)
+            return True
+    return False
+
+
+def _reversed_div(T: Sched, n: Aff, size: int) -> Aff:
+    """``floor(n / size)`` written as ``-floor(N / size) - q`` with ``N =
+    size - 1 - n - q·size`` (``q`` making ``N``'s constant lie in ``[0,
+    size)``): ``floor((-i - 1) / 32)`` is ``-floor(i / 32) - 1``."""
+    rev = Aff.const(size - 1) - n
+    c = int(rev[ONE])
+    q = c // size
+    return -(T.divs.get(rev - Aff.const(q * size), size) + Aff.const(q))
+
+
 def _rereversed_chunks(T: Sched) -> bool:
     """Write a dimension ``floor(n / s) + c`` (one div, coefficient 1,
     ``c`` parametric) whose numerator runs against another dimension of
@@ -639,18 +691,11 @@ def _shared_chunks(T: Sched) -> bool:
         n, size = T.divs.of(k)
         if not n.is_integral or not n.keys("i") and not n.keys("d"):
             continue
-        rev = Aff.const(size - 1) - n
-        c = int(rev[ONE])
-        q = c // size
-        other = T.divs.get(rev - Aff.const(c) + Aff.const(c - q * size), size)
-        ds = other.keys("d")
-        if other.keys("i") or len(ds) != 1 or ds[0] == k or ds[0] not in used:
+        form = _reversed_div(T, n, size)
+        ds = form.keys("d")
+        if form.keys("i") or len(ds) != 1 or ds[0] == k or ds[0] not in used:
             continue
-        form = -(other + Aff.const(q))
-        memo: dict = {}
-        for r in T.rels:
-            r.alphas = [_subst_div(T, x, k, form, memo) for x in r.alphas]
-            r.cons = [_subst_div(T, x, k, form, memo) for x in r.cons]
+        _subst_everywhere(T, k, form)
         return True
     return False
 
@@ -668,6 +713,15 @@ def _used_divs(T: Sched) -> list:
         for x in list(r.alphas) + list(r.cons):
             visit(x)
     return list(out)
+
+
+def _subst_everywhere(T: Sched, k, form: Aff) -> None:
+    """Replace the div ``k`` by ``form`` in every form of ``T`` (α
+    dimensions, constraints, the numerators of other divs)."""
+    memo: dict = {}
+    for r in T.rels:
+        r.alphas = [_subst_div(T, x, k, form, memo) for x in r.alphas]
+        r.cons = [_subst_div(T, x, k, form, memo) for x in r.cons]
 
 
 def _subst_div(T: Sched, a: Aff, k, form: Aff, memo: dict) -> Aff:
@@ -1728,6 +1782,42 @@ def _unswap_then_sink_once(T: Sched, found: list[Step], oracle=None) -> bool:
                     found.extend(direct)
                     found.extend(more)
                     return True
+    return False
+
+
+def _unswap_part_once(T: Sched, found: list[Step], oracle=None) -> bool:
+    """Undo an ``interchange`` of one part of a statement alone (an index-set
+    split part) that moved a chunk loop: a relation with a strip-mined
+    dimension whose dimensions, two of them swapped, are those of another
+    part of its statement with as many dimensions, on its instances (gemm
+    fuzz seed 69150: ``(floor(k / 16), 0, 0, 0, k)``, a part where ``i = j =
+    0``, beside the part ``(i, floor(j / 2), floor(k / 16), j, k)``: its
+    tile loop interchanged outward, 1 ↔ 3).  The direct step: the
+    ``interchange`` of the part (its full β), which must keep the target
+    legal (with an oracle).  Tried when no other reduction applies, in the
+    last pass of :func:`reduce` only: the part then reduces with the other
+    one.  Not for empty parts (any dimensions are theirs on no instance)."""
+    for r in T.rels:
+        if r.empty or not any(a.keys("d") for a in r.alphas):
+            continue
+        for x in T.rels:
+            if x is r or x.empty or x.stmt != r.stmt or x.depth != r.depth \
+                    or x.alphas == r.alphas:
+                continue
+            for u, v in itertools.combinations(range(r.depth), 2):
+                a = list(r.alphas)
+                a[u], a[v] = a[v], a[u]
+                if a == r.alphas or not all(
+                        y == r.canon(z) or r.stdom is not None and _equal_on(r, y, z, T.divs)
+                        for y, z in zip(a, x.alphas)):
+                    continue
+                X = T.copy()
+                X.by_tag(r.tag).alphas = a
+                if oracle is not None and not oracle(X):
+                    continue
+                T.rels = X.rels
+                found.append(Step("interchange", (r.beta, u + 1, v + 1)))
+                return True
     return False
 
 
@@ -4447,7 +4537,9 @@ def recover(O: Sched, T: Sched, names: dict | None = None,
     out, then outside in, then with splits of empty halves too); each
     pairing also with the pairs of such merged relations merged again
     (several splits after the tile, the earlier ones made first; at most
-    :data:`MAX_LATE_LEVELS`).
+    :data:`MAX_LATE_LEVELS`).  Last, where one half was strip-mined alone
+    after the split (and split out of the loop after that), those steps are
+    undone first and made after the split (:func:`_parted_strip_mines`).
 
     Careful, the repairs of :func:`reduce` and :func:`_legal_post` are
     made first; when that fails, the recovery is tried again without them
@@ -4498,13 +4590,79 @@ def _recover_all(O: Sched, T: Sched, names: dict | None, oracle,
                     return _recover(O, X, names, oracle, careful, splits)
                 except WhiteboxError:
                     pass
+        # last: a part strip-mined alone after the split, its strip-mine
+        # (and a split of its loop after it) undone first so that it pairs
+        # with the other half
+        for late, tail in _parted_strip_mines(T, oracle):
+            if late[1] in tried:
+                continue
+            tried.append(late[1])
+            try:
+                return _recover(O, late[0], names, oracle, careful, late[1], tail=tail)
+            except WhiteboxError:
+                pass
         raise e from None
 
 
+def _parted_strip_mines(T: Sched, oracle):
+    """``(late, tail)``: :func:`_late_splits` of ``T`` with one chunk
+    dimension removed (a ``linearize`` of one strip-mine, a chunk of a tile
+    loop read as one even beside its point loop, :func:`_chunk_of_chunk`),
+    after a ``split`` undone (:func:`_unsplit`) or not, where that leaves
+    parts that pair again, and ``tail``, the direct steps to make after the
+    late ``iss``: a strip-mine of one half of an ``iss`` made after it, of
+    a tile loop the iss's other half shares with it, that half then split
+    out of the loop perhaps (trmm fuzz seed 59225: ``tile`` of S0 alone,
+    ``iss`` of the loop, ``stripmine`` of S0's first half, ``split`` of it
+    from the rest).  Nothing without an oracle."""
+    if oracle is None:
+        return
+    for Y, after in _unsplit(T, oracle):
+        X = Y.copy()
+        _chunk_of_chunk(X, True)
+        found: list[Step] = []
+        if _linearize_once(X, found, oracle) and oracle(X):
+            late = _late_splits(X, oracle)
+            if late is not None:
+                yield late, list(reversed(found)) + after
+
+
+def _unsplit(T: Sched, oracle):
+    """``(T, [])``, then ``(X, [split])`` for each ``split`` of a loop after
+    one relation that ``T`` shows and that leaves it legal undone (the loop
+    fused back with its next sibling, and each loop inside it around that
+    relation: ``X``): a half of an ``iss`` moved out of the loop alone
+    after it (trmm fuzz seed 59225: S0's first half split from the rest)."""
+    yield T, []
+    for r in T.rels:
+        for d in range(1, len(r.beta)):
+            loop = r.beta[:d]
+            sibs = T.children(loop[:-1])
+            k = sibs.index(loop)
+            if k + 1 == len(sibs) or not T.is_loop(sibs[k + 1]) or max(
+                    x.beta for x in T.under(loop)) != r.beta:
+                continue        # (the split cuts right after r's subtree)
+            X = T.copy()
+            X.fuse(loop)
+            for m in range(d + 1, len(r.beta)):
+                inner = X.by_tag(r.tag).beta[:m]
+                sibs = X.children(inner[:-1])
+                k = sibs.index(inner)
+                if k + 1 < len(sibs) and X.is_loop(inner) and X.is_loop(sibs[k + 1]):
+                    X.fuse(inner)
+            step = Step("split", (X.by_tag(r.tag).beta, d))
+            Y = X.copy()
+            Y.split(*step.args)
+            if [x.beta for x in Y.rels] == [x.beta for x in T.rels] and oracle(X):
+                yield X, [step]
+
+
 def _recover(O: Sched, T: Sched, names: dict | None, oracle, careful: bool,
-             splits: Sequence[tuple] = (), repair: bool = True) -> tuple[list[Step], Sched]:
+             splits: Sequence[tuple] = (), repair: bool = True,
+             tail: Sequence[Step] = ()) -> tuple[list[Step], Sched]:
     """:func:`recover`, with the index-set ``splits`` of
-    :func:`_late_splits` made after the target's tiling."""
+    :func:`_late_splits` made after the target's tiling, and the steps
+    ``tail`` after them (each checked with the oracle)."""
     O = O.copy()
     target = T.copy()
     core_T = T.copy()
@@ -4557,6 +4715,11 @@ def _recover(O: Sched, T: Sched, names: dict | None, oracle, careful: bool,
             if not oracle(rec.sched):
                 raise WhiteboxError("an index-set split made after the tiling breaks a "
                                     "dependence")
+    for st in tail:
+        rec.do(st.name, *st.args, comment=_post_comment(st))
+        if oracle is not None and not oracle(rec.sched):
+            raise WhiteboxError(f"the step {st.text(rec.sched.params)} made after an index-set "
+                                "split breaks a dependence")
     for kind, loop, arg in target.marks:
         if kind == "parallel":
             rec.do("parallelize", loop, comment="run this loop in parallel")
@@ -4756,17 +4919,22 @@ def _refloored(T: Sched, r: Rel, c: Aff) -> list[Aff]:
     made after a tile (gemm fuzz seed 70090: ``floor(i / 96) - floor(i / 32)
     + i - nk + 1 ≥ 0`` comes as ``32·floor(i / 96) + 31i - 32nk + 63 ≥
     0``).  One form per chunk dimension that fits, the same inequality on
-    the instances."""
+    the instances.  A chunk dimension isl wrote as a div plus iterators is
+    read as the chunk it is (:func:`_chunk_in`: ``floor(j / 2) - j`` is
+    ``floor(-j / 2)``, a tile of a reversed loop: trmm fuzz seed 94205)."""
     out = []
     for a in r.alphas:
         k = _shifted_div(a)
-        if k is None:
+        if k is not None:
+            chunk, (e, size) = Aff.var(k), T.divs.of(k)
+        elif a.keys("i") and (ch := _chunk_in(T, r, a)) is not None:
+            chunk, (e, size) = a, ch
+        else:
             continue
-        e, size = T.divs.of(k)
         for sign, rest in ((1, c - e), (-1, c + e - Aff.const(size - 1))):
             R = rest.scale(Fraction(1, size))
             if R.is_integral:
-                out.append(Aff.var(k).scale(sign) + R.integral())
+                out.append(chunk.scale(sign) + R.integral())
     return out
 
 
