@@ -234,16 +234,16 @@ def test_a_reshape_that_merges_dates_of_another_statement_is_not_undone_there():
 #: Sequences whose chunk dimensions are still not expressed: refused with
 #: a WhiteboxError, never a sequence failing its replay.
 REFUSED = [
-    # a peel of a strip-mined loop, skewed, then unembedded (jacobi-1d fuzz
-    # seed 101203): the reshape the recovery needs is one Clay refuses.  An
-    # empty part of S1 whose tile loops were interchanged apart from the
-    # others' (gemm 69150), refused here before, is recovered
-    # (test_whitebox_chunks6.py), as are a tile of a tile loop whose point
-    # loop was strip-mined again and interchanged (trmm 15055), trmm's
-    # reshaped-away point loop and gemm's chunk loop skewed by a loop an
-    # unembed took away (test_whitebox_chunks3.py, chunks4.py, chunks5.py)
-    ("jacobi-1d", "stripmine([0, 1], 2, 2); peel([0, 1, 0], {1, 0 | 3}); "
-                  "skew([0, 1], 3, 1, 2); unembed([0, 1, 0, 0]);"),
+    # a tile of the point loop of a tiled index-set split half (seidel-2d
+    # fuzz seed 106066).  jacobi-1d 101203 (a reshape after a peel), listed
+    # here before, is recovered (test_whitebox_empty3.py), as are an empty
+    # part of S1 whose tile loops were interchanged apart from the others'
+    # (gemm 69150, test_whitebox_chunks6.py), a tile of a tile loop whose
+    # point loop was strip-mined again and interchanged (trmm 15055),
+    # trmm's reshaped-away point loop and gemm's chunk loop skewed by a loop
+    # an unembed took away (test_whitebox_chunks3.py, chunks4.py, chunks5.py)
+    ("seidel-2d", "iss([0, 0], {-1, -1 | | 0, 0 | 2}); tile([0, 0], 2, 2, 5); "
+                  "tile([0, 0, 0, 1], 2, 1, 4);"),
 ]
 
 

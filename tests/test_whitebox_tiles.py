@@ -249,15 +249,14 @@ def test_empty_parts_and_constant_chunks_share_an_unskew():
 #: Sequences whose tiling is still not expressed: refused with a
 #: WhiteboxError, never a sequence failing its replay.
 REFUSED = [
-    # an index-set split, a fusion and a shift, a skew, a peel and a reverse
-    # of syrk (fuzz seed 48069): the reshape the recovery needs is one Clay
-    # refuses.  trmm 59225 (an index-set split of a tiled nest, a reshape of
-    # one half's point loop and a strip-mine of the other, then a fusion, a
-    # split and a collapse), listed here before, is recovered
-    # (test_whitebox_chunks6.py), as are bicg 14144 and 19154
-    # (tests/test_whitebox_strides.py and test_whitebox_isstile.py)
-    ("syrk", "iss([0, 0], {1, -1 | | 1, 1 | -1}); fuse([0, 1]); shift([0, 1, 0, 0], 3, {}, -3); "
-             "skew([0, 0], 1, 2, 1); peel([0, 0], {0, 1 | 2}); reverse([0, 1], 2);"),
+    # a reverse, an index-set split and a collapse, a tile, interchange,
+    # skew and peel of bicg (fuzz seed 103024): the parts with strides are
+    # not an unroll's.  syrk 48069 and trmm 59225, listed here before, are
+    # recovered (test_whitebox_empty3.py, test_whitebox_chunks6.py), as are
+    # bicg 14144 and 19154 (test_whitebox_strides.py, test_whitebox_isstile.py)
+    ("bicg", "reverse([0, 0], 1); iss([1], {-1 | | 1, -1 | 3}); collapse([1]); "
+             "shift([0], 1, {-1 | 0}, 2); tile([1], 1, 1, 2); interchange([1, 0], 2, 2); "
+             "skew([1, 0], 2, 1, -2); peel([1, 0], {1, 1 | 2});"),
 ]
 
 
