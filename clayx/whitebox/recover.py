@@ -2686,6 +2686,11 @@ def _chunk_of_chunk(T: Sched, beside_point: bool = False, shifted: bool = False)
                     # mvt fuzz seed 39132)
                     n2, s2 = next(((n, s) for sign, n, s in _signed_chunks(T, x)
                                    if sign == 1), (None, 0))
+                    if n2 is not None and not (n2 + T.divs.of(x.keys("d")[0])[0]).keys("i"):
+                        # a reversed chunk, floor(j / 2) - j: read as the
+                        # plain div it is by _unreversed_divs (trmm fuzz
+                        # seed 94205), not here
+                        continue
                 if n2 == num and 1 < s2 < size and size % s2 == 0:
                     r.alphas[t - 1] = T.divs.get(x, size // s2)
                     changed = True
