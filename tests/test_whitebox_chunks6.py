@@ -76,6 +76,14 @@ CASES = [
      "reverse([0, 0, 0], 2);\nstripmine([0, 0, 0], 1, 3);\niss([0], {[1, 1] | [] | [-1, 1] | 6});\n"
      "reshape([0, 1, 0], 3, 2, -2);\nreshape([0, 1, 0], 4, 2, 3);\nstripmine([0, 0, 0], 1, 4);\n"
      "split([0, 0, 0, 0, 0, 0], 1);\n"),
+    # trmm 58195 (main: these 6 steps): the careful retry leaves out the
+    # pass with the chunk loops split apart, which took it 34 steps round
+    ("trmm", 58195, "peel([0, 0, 0], {-1, -1 | -2}); interchange([0, 0, 1], 3, 2); "
+        "stripmine([0], 1, 5); iss([0, 0, 0, 0], {1, -1, 0 | | -1, -1 | 4}); "
+        "skew([0, 0, 0], 1, 3, -2);",
+     "iss([0, 0, 0], {[] | [0, 0, -1] | [1, 1] | 1});\nreorder([0, 0, 0], [1, 0]);\n"
+     "split([0, 0, 0, 0], 3);\nstripmine([0], 1, 5);\nskew([0], 1, 3, -2);\n"
+     "iss([0, 0, 0, 0], {[0, -4] | [] | [-5, -5] | 20});\n"),
 ]
 
 #: trmm 59225's first four steps (up to the strip-mine of one half).
