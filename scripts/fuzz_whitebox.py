@@ -141,7 +141,8 @@ def run(seed: int, count: int, show: bool, long: int | None = None,
                 stats["simplification undone"] += 1
                 if show:
                     print(f"--- undone {stem} seed {seed + k}: the simplified sequence failed "
-                          f"its replay, the recovered one ({len(r.raw)} steps) is shown: "
+                          f"its replay or did not give the target's dates, the recovered "
+                          f"one ({len(r.raw)} steps) is shown: "
                           f"{' '.join(str(s.script).split())}")
             if long is not None and len(r.steps) > len(s.script) + long:
                 stats["long"] += 1
