@@ -256,7 +256,8 @@ def test_a_half_split_out_of_its_loop_is_fused_back_first():
 @pytest.mark.slow
 @pytest.mark.parametrize("seed,sizes", [(93072, {"N": 10}), (94205, {"M": 7, "N": 9}),
                                         (69150, {"NI": 1, "NJ": 5, "NK": 1}),
-                                        (59225, {"M": 30, "N": 7})])
+                                        (59225, {"M": 30, "N": 7}),
+                                        (58195, {"M": 11, "N": 13})])
 def test_recovered_tile_loops_run_equal_to_the_original(tmp_path, seed, sizes):
     # the recovered script, applied to the original and compiled, prints
     # the original's output bit for bit (sizes that leave partial tiles,

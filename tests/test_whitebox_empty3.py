@@ -11,7 +11,7 @@ Clay writes them, or a chunk read so that they had to be:
   read) give no instance a date, and left it dimensions a later
   ``reshape`` of its loop made dependent; whitebox's last try, the empty
   parts free (``free_empties``), now runs for every target with an empty
-  part (``_empty_loop``), not only one with a loop of empty parts;
+  part (``_has_empty_part``), not only one with a loop of empty parts;
 - a part whose domain fixes an iterator (syrk 48069: ``j = i`` on its
   instances): the recovery reads its dimensions with ``j`` substituted,
   ``(i - j, -j)`` as ``(0, -i)``, and planned a ``reshape`` by ``i`` that
@@ -107,11 +107,11 @@ def test_every_target_with_an_empty_part_gets_the_free_try():
     # empty parts only, but the statement is one
     T, _ = _target(*_case(101203))
     assert [r.empty for r in T.rels] == [False, True, False]
-    assert _whitebox._empty_loop(T)
+    assert _whitebox._has_empty_part(T)
     # must fail: no empty part
     T, _ = _target("jacobi-1d", "stripmine([0, 1], 2, 2); skew([0, 1], 3, 1, 2);")
     assert not any(r.empty for r in T.rels)
-    assert not _whitebox._empty_loop(T)
+    assert not _whitebox._has_empty_part(T)
 
 
 def _fixed(elim: dict) -> Rel:

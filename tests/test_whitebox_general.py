@@ -29,7 +29,7 @@ from clayx.whitebox import unrolls as U
 from clayx.whitebox.model import Aff, Rel
 from clayx.whitebox.replay import same_dates
 
-from whitebox_cases import (assert_recovered, assert_recovered_code_runs, session,
+from whitebox_cases import (assert_recovered, case_params, assert_recovered_code_runs, session,
                             symbolic_target, recover_module as _recover)
 
 
@@ -59,8 +59,7 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize("stem,seed,seq,want", CASES,
-                         ids=[f"{c[0]}-{c[1] or 'x'}-{k}" for k, c in enumerate(CASES)])
+@pytest.mark.parametrize("stem,seed,seq,want", case_params(CASES))
 def test_target_is_recovered_and_replays(stem, seed, seq, want):
     assert_recovered(stem, seq, want)
 

@@ -37,7 +37,7 @@ from clayx.whitebox import model as M
 from clayx.whitebox import unrolls as U
 from clayx.whitebox.model import Aff, Rel, Sched, it
 
-from whitebox_cases import (assert_recovered, assert_recovered_code_runs, session,
+from whitebox_cases import (assert_recovered, case_params, assert_recovered_code_runs, session,
                             symbolic_target, recover_module as R)
 
 SKEWED_HALF = ("tile([0], 3, 3, 5); tile([0, 1], 3, 2, 32); reverse([0, 1, 0, 0, 0], 2); "
@@ -68,8 +68,7 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize("stem,seed,seq,want", CASES,
-                         ids=[f"{c[0]}-{c[1] or 'x'}-{k}" for k, c in enumerate(CASES)])
+@pytest.mark.parametrize("stem,seed,seq,want", case_params(CASES))
 def test_target_is_recovered_and_replays(stem, seed, seq, want):
     assert_recovered(stem, seq, want)
 

@@ -29,7 +29,8 @@ from clayx.whitebox.simplify import (PAIR_BUDGET, TAIL_BUDGET, _by_dates, _dates
                                      shortcuts, simplify)
 from clayx.whitebox.steps import Step
 from clayx.whitebox.targets import start_of
-from whitebox_cases import assert_recovered, assert_recovered_code_runs, recover_module, session
+from whitebox_cases import (assert_recovered_shorter, case_params, assert_recovered_code_runs,
+                            recover_module, session)
 
 #: (kernel, fuzz seed, the random sequence, the script recovered today,
 #: its length before simplification, the length on main before this rule)
@@ -75,15 +76,10 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize("stem,seed,seq,want,raw,main", CASES,
-                         ids=[f"{c[0]}-{c[1]}" for c in CASES])
+@pytest.mark.parametrize("stem,seed,seq,want,raw,main", case_params(CASES))
 def test_targets_with_empty_parts_are_recovered_shorter(stem, seed, seq, want, raw, main):
-    assert_recovered(stem, seq, want)
-    s = session(stem, seq)
-    r = whitebox(s.original, s.current.schedule)
+    r = assert_recovered_shorter(stem, seq, want, main)
     assert len(r.raw) == raw
-    assert len(r.steps) < main
-    assert not r.timings.get("simplification_undone")
 
 
 def test_lu_peels_are_shorter():

@@ -33,7 +33,8 @@ from clayx.whitebox.simplify import (_apply, _as_one_skew, _hoisted, _row, _spli
                                      _tagged, merge_siblings, skew_runs)
 from clayx.whitebox.steps import Step
 from clayx.whitebox.targets import start_of
-from whitebox_cases import assert_recovered, assert_recovered_code_runs, session
+from whitebox_cases import (assert_recovered_shorter, case_params, assert_recovered_code_runs,
+                            session)
 
 #: (kernel, fuzz seed, the random sequence, the script recovered today,
 #: its length on main, whether main showed the raw one after a failed replay)
@@ -61,14 +62,9 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize("stem,seed,seq,want,main,undone", CASES,
-                         ids=[f"{c[0]}-{c[1]}" for c in CASES])
+@pytest.mark.parametrize("stem,seed,seq,want,main,undone", case_params(CASES))
 def test_recovered_shorter(stem, seed, seq, want, main, undone):
-    assert_recovered(stem, seq, want)
-    s = session(stem, seq)
-    r = whitebox(s.original, s.current.schedule)
-    assert len(r.steps) < main
-    assert not r.timings.get("simplification_undone")
+    assert_recovered_shorter(stem, seq, want, main)
 
 
 def _start(stem: str):

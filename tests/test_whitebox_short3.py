@@ -37,7 +37,8 @@ from clayx.whitebox.model import Aff, Divs
 from clayx.whitebox.simplify import _emptiness, _same_end
 from clayx.whitebox.steps import Step
 from clayx.whitebox.targets import start_of
-from whitebox_cases import assert_recovered, assert_recovered_code_runs, recover_module, session
+from whitebox_cases import (assert_recovered_shorter, case_params, assert_recovered_code_runs,
+                            recover_module, session)
 
 _implied = recover_module._implied
 _shared_first = recover_module._shared_first
@@ -55,14 +56,9 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize("stem,seed,seq,want,main", CASES,
-                         ids=[f"{c[0]}-{c[1]}" for c in CASES])
+@pytest.mark.parametrize("stem,seed,seq,want,main", case_params(CASES))
 def test_recovered_shorter(stem, seed, seq, want, main):
-    assert_recovered(stem, seq, want)
-    s = session(stem, seq)
-    r = whitebox(s.original, s.current.schedule)
-    assert len(r.steps) < main
-    assert not r.timings.get("simplification_undone")
+    assert_recovered_shorter(stem, seq, want, main)
 
 
 def _i(k: int, c: int = 0) -> Aff:

@@ -47,11 +47,12 @@ def replays(stem: str, script_text: str, target) -> bool:
 
 
 def case_params(cases: list, slow=()) -> list:
-    """pytest parameters of regression cases ``(stem, seed, seq, want)``,
-    with ids ``stem-seed``; those whose seed is in ``slow`` marked slow."""
-    return [pytest.param(*c, id=f"{c[0]}-{c[1]}",
+    """pytest parameters of regression cases ``(stem, seed, seq, want, …)``,
+    with ids ``stem-seed`` (``stem-x-k`` for the ``k``-th case, a case
+    with no fuzz seed); those whose seed is in ``slow`` marked slow."""
+    return [pytest.param(*c, id=f"{c[0]}-{c[1]}" if c[1] is not None else f"{c[0]}-x-{k}",
                          marks=[pytest.mark.slow] if c[1] in slow else [])
-            for c in cases]
+            for k, c in enumerate(cases)]
 
 
 def case_of(cases: list, seed: int) -> tuple[str, str]:
@@ -60,9 +61,9 @@ def case_of(cases: list, seed: int) -> tuple[str, str]:
     return stem, seq
 
 
-def assert_recovered(stem: str, seq: str, want: str) -> None:
+def assert_recovered(stem: str, seq: str, want: str):
     """The target ``seq`` makes is recovered exactly as ``want``, and the
-    script replays to it, simplified and raw."""
+    script replays to it, simplified and raw; the whitebox result."""
     s = session(stem, seq)
     assert len(s.script) == seq.count(";")          # every step of the sequence applied
     target = s.current.schedule
@@ -72,6 +73,16 @@ def assert_recovered(stem: str, seq: str, want: str) -> None:
     assert replays(stem, r.text(comments=False), target)
     raw = whitebox(s.original, target, simplify=False)
     assert raw.exact and replays(stem, raw.text(comments=False), target)
+    return r
+
+
+def assert_recovered_shorter(stem: str, seq: str, want: str, main: int):
+    """:func:`assert_recovered`, in fewer steps than ``main`` (the length
+    recovered before), with no simplification undone; the whitebox result."""
+    r = assert_recovered(stem, seq, want)
+    assert len(r.steps) < main
+    assert not r.timings.get("simplification_undone")
+    return r
 
 
 def symbolic_target(stem: str, seq: str):

@@ -255,13 +255,13 @@ class Oracle:
 #: and the most reductions of the target's tiling it tries
 #: (:func:`.recover.reduce`'s steps, memoized or not): a deterministic bound
 #: on the search, whatever the machine's load; a search that needs more
-#: gives up with a :class:`SearchGaveUp`.  On the fuzz seeds measured
-#: (``scripts/fuzz_whitebox.py --slow-ms``) a recovered case needs at most
-#: 81 checks (bicg 19154) and 5548 reductions (trmm 58195, over its three
-#: retries, 0.6 s of CPU): margins of 12 and 2.9; the longest refusal
-#: that ends by itself needs 9278 (gemm 69150, 3 s, with wbtile5's last
-#: passes; trmm 15055, 4019 before, is recovered in 1530), so none of the
-#: 78 seeds' cases reaches either bound.
+#: gives up with a :class:`SearchGaveUp`.  Measured on fuzz cases
+#: (``scripts/fuzz_whitebox.py --slow-ms``, and the slowest cases one by
+#: one): a recovered case needs at most 84 checks (bicg 19154) and about
+#: 7000 reductions (trmm 58195, over its careful retries, 1 s of CPU):
+#: margins of 12 and 2.3; the refusals left over 98 seeds need at most
+#: 4879 (seidel-2d 104006; gemm 69150, 9278 when it was refused, is
+#: recovered in ~1400), so no case reaches either bound.
 MAX_EFFORT = 1000
 MAX_REDUCTIONS = 16000
 
@@ -467,9 +467,9 @@ def _whitebox(original, target, simplify: bool, verify: bool, deps, phases: _Pha
             # (no reduction step of their own: steps that give no instance
             # a date may leave them dimensions a later reshape makes
             # dependent, _groups)
-            for goal, free in ((as_read, False), (T, True)):
-                if goal is T and not free or free and not _empty_loop(T):
-                    continue
+            tries = ([(as_read, False)] if as_read is not T else []) \
+                + ([(T, True)] if _has_empty_part(T) else [])
+            for goal, free in tries:
                 try:
                     raw = retry(goal, free)
                 except SearchGaveUp:
@@ -589,12 +589,12 @@ def _plain_empty_parts(T: Sched) -> Sched | None:
     return X if changed else None
 
 
-def _empty_loop(T: Sched) -> bool:
-    """Does ``T`` have a loop or a statement that holds empty parts only
-    (the places whose steps ``recover(…, free_empties=True)`` leaves out)?
-    Every empty part is one: a step on the part alone (an ``interchange``
-    or ``reshape`` of its statement, which a reduction may make to give it
-    the dimensions it has as read) gives no instance a date either, and can
+def _has_empty_part(T: Sched) -> bool:
+    """Does ``T`` have an empty part (no instance), so that the last try,
+    ``recover(…, free_empties=True)``, can differ?  Not only a loop of
+    empty parts: a step on an empty part alone (an ``interchange`` or
+    ``reshape`` of its statement, which a reduction may make to give it the
+    dimensions it has as read) gives no instance a date either, and can
     leave it dimensions a later ``reshape`` of a loop it shares makes
     dependent (jacobi-1d fuzz seed 101203: a peeled empty half unembedded,
     its chunk loop shared)."""

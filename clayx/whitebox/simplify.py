@@ -351,7 +351,7 @@ def _skew_run_at(steps: list[Step], i: int, O: Sched, oracle) -> list[Step] | No
     if len(new) >= len(run) or not _legal_run(O, steps[:i], others + new, oracle):
         return None
     out = steps[:i] + others + new + steps[end + 1:]
-    if not _same_state(O, out[:i + len(others) + len(new)], steps[:end + 1]):
+    if not _same_end(O, out[:i + len(others) + len(new)], steps[:end + 1]):
         return None                         # (not the same schedule after the run)
     return out
 
@@ -419,7 +419,7 @@ def _merge_siblings_at(steps: list[Step], k: int, O: Sched, oracle) -> list[Step
         return None
     new = steps[:k] + run + steps[group[-1] + 1:]
     # the same schedule after the group (the steps moved commute)
-    if not _same_state(O, new[:k + len(run)], steps[:group[-1] + 1]):
+    if not _same_end(O, new[:k + len(run)], steps[:group[-1] + 1]):
         return None
     return new
 
@@ -702,19 +702,14 @@ def _marks(S: Sched) -> tuple:
     return tuple(sorted(repr(m) for m in S.marks))
 
 
-def _same_state(O: Sched, steps: list[Step], other: list[Step]) -> bool:
-    """Do ``steps`` and ``other``, both from ``O``, give the same symbolic
-    schedule (:func:`_key`; False when either cannot be followed)?"""
-    a, b = _state(O, steps), _state(O, other)
-    return a is not None and b is not None and _key(a) == _key(b)
-
-
-def _same_end(O: Sched, steps: list[Step], other: list[Step], empty) -> bool:
+def _same_end(O: Sched, steps: list[Step], other: list[Step], empty=None) -> bool:
     """Do ``steps`` and ``other``, both from ``O``, end at the same
     schedule (:func:`_key`), or, with ``empty`` (:func:`_emptiness`), at
     schedules that give every instance the same date (:func:`_dates_key`)?
-    The check of :func:`simplify`'s shortcut rounds: a combination of
-    ways met by dates may not reach the old dates (lu fuzz sequence
+    False when either cannot be followed.  The check of the rewrite rules
+    :func:`skew_runs` and :func:`merge_siblings` (``empty`` None), and of
+    :func:`simplify`'s shortcut rounds: a combination of ways met by dates
+    may not reach the old dates (lu fuzz sequence
     ``peel([0, 0], {0 | -2}); peel([0], {1 | -2}); …``: two peels that
     leave a statement one place off, which the replay finds "same order,
     different dates" and shows)."""
@@ -984,14 +979,14 @@ def _hoisted(states: list[Sched], steps: list[Step], i: int, memo: dict):
     if len({c for _, c in cuts_of}) < 2 or not any(root in touched for root, _ in cuts_of):
         return                              # one cut already, or the moved steps change none
 
-    def form(r, c):
+    def cut_form(r, c):
         k = (r.stmt, tuple(r.alphas), c)
         if k not in memo:
             memo[k] = alpha_form(r, c)
         return memo[k]
 
     def forms_on(Y: Sched, roots) -> set:
-        return {form(Y.by_tag(root), c) for root, c in cuts_of if roots(root)}
+        return {cut_form(Y.by_tag(root), c) for root, c in cuts_of if roots(root)}
     same = forms_on(S, lambda t: t not in touched)
     forms = same | forms_on(X, touched.__contains__)
     forms.discard(None)
