@@ -22,7 +22,7 @@ from clayx.whitebox import Effort, SearchGaveUp, WhiteboxError, whitebox
 from clayx_repl import auto as repl_auto
 
 from whitebox_cases import (EXAMPLES, assert_recovered, assert_recovered_code_runs,
-                            recover_module as _recover, session, symbolic_target)
+                            tiling_module, session, symbolic_target)
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -248,12 +248,12 @@ def test_the_oracle_answers_a_schedule_once():
 def test_a_reduction_that_did_nothing_is_not_tried_again():
     T, oracle = symbolic_target(*TRMM)
     with pytest.raises(WhiteboxError):
-        _recover.reduce(T.copy(), oracle)
+        tiling_module.reduce(T.copy(), oracle)
     first = dict(oracle.reductions)
     assert first
     checks = oracle.checks
     with pytest.raises(WhiteboxError) as e:
-        _recover.reduce(T.copy(), oracle)
+        tiling_module.reduce(T.copy(), oracle)
     # the same refusal; every reduction that did nothing came from the memo
     # (a new one would be a new entry), no schedule asked of isl again
     assert "strip-mined dimension 1 of S0" in str(e.value)

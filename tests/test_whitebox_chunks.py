@@ -16,7 +16,7 @@ from clayx.whitebox.model import Aff, it
 
 from whitebox_cases import (assert_recovered, assert_recovered_code_runs,
                             session as _session, symbolic_target as _target,
-                            recover_module as _recover)
+                            tiling_module)
 
 
 #: (kernel, fuzz seed, the random sequence, the script recovered today).
@@ -131,13 +131,13 @@ def test_a_reversed_chunk_written_by_isl_is_read_as_one():
     T, _ = _target("mvt", "")
     d = T.divs.get(Aff.var(it(0)) + Aff.const(1), 2)
     a = d - Aff.var(it(0))
-    readings = _recover._signed_chunks(T, a)
+    readings = tiling_module._signed_chunks(T, a)
     assert (-1, Aff.var(it(0)), 2) in readings
     assert (1, Aff.const(1) - Aff.var(it(0)), 2) in readings
     # two divs, a scaled div, a fraction: no reading
     e = T.divs.get(Aff.var(it(1)), 3)
-    assert _recover._signed_chunks(T, a + e) == []
-    assert _recover._signed_chunks(T, d.scale(2)) == []
+    assert tiling_module._signed_chunks(T, a + e) == []
+    assert tiling_module._signed_chunks(T, d.scale(2)) == []
 
 
 def test_reread_turns_the_reversed_chunk_of_a_dimension_into_minus_a_div():
@@ -146,9 +146,9 @@ def test_reread_turns_the_reversed_chunk_of_a_dimension_into_minus_a_div():
                           "interchange([1], 1, 1); reverse([0, 0, 0], 2);")
     r = T.rels[0]
     assert r.alphas[1].keys("i")                     # as isl wrote it
-    assert _recover._reread_chunks(T)
+    assert tiling_module._reread_chunks(T)
     assert r.alphas[1] == -T.divs.get(Aff.var(it(0)), 2)
-    assert not _recover._reread_chunks(T)            # nothing left to read
+    assert not tiling_module._reread_chunks(T)            # nothing left to read
 
 
 def test_reread_leaves_a_chunk_whose_numerator_is_no_dimension():
@@ -157,7 +157,7 @@ def test_reread_leaves_a_chunk_whose_numerator_is_no_dimension():
     T, _ = _target("lu", "iss([0, 0], {-1, -1 | | 0 | 5}); stripmine([0, 0], 2, 5); "
                          "stripmine([0, 0], 3, 3); reshape([0], 2, 2, -1);")
     before = str(T)
-    assert not _recover._reread_chunks(T)
+    assert not tiling_module._reread_chunks(T)
     assert str(T) == before
 
 
@@ -166,10 +166,10 @@ def test_self_skew_reads_a_chunk_skewed_by_its_point_loop():
     i = Aff.var(it(0))
     # floor(3i / 4) + 2·3i, as isl writes it: floor(-i / 4) + 7i
     a = T.divs.get(-i, 4) + i.scale(7)
-    assert _recover._self_skew(T, a, i.scale(3)) == 2
+    assert tiling_module._self_skew(T, a, i.scale(3)) == 2
     # the plain chunk (no skew) and a point loop that is no factor: None
-    assert _recover._self_skew(T, T.divs.get(i, 4), i) is None
-    assert _recover._self_skew(T, a, Aff.var(it(1))) is None
+    assert tiling_module._self_skew(T, T.divs.get(i, 4), i) is None
+    assert tiling_module._self_skew(T, a, Aff.var(it(1))) is None
 
 
 def test_divs_with_large_coefficients_are_written_with_small_ones():
@@ -177,23 +177,23 @@ def test_divs_with_large_coefficients_are_written_with_small_ones():
     i = Aff.var(it(0))
     # floor((159i + 159) / 160) = i - floor(i / 160)
     big = T.divs.get(i.scale(159) + Aff.const(159), 160)
-    assert _recover._small_div(T, big.keys("d")[0]) == i - T.divs.get(i, 160)
+    assert tiling_module._small_div(T, big.keys("d")[0]) == i - T.divs.get(i, 160)
     # floor((4i + 4) / 5) = i - floor(i / 5); floor(7i / 3) = 2i + floor(i / 3)
-    assert _recover._small_div(T, T.divs.get(i.scale(4) + Aff.const(4), 5).keys("d")[0]) \
+    assert tiling_module._small_div(T, T.divs.get(i.scale(4) + Aff.const(4), 5).keys("d")[0]) \
         == i - T.divs.get(i, 5)
-    assert _recover._small_div(T, T.divs.get(i.scale(7), 3).keys("d")[0]) \
+    assert tiling_module._small_div(T, T.divs.get(i.scale(7), 3).keys("d")[0]) \
         == i.scale(2) + T.divs.get(i, 3)
     # small already (isl's usual forms): unchanged
-    assert _recover._small_div(T, T.divs.get(i + Aff.const(1), 3).keys("d")[0]) is None
-    assert _recover._small_div(T, T.divs.get(-i.scale(2), 5).keys("d")[0]) is None
+    assert tiling_module._small_div(T, T.divs.get(i + Aff.const(1), 3).keys("d")[0]) is None
+    assert tiling_module._small_div(T, T.divs.get(-i.scale(2), 5).keys("d")[0]) is None
     # in a schedule: a chunk as it is (one div) stays, -d + i is rewritten
     # into floor(i / 160) (the atax golden of test_whitebox_regressions
     # once changed when a plain chunk was rewritten)
     r = T.rels[0]
     r.alphas[0] = big
-    assert not _recover._small_divs(T) and r.alphas[0] == big
+    assert not tiling_module._small_divs(T) and r.alphas[0] == big
     r.alphas[0] = i - big
-    assert _recover._small_divs(T) and r.alphas[0] == T.divs.get(i, 160)
+    assert tiling_module._small_divs(T) and r.alphas[0] == T.divs.get(i, 160)
 
 
 def test_a_flat_chunk_of_a_chunk_dimension_is_read_as_its_tile():
@@ -203,20 +203,20 @@ def test_a_flat_chunk_of_a_chunk_dimension_is_read_as_its_tile():
     j = Aff.var(it(1))
     assert r.alphas[1:4] == [T.divs.get(j, 160), T.divs.get(j, 5), j]
     # j itself a dimension: a tile of j by 160 (read as that already)
-    assert not _recover._chunk_of_chunk(T)
+    assert not tiling_module.chunk_of_chunk(T)
     r.alphas[3] = j + Aff.var(it(0))                 # the point loop skewed
-    assert _recover._chunk_of_chunk(T)
+    assert tiling_module.chunk_of_chunk(T)
     assert r.alphas[1] == T.divs.get(T.divs.get(j, 5), 32)
-    assert not _recover._chunk_of_chunk(T)
+    assert not tiling_module.chunk_of_chunk(T)
     # a size the inner chunk's does not divide (floor(j / 12), floor(j / 5)):
     # unchanged
     r.alphas[1] = T.divs.get(j, 12)
-    assert not _recover._chunk_of_chunk(T)
+    assert not tiling_module.chunk_of_chunk(T)
     # the flat div used by another dimension too (a skew by it): unchanged,
     # or the two would no longer read as the same chunk
     r.alphas[1] = T.divs.get(j, 160)
     r.alphas[0] = Aff.var(it(0)) - T.divs.get(j, 160).scale(2)
-    assert not _recover._chunk_of_chunk(T)
+    assert not tiling_module.chunk_of_chunk(T)
 
 
 def test_a_reshape_that_merges_dates_of_another_statement_is_not_undone_there():
@@ -224,7 +224,7 @@ def test_a_reshape_that_merges_dates_of_another_statement_is_not_undone_there():
     # on [0] it would make S2's (i0, 2 i1, i2), read as grained, (i0, 0, i2)
     T, oracle = _target("lu", "iss([0, 0], {-1, -1 | | 0 | 5}); stripmine([0, 0], 2, 5); "
                               "stripmine([0, 0], 3, 3); reshape([0], 2, 2, -1);")
-    steps = _recover.reduce(T, oracle)
+    steps = tiling_module.reduce(T, oracle)
     reshapes = [st for st in steps if st.name == "reshape"]
     assert [st.args for st in reshapes] == [((0, 0), 2, 2, -1)]
     for r in T.rels:

@@ -19,7 +19,7 @@ from clayx.whitebox.model import Aff, it, par
 from clayx.whitebox.steps import Step
 
 from whitebox_cases import (assert_recovered, assert_recovered_code_runs,
-                            symbolic_target as _target, recover_module as _recover)
+                            symbolic_target as _target, tiling_module)
 
 
 #: (kernel, fuzz seed, the random sequence, the script recovered today).
@@ -90,9 +90,9 @@ def test_an_epilog_chunk_is_read_as_the_chunk_of_its_point_loop():
     d = T.divs.get(M.scale(3), 4)
     epilog = [r for r in T.rels if r.alphas[0] == -d + M - Aff.const(1)]
     assert len(epilog) == 3
-    assert _recover._parametric_chunks(T)
+    assert tiling_module._parametric_chunks(T)
     assert sum(r.alphas[0] == T.divs.get(i, 4) for r in epilog) == 1    # one at a time
-    while _recover._parametric_chunks(T):
+    while tiling_module._parametric_chunks(T):
         pass
     assert all(r.alphas[0] == T.divs.get(i, 4) for r in epilog)
     # must fail: a parametric dimension the chunk is not on the instances
@@ -100,10 +100,10 @@ def test_an_epilog_chunk_is_read_as_the_chunk_of_its_point_loop():
     for r in T.rels:
         if r.alphas[0] == -d + M - Aff.const(1):
             r.alphas[0] = -d + M
-    assert not _recover._parametric_chunks(T)
+    assert not tiling_module._parametric_chunks(T)
     # nor a div with an iterator (a chunk as it is)
     T, _ = _target("atax", "tile([1], 1, 1, 4);")
-    assert not _recover._parametric_chunks(T)
+    assert not tiling_module._parametric_chunks(T)
 
 
 def test_a_part_takes_the_chunk_form_of_the_tile_it_shares():
@@ -114,13 +114,13 @@ def test_a_part_takes_the_chunk_form_of_the_tile_it_shares():
     j, N = Aff.var(it(1)), Aff.var(par("N"))
     x = T.by_tag(3)
     assert x.alphas[1] == j - N + Aff.const(2)
-    assert _recover._loop_chunks(T)
+    assert tiling_module._loop_chunks(T)
     assert x.alphas[1] == T.divs.get(j - N + Aff.const(2), 5)
-    assert not _recover._loop_chunks(T)                  # nothing left to read
+    assert not tiling_module._loop_chunks(T)                  # nothing left to read
     # must fail: a form that is not the chunk on the part
     T, _ = _target("lu", seq)
     T.by_tag(3).alphas[1] = j - N + Aff.const(3)
-    assert not _recover._loop_chunks(T)
+    assert not tiling_module._loop_chunks(T)
 
 
 def test_a_point_loop_fixed_by_a_part_is_its_chunk_point():
@@ -132,15 +132,15 @@ def test_a_point_loop_fixed_by_a_part_is_its_chunk_point():
     x, y = T.by_tag(0), T.by_tag(1)
     assert x.elim and not y.elim
     x.alphas[:2] = [d, Aff()]
-    assert _recover._point_of(T, x, 1, 2)
+    assert tiling_module._point_of(T, x, 1, 2)
     x.alphas[1] = Aff.const(1)
-    assert not _recover._point_of(T, x, 1, 2)            # must fail: not i0 there
+    assert not tiling_module._point_of(T, x, 1, 2)            # must fail: not i0 there
     y.alphas[:2] = [d, Aff()]
-    assert not _recover._point_of(T, y, 1, 2)            # no equality: 0 is not i0
+    assert not tiling_module._point_of(T, y, 1, 2)            # no equality: 0 is not i0
     y.alphas[:2] = [d, i]
-    assert _recover._point_of(T, y, 1, 2)
+    assert tiling_module._point_of(T, y, 1, 2)
     y.alphas[0] = d + j
-    assert not _recover._point_of(T, y, 1, 2)            # no chunk at 1
+    assert not tiling_module._point_of(T, y, 1, 2)            # no chunk at 1
 
 
 def test_a_reshape_after_the_skew_of_a_chunk_loop_is_undone_first():
@@ -151,17 +151,17 @@ def test_a_reshape_after_the_skew_of_a_chunk_loop_is_undone_first():
     d = T.divs.get(i, 3)
     assert T.rels[0].alphas == [d + i, Aff(), j]
     found = []
-    assert _recover._unreshape_skewed_chunk_once(T, found, oracle)
+    assert tiling_module._unreshape_skewed_chunk_once(T, found, oracle)
     assert found == [Step("reshape", ((0, 0, 0, 0), 2, 1, 1)), Step("skew", ((0,), 1, 2, -1))]
     assert T.rels[0].alphas == [d, i, j] and T.rels[1].alphas[0] == d
-    assert not _recover._unreshape_skewed_chunk_once(T, [], oracle)
+    assert not tiling_module._unreshape_skewed_chunk_once(T, [], oracle)
     # must fail: the iterator the chunk loop was skewed by is gone (an unembed):
     # giving it to another dimension would merge dates
     T, oracle = _target("gemm", "stripmine([0], 1, 3); skew([0, 0, 1], 1, 4, -2); "
                                 "unembed([0, 0, 1, 0, 0]); embed([0, 0, 1, 0]); fuse([0]); "
                                 "unembed([0, 0, 1, 0, 0]);")
     before = [list(r.alphas) for r in T.rels]
-    assert not _recover._unreshape_skewed_chunk_once(T, [], oracle)
+    assert not tiling_module._unreshape_skewed_chunk_once(T, [], oracle)
     assert [r.alphas for r in T.rels] == before
 
 
@@ -175,16 +175,16 @@ def test_a_chunk_loop_hidden_by_skews_is_solved_for():
     s1 = list(T.by_tag(1).alphas)
     assert T.by_tag(3).alphas[0] == i and d not in (T.by_tag(3).alphas[1] - i).c
     found = []
-    assert _recover._unskew_to_chunk_once(T, found, oracle)
+    assert tiling_module._unskew_to_chunk_once(T, found, oracle)
     assert found == [Step("skew", ((1, 0, 1), 1, 2, -1))]
     assert T.by_tag(2).alphas[0] == d and T.by_tag(3).alphas[0] == d
     assert T.by_tag(1).alphas == s1                      # a plain chunk loop: left alone
     # trmm: isl's 3·floor(j / 3) - j beside the point loop j - 2·floor(j / 3)
     T, oracle = _target("trmm", "tile([0], 2, 1, 3); skew([0], 3, 1, 2); "
                                 "skew([0, 0, 0, 0], 1, 3, 1);")
-    assert _recover._reread_chunks(T)
+    assert tiling_module._reread_chunks(T)
     found = []
-    assert _recover._unskew_to_chunk_once(T, found, oracle)
+    assert tiling_module._unskew_to_chunk_once(T, found, oracle)
     assert found == [Step("skew", ((0, 0, 0, 0), 1, 3, 1))]
     assert T.rels[0].alphas[0] == T.divs.get(Aff.var(it(1)), 3)
     # must fail: a div that is no integral combination of the dimensions
@@ -194,7 +194,7 @@ def test_a_chunk_loop_hidden_by_skews_is_solved_for():
     for tag in (2, 3):
         T.by_tag(tag).alphas[:] = [i, e.scale(2) + i, j]
     before = [list(r.alphas) for r in T.rels]
-    assert not _recover._unskew_to_chunk_once(T, [], oracle)
+    assert not tiling_module._unskew_to_chunk_once(T, [], oracle)
     assert [r.alphas for r in T.rels] == before
 
 
@@ -205,9 +205,9 @@ def test_a_whole_loop_interchange_is_undone_before_the_chunk_loop_sinks():
     seq = ("stripmine([0, 1, 0], 3, 2); interchange([0, 1, 0, 0], 2, 4); "
            "interchange([0], 1, 2);")
     T, oracle = _target("lu", seq)
-    assert not _recover._sink_chunk_once(T, [], oracle)
+    assert not tiling_module._sink_chunk_once(T, [], oracle)
     found = []
-    assert _recover._unswap_then_sink_once(T, found, oracle)
+    assert tiling_module._unswap_then_sink_once(T, found, oracle)
     assert found == [Step("interchange", ((0,), 1, 2)), Step("interchange", ((0, 1), 2, 3))]
     i, j, k = (Aff.var(it(n)) for n in range(3))
     assert T.by_tag(2).alphas == [i, T.divs.get(k, 2), k, j]     # the chunk loop outside k
@@ -215,9 +215,9 @@ def test_a_whole_loop_interchange_is_undone_before_the_chunk_loop_sinks():
     # must fail: without an oracle (no legality to tell the orders apart),
     # or with no chunk inside its point loop
     T, _ = _target("lu", seq)
-    assert not _recover._unswap_then_sink_once(T, [])
+    assert not tiling_module._unswap_then_sink_once(T, [])
     T, oracle = _target("lu", "stripmine([0, 1, 0], 3, 2);")
-    assert not _recover._unswap_then_sink_once(T, [], oracle)
+    assert not tiling_module._unswap_then_sink_once(T, [], oracle)
 
 
 def test_a_chunk_of_a_chunk_loop_beside_its_point_loop():
@@ -227,9 +227,9 @@ def test_a_chunk_of_a_chunk_loop_beside_its_point_loop():
     seq = "tile([1], 1, 1, 16); interchange([1, 0, 1], 1, 2); stripmine([1, 0], 2, 5);"
     T, _ = _target("bicg", seq)
     before = [list(r.alphas) for r in T.rels]
-    assert not _recover._chunk_of_chunk(T)               # must fail: beside its point loop
+    assert not tiling_module.chunk_of_chunk(T)               # must fail: beside its point loop
     assert [r.alphas for r in T.rels] == before
-    assert _recover._chunk_of_chunk(T, beside_point=True)
+    assert tiling_module.chunk_of_chunk(T, beside_point=True)
     i = Aff.var(it(0))
     d16 = T.divs.get(i, 16)
     for tag in (2, 3):
@@ -237,7 +237,7 @@ def test_a_chunk_of_a_chunk_loop_beside_its_point_loop():
     assert T.by_tag(1).alphas == before[1]               # no chunk of floor(i / 5) there
     # the first passes of reduce leave it, the last recovers it
     T, oracle = _target("bicg", seq)
-    steps = _recover.reduce(T, oracle)
+    steps = tiling_module.reduce(T, oracle)
     assert [st.name for st in steps].count("stripmine") == 2
     assert all(not a.keys("d") for r in T.rels for a in r.alphas)
 
@@ -251,9 +251,9 @@ def test_a_chunk_dimension_the_others_read_is_not_solved_for():
            "fuse([1, 0, 0]); reshape([1, 0], 3, 1, -1); skew([1, 0, 0], 2, 3, -2); "
            "split([1, 0, 0, 0], 1);")
     T, oracle = _target("mvt", seq)
-    assert _recover._reread_chunks(T)
+    assert tiling_module._reread_chunks(T)
     before = [list(r.alphas) for r in T.rels]
-    assert not _recover._unskew_to_chunk_once(T, [], oracle)
+    assert not tiling_module._unskew_to_chunk_once(T, [], oracle)
     assert [r.alphas for r in T.rels] == before
     assert_recovered("mvt", seq, "peel([1, 0], {1 | 2});\nsplit([1, 0], 1);\n"
                      "interchange([2], 1, 2);\nstripmine([2], 1, 4);\ninterchange([2], 1, 2);\n"
@@ -266,10 +266,10 @@ def test_a_reversed_div_reads_as_the_plain_chunk():
     i, m = Aff.var(it(0)), Aff.var(par("m"))
     e = T.divs.get(i.scale(-1) - Aff.const(1), 4)      # -floor(i / 4) - 1
     d = T.divs.get(i, 4)
-    assert _recover._plain_chunk(T, -e - Aff.const(1)) == d
-    assert _recover._plain_chunk(T, -e + m) == d + Aff.const(1) + m
+    assert tiling_module._plain_chunk(T, -e - Aff.const(1)) == d
+    assert tiling_module._plain_chunk(T, -e + m) == d + Aff.const(1) + m
     for a in (e, -e + i, d, e + d):                    # not a reversed div: as it is
-        assert _recover._plain_chunk(T, a) == a
+        assert tiling_module._plain_chunk(T, a) == a
 
 
 # The sequences of this class refused here before (trmm 70205, lu 30257,

@@ -23,7 +23,7 @@ from clayx.whitebox.model import Aff, it
 from clayx.whitebox.steps import Step
 
 from whitebox_cases import (assert_recovered, assert_recovered_code_runs, case_of, case_params,
-                            symbolic_target as _target, recover_module as _recover)
+                            symbolic_target as _target, tiling_module)
 
 
 #: (kernel, fuzz seed, the random sequence, the script recovered today).
@@ -143,8 +143,8 @@ def test_a_skewed_tile_loop_is_undone_first():
     d = T.divs.get(Aff.var(it(1)), 2)
     i = Aff.var(it(0))
     assert [r.alphas[0] for r in T.rels] == [d, d + i]
-    assert not _recover._unskew_chunk_once(T.copy(), [], oracle)
-    starts = list(_recover._skewed_tiles(T, oracle))
+    assert not tiling_module._unskew_chunk_once(T.copy(), [], oracle)
+    starts = list(tiling_module._skewed_tiles(T, oracle))
     assert len(starts) == 1
     X, direct = starts[0]
     assert [r.alphas[0] for r in X.rels] == [d - i, d]
@@ -152,7 +152,7 @@ def test_a_skewed_tile_loop_is_undone_first():
     assert [r.alphas[0] for r in T.rels] == [d, d + i]      # T itself unchanged
     # must fail: plain tile loops (no skew to undo)
     T, oracle = _target("syrk", "stripmine([0, 1, 0], 2, 4);")
-    assert list(_recover._skewed_tiles(T, oracle)) == []
+    assert list(tiling_module._skewed_tiles(T, oracle)) == []
 
 
 def test_a_dimension_skewed_by_one_with_the_same_divs_is_unskewed():
@@ -162,19 +162,19 @@ def test_a_dimension_skewed_by_one_with_the_same_divs_is_unskewed():
     d0, d1 = T.divs.get(Aff.var(it(0)), 2), T.divs.get(Aff.var(it(1)), 3)
     i1 = Aff.var(it(1))
     found = []
-    assert _recover._unskew_divs_once(T, found, oracle)
+    assert tiling_module._unskew_divs_once(T, found, oracle)
     assert found == [Step("skew", ((0,), 1, 4, -2))]
     assert T.rels[0].alphas[0] == d0 + i1
     assert T.rels[0].alphas[2] == d0 + d1.scale(2) + i1.scale(2)
     # then the point loop skewed by the tile loop and by the chunk loop: i1 again
-    assert _recover._unskew_divs_once(T, found, oracle)
+    assert tiling_module._unskew_divs_once(T, found, oracle)
     assert T.rels[0].alphas[2] == d1.scale(2) + i1
-    assert _recover._unskew_divs_once(T, found, oracle)
+    assert tiling_module._unskew_divs_once(T, found, oracle)
     assert T.rels[0].alphas[2] == i1
     assert found[1:] == [Step("skew", ((0,), 3, 1, -1)), Step("skew", ((0,), 3, 4, -2))]
     # must fail: no two dimensions with a div in common
     T, oracle = _target("syrk", "stripmine([0, 1, 0], 2, 4);")
-    assert not _recover._unskew_divs_once(T, [], oracle)
+    assert not tiling_module._unskew_divs_once(T, [], oracle)
 
 
 def test_a_chunk_written_with_iterators_is_read_flat():
@@ -183,15 +183,15 @@ def test_a_chunk_written_with_iterators_is_read_flat():
     T, _ = _target(*_case(64196))
     k = Aff.var(it(2))
     assert T.rels[0].alphas[2] == T.divs.get(-k, 4) + k
-    assert _recover._flat_chunks(T)
+    assert tiling_module._flat_chunks(T)
     assert T.rels[0].alphas[2] == T.divs.get(k.scale(3), 4)
-    assert not _recover._flat_chunks(T)                     # once
+    assert not tiling_module._flat_chunks(T)                     # once
     # must fail: a point loop skewed by its chunk loop stays as it is
     T, _ = _target("seidel-2d", "stripmine([0, 0, 0], 3, 4);")
     d = T.divs.get(k, 4)
     assert T.rels[0].alphas[2:] == [d, k]
     T.rels[0].alphas[3] = d + k
-    assert not _recover._flat_chunks(T)
+    assert not tiling_module._flat_chunks(T)
 
 
 def test_nested_divs_are_read_as_the_chunk_they_equal():
@@ -201,16 +201,16 @@ def test_nested_divs_are_read_as_the_chunk_they_equal():
     k, j = Aff.var(it(1)), Aff.var(it(2))
     s1 = T.rels[1]
     assert any(T.divs.of(x)[0].keys("d") for x in s1.alphas[1].keys("d"))
-    assert _recover._nested_chunks(T)
+    assert tiling_module._nested_chunks(T)
     chunk = T.divs.get(k, 16)
     assert s1.alphas[1] == chunk.scale(3)
     assert s1.alphas[3] == j - chunk                        # the skew by it, with it
-    assert not _recover._nested_chunks(T)
+    assert not tiling_module._nested_chunks(T)
     # must fail: without the statement's domain (the equality is on the instances)
     T, _ = _target(*_case(34100))
     for r in T.rels:
         r.stdom = None
-    assert not _recover._nested_chunks(T)
+    assert not tiling_module._nested_chunks(T)
 
 
 def test_split_loops_inside_a_point_loop_are_fused_to_sink_their_chunk():
@@ -218,18 +218,18 @@ def test_split_loops_inside_a_point_loop_are_fused_to_sink_their_chunk():
     # loop 2j, then split between S0 and S1
     T, oracle = _target(*_case(30257))
     X = T.copy()
-    split = _recover._fused_inside(X, (0, 0), {0, 1})
+    split = tiling_module._fused_inside(X, (0, 0), {0, 1})
     assert [r.beta for r in X.rels][:2] == [(0, 0, 0, 0, 0, 0), (0, 0, 0, 1)]
     assert split == [Step("split", ((0, 0, 0, 0, 0, 0), 3))]
     X.split(*split[0].args)
     assert [r.beta for r in X.rels] == [r.beta for r in T.rels]
     # must fail: one loop already
-    assert _recover._fused_inside(X.copy(), (0, 1), {2}) == []
+    assert tiling_module._fused_inside(X.copy(), (0, 1), {2}) == []
     # the first pass is stuck (every legal group of S0 sinks S1's chunk
     # too); the pass with fused sinks reduces it
     with pytest.raises(WhiteboxError, match="strip-mined dimension"):
-        _recover._reduce(T.copy(), oracle, False, True)
-    steps = _recover._reduce(T.copy(), oracle, False, True, fused_sinks=True)
+        tiling_module._reduce(T.copy(), oracle, False, True)
+    steps = tiling_module._reduce(T.copy(), oracle, False, True, fused_sinks=True)
     assert Step("split", ((0, 0, 0, 0, 0, 0), 3)) in steps
 
 
@@ -238,25 +238,25 @@ def test_the_point_loop_of_a_part_is_fixed_before_the_scaling():
     # have (floor(i / 5), i + 2j, …): its reshape reads as a grain first
     T, oracle = _target(*_case(81015))
     with pytest.raises(WhiteboxError):
-        _recover._reduce(T.copy(), oracle, False, True)
-    steps = _recover._reduce(T.copy(), oracle, False, True, points_first=True)
+        tiling_module._reduce(T.copy(), oracle, False, True)
+    steps = tiling_module._reduce(T.copy(), oracle, False, True, points_first=True)
     assert steps == [Step("stripmine", ((0,), 1, 5)), Step("skew", ((0,), 2, 3, -2))]
-    assert _recover.reduce(T.copy(), oracle) == steps
+    assert tiling_module.reduce(T.copy(), oracle) == steps
 
 
 def test_an_outer_loop_skewed_by_a_linearized_chunk_gets_it_back():
     # syrk 48199: (floor(k / 4) + i, k, j) once reversed: a skew of i by
     # the chunk loop of k, which was linearized after
     T, oracle = _target(*_case(48199))
-    assert not _recover._unlinearize_once(T.copy(), [], oracle)
+    assert not tiling_module._unlinearize_once(T.copy(), [], oracle)
     found = []
-    assert _recover._unlinearize_once(T, found, oracle, outer=True)
+    assert tiling_module._unlinearize_once(T, found, oracle, outer=True)
     assert found == [Step("linearize", ((0, 1), 2))]
     d, i = T.divs.get(Aff.var(it(1)), 4), Aff.var(it(0))
     assert T.rels[1].alphas[:2] == [d - i, d]
     # must fail: a chunk loop that is a dimension (nothing was linearized)
     T, oracle = _target("syrk", "stripmine([0, 1, 0], 2, 4); skew([0, 1, 0, 0], 1, 2, -1);")
-    assert not _recover._unlinearize_once(T, [], oracle, outer=True)
+    assert not tiling_module._unlinearize_once(T, [], oracle, outer=True)
 
 
 @pytest.mark.slow

@@ -34,7 +34,7 @@ from clayx.whitebox.model import Aff, it, par
 from clayx.whitebox.steps import Step
 
 from whitebox_cases import (assert_recovered, assert_recovered_code_runs, case_of, case_params,
-                            symbolic_target as _target, recover_module as _recover)
+                            symbolic_target as _target, recover_module as _recover, tiling_module)
 
 
 #: (kernel, fuzz seed, the random sequence, the script recovered today).
@@ -88,27 +88,27 @@ def test_a_div_is_read_as_the_chunk_it_equals():
     i0, i1 = Aff.var(it(0)), Aff.var(it(1))
     assert T.divs.of(k) == (-i0 - Aff.const(1), 4)
     chunk = T.divs.get(i0, 4)
-    assert _recover._div_as_chunk(T, k, i0) == -chunk - Aff.const(1)
+    assert tiling_module._div_as_chunk(T, k, i0) == -chunk - Aff.const(1)
     # a plain chunk of i plus a multiple of its size
-    assert _recover._div_as_chunk(T, T.divs.get(i0 + Aff.const(8), 4).keys("d")[0], i0) \
+    assert tiling_module._div_as_chunk(T, T.divs.get(i0 + Aff.const(8), 4).keys("d")[0], i0) \
         == chunk + Aff.const(2)
     # must fail: another numerator, an offset that is no multiple of the size
-    assert _recover._div_as_chunk(T, k, i1) is None
-    assert _recover._div_as_chunk(T, T.divs.get(i0 + Aff.const(1), 4).keys("d")[0], i0) is None
-    assert _recover._div_as_chunk(T, T.divs.get(-i0, 4).keys("d")[0], i0) is None
+    assert tiling_module._div_as_chunk(T, k, i1) is None
+    assert tiling_module._div_as_chunk(T, T.divs.get(i0 + Aff.const(1), 4).keys("d")[0], i0) is None
+    assert tiling_module._div_as_chunk(T, T.divs.get(-i0, 4).keys("d")[0], i0) is None
 
 
 def test_a_linearize_is_undone_where_the_skew_is_by_minus_the_chunk():
     T, oracle = _target(*_case(86289))
     found = []
-    assert _recover._unlinearize_once(T, found, oracle)
+    assert tiling_module._unlinearize_once(T, found, oracle)
     assert found == [Step("linearize", ((0,), 1))]
     d, j = T.divs.get(Aff.var(it(0)), 4), Aff.var(it(2))
     assert T.rels[0].alphas[0] == d and T.rels[1].alphas == [d, Aff.var(it(0)),
                                                              Aff.var(it(1)), j - d]
     # must fail: nothing linearized (the chunk loop is a dimension)
     T, oracle = _target("syrk", "stripmine([0], 1, 4); skew([0, 0, 1], 4, 1, 1);")
-    assert not _recover._unlinearize_once(T, [], oracle)
+    assert not tiling_module._unlinearize_once(T, [], oracle)
 
 
 def test_a_skew_by_a_chunk_written_with_iterators_is_undone():
@@ -118,23 +118,23 @@ def test_a_skew_by_a_chunk_written_with_iterators_is_undone():
     t = Aff.var(it(0))
     d1 = T.divs.get(Aff.var(it(1)) - t, 3)
     assert T.rels[0].alphas[2] == d1 + t
-    assert not _recover._unskew_once(T.copy(), [])
+    assert not tiling_module._unskew_once(T.copy(), [])
     found = []
-    assert _recover._unskew_once(T, found, general=True)
+    assert tiling_module._unskew_once(T, found, general=True)
     assert found == [Step("skew", ((0,), 5, 3, -2))]
     assert T.rels[0].alphas[4] == Aff.var(it(2))
-    assert not _recover._unskew_once(T, [], general=True)          # once
+    assert not tiling_module._unskew_once(T, [], general=True)          # once
     # the first passes remove that chunk loop before the skew by it
     T, oracle = _target(*_case(83226))
     with pytest.raises(WhiteboxError, match="strip-mined dimension 3"):
-        _recover._reduce(T.copy(), oracle, False, False)
-    steps = _recover._reduce(T.copy(), oracle, False, False, general_skews=True)
+        tiling_module._reduce(T.copy(), oracle, False, False)
+    steps = tiling_module._reduce(T.copy(), oracle, False, False, general_skews=True)
     assert steps[-1] == Step("skew", ((0,), 5, 3, -2))
     # must fail: a dimension with a div plus iterators that is no chunk of
     # another dimension is not a chunk loop to unskew by
     T, oracle = _target(*_case(83226))
     T.rels[0].alphas[3] = Aff.var(it(1))
-    assert not _recover._unskew_once(T, [], general=True)
+    assert not tiling_module._unskew_once(T, [], general=True)
 
 
 def test_an_inequality_without_its_floor_is_read_on_the_chunk():
@@ -171,18 +171,18 @@ def test_a_shifted_tile_of_a_tile_loop_is_read_as_one():
     assert r.alphas[:2] == [T.divs.get(i, 10), d2]
     # floor(i / 10) as isl writes it once shifted: floor((i + 10) / 10) - 1
     r.alphas[0] = T.divs.get(i + Aff.const(10), 10) - Aff.const(1)
-    assert not _recover._chunk_of_chunk(T.copy())           # (a plain div only)
+    assert not tiling_module.chunk_of_chunk(T.copy())           # (a plain div only)
     X = T.copy()
-    assert _recover._shifted_chunk_of_chunk(X)
+    assert tiling_module._shifted_chunk_of_chunk(X)
     assert X.rels[0].alphas[0] == T.divs.get(d2 + Aff.const(5), 5) - Aff.const(1)
-    assert not _recover._shifted_chunk_of_chunk(X)          # once
+    assert not tiling_module._shifted_chunk_of_chunk(X)          # once
     # the tile loop floor(i / 2) is not removed while that flat chunk of it is there
-    assert _recover._flat_chunk_of(T, r, 2)
-    assert not _recover._flat_chunk_of(T, r, 1)
+    assert tiling_module._flat_chunk_of(T, r, 2)
+    assert not tiling_module._flat_chunk_of(T, r, 1)
     # must fail: an offset that is no multiple of the inner size (no chunk of it)
     r.alphas[0] = T.divs.get(i + Aff.const(11), 10) - Aff.const(1)
-    assert not _recover._shifted_chunk_of_chunk(T.copy())
-    assert not _recover._flat_chunk_of(T, r, 2)
+    assert not tiling_module._shifted_chunk_of_chunk(T.copy())
+    assert not tiling_module._flat_chunk_of(T, r, 2)
 
 
 def test_part_of_a_loop_keeps_its_chunk_while_the_others_have_theirs_changed():
@@ -192,30 +192,30 @@ def test_part_of_a_loop_keeps_its_chunk_while_the_others_have_theirs_changed():
     i = Aff.var(it(0))
     assert T.rels[1].alphas[0] == T.divs.get(i, 5) + i
     T.rels[0].alphas[0] = T.divs.get(i, 10)
-    assert _recover._changed_chunk_beside(T, T.rels[0], [T.rels[0]], 1, 5)
+    assert tiling_module._changed_chunk_beside(T, T.rels[0], [T.rels[0]], 1, 5)
     # must fail: another size, or the other chunk as plain as it is made
-    assert not _recover._changed_chunk_beside(T, T.rels[0], [T.rels[0]], 1, 4)
+    assert not tiling_module._changed_chunk_beside(T, T.rels[0], [T.rels[0]], 1, 4)
     T, _ = _target("trmm", TILED)
-    assert not _recover._changed_chunk_beside(T, T.rels[0], [T.rels[0]], 1, 5)
+    assert not tiling_module._changed_chunk_beside(T, T.rels[0], [T.rels[0]], 1, 5)
 
 
 def test_a_shifted_tile_loop_moved_inside_its_point_loop_is_sunk():
     # trmm 15055: floor(i / 2) + 3 (numerator i + 6) inside its point loop i
     T, oracle = _target(*_case(15055))
-    assert _recover._reread_chunks(T)
-    assert not _recover._sink_chunk_once(T.copy(), [], oracle)
+    assert tiling_module._reread_chunks(T)
+    assert not tiling_module._sink_chunk_once(T.copy(), [], oracle)
     found = []
     X = T.copy()
-    assert _recover._sink_chunk_once(X, found, oracle, shifted=True)
+    assert tiling_module._sink_chunk_once(X, found, oracle, shifted=True)
     assert found == [Step("interchange", ((0, 0, 0, 0), 3, 4))]
     assert X.rels[0].alphas[2:4] == T.rels[0].alphas[3:1:-1]
     # the pass reduces the whole target; the same pass without its readings does not
     T, oracle = _target(*_case(15055))
-    steps = _recover._reduce(T.copy(), oracle, False, False, loop_shifts=True, sink_first=True)
+    steps = tiling_module._reduce(T.copy(), oracle, False, False, loop_shifts=True, sink_first=True)
     assert Step("shift", ((0, 0), 2, Aff.const(-3))) in steps       # both statements
     assert steps[-1] == Step("interchange", ((0, 0, 0, 0), 3, 4))
     with pytest.raises(WhiteboxError, match="strip-mined dimension 1 of S0"):
-        _recover._reduce(T.copy(), oracle, False, False, sink_first=True)
+        tiling_module._reduce(T.copy(), oracle, False, False, sink_first=True)
 
 
 @pytest.mark.slow

@@ -40,7 +40,7 @@ from clayx.whitebox.model import Aff, it, par
 from clayx.whitebox.steps import Step
 
 from whitebox_cases import (assert_recovered, assert_recovered_code_runs, case_of, case_params,
-                            symbolic_target as _target, recover_module as _recover)
+                            symbolic_target as _target, recover_module as _recover, tiling_module)
 
 
 #: (kernel, fuzz seed, the random sequence, the script recovered today).
@@ -114,30 +114,30 @@ def test_a_reversed_div_is_written_as_the_plain_chunk_everywhere():
     i, j = Aff.var(it(0)), Aff.var(it(1))
     d = T.divs.get(-j - Aff.const(1), 3)
     assert T.rels[1].alphas == [j - d.scale(3) - Aff.const(3), i, -d - Aff.const(1)]
-    assert _recover._reversed_div(T, -j - Aff.const(1), 3) == -T.divs.get(j, 3) - Aff.const(1)
-    assert _recover._unreversed_divs(T)
+    assert tiling_module._reversed_div(T, -j - Aff.const(1), 3) == -T.divs.get(j, 3) - Aff.const(1)
+    assert tiling_module._unreversed_divs(T)
     chunk = T.divs.get(j, 3)
     assert T.rels[1].alphas == [j + chunk.scale(3), i, chunk]
     assert T.rels[0].alphas == [i, i + j]                       # no div: unchanged
-    assert not _recover._unreversed_divs(T)                     # once
+    assert not tiling_module._unreversed_divs(T)                     # once
     # must fail: no dimension is a div with coefficient -1 (before the interchange,
     # isl writes the tile loop plain)
     T, _ = _target("mvt", _case(93072)[1].rsplit("interchange", 1)[0])
-    assert not _recover._unreversed_divs(T)
+    assert not tiling_module._unreversed_divs(T)
     # must fail: -d + c with a div without iterators (a parametric constant)
     T, _ = _target(*_case(93072))
     T.rels[1].alphas[2] = -T.divs.get(Aff.var(par("N")), 3)
-    assert not _recover._unreversed_divs(T)
+    assert not tiling_module._unreversed_divs(T)
 
 
 def test_the_unreversed_pass_reduces_where_the_others_refuse():
     T, oracle = _target(*_case(93072))
     with pytest.raises(WhiteboxError, match="strip-mined dimension 3 of S1"):
-        _recover._reduce(T.copy(), oracle, False, True)
-    steps = _recover._reduce(T.copy(), oracle, False, True, unreversed=True)
+        tiling_module._reduce(T.copy(), oracle, False, True)
+    steps = tiling_module._reduce(T.copy(), oracle, False, True, unreversed=True)
     assert steps[0] == Step("stripmine", ((1,), 1, 3))
     assert steps[-1] == Step("skew", ((1,), 1, 3, -3))
-    assert (True, {"unreversed": True}) in _recover.SKEWED_PASSES
+    assert (True, {"unreversed": True}) in tiling_module.SKEWED_PASSES
 
 
 def test_a_strip_mine_of_a_reversed_tile_loop_is_read_with_the_loop_split():
@@ -146,15 +146,15 @@ def test_a_strip_mine_of_a_reversed_tile_loop_is_read_with_the_loop_split():
     T, oracle = _target("trmm", REVERSED_TILE)
     j = Aff.var(it(1))
     assert T.rels[0].alphas[:2] == [T.divs.get(-j, 6), T.divs.get(j, 2) - j]
-    options = {"flat_chunks": _recover.EARLY, "nested_chunks": _recover.BESIDE_POINTS}
-    steps = _recover._reduce(T.copy(), oracle, False, True, split_loops=True, **options)
+    options = {"flat_chunks": tiling_module.EARLY, "nested_chunks": tiling_module.BESIDE_POINTS}
+    steps = tiling_module._reduce(T.copy(), oracle, False, True, split_loops=True, **options)
     assert steps == [Step("stripmine", ((0, 1), 2, 2)), Step("fuse", ((0, 0),)),
                      Step("tile", ((0, 0, 0), 2, 1, 2)), Step("fuse", ((0, 0, 0),)),
                      Step("stripmine", ((0,), 1, 3))]
-    assert (True, dict(options, split_loops=True)) in _recover.SKEWED_PASSES
+    assert (True, dict(options, split_loops=True)) in tiling_module.SKEWED_PASSES
     # must fail: the same pass without the loop split
     with pytest.raises(WhiteboxError, match="strip-mined dimension 1 of S0"):
-        _recover._reduce(T.copy(), oracle, False, True, **options)
+        tiling_module._reduce(T.copy(), oracle, False, True, **options)
 
 
 def test_an_inequality_without_its_floor_is_read_on_a_chunk_written_with_iterators():
@@ -186,7 +186,7 @@ def test_an_interchange_of_one_part_is_undone():
     assert r.alphas == [T.divs.get(k, 16), Aff(), Aff(), Aff(), k]
     found = []
     X = T.copy()
-    assert _recover._unswap_part_once(X, found, oracle)
+    assert tiling_module._unswap_part_once(X, found, oracle)
     assert found == [Step("interchange", ((0, 1, 0, 0, 0, 1), 1, 3))]
     assert X.rels[2].alphas == [Aff(), Aff(), T.divs.get(k, 16), Aff(), k]
     assert [x.alphas for x in X.rels if x.tag != r.tag] \
@@ -194,16 +194,16 @@ def test_an_interchange_of_one_part_is_undone():
     # must fail: once undone, no part is another one swapped (the empty
     # part, any dimensions on no instance, is not read so)
     assert any(x.empty for x in X.rels)
-    assert not _recover._unswap_part_once(X, [], oracle)
+    assert not tiling_module._unswap_part_once(X, [], oracle)
     # must fail: before the interchange
     T, oracle = _target("gemm", _case(69150)[1].rsplit("interchange", 1)[0])
-    assert not _recover._unswap_part_once(T, [], oracle)
+    assert not tiling_module._unswap_part_once(T, [], oracle)
     # the last pass of reduce reduces the target; the same pass without it refuses
     T, oracle = _target(*_case(69150))
     with pytest.raises(WhiteboxError, match="strip-mined dimension 2 of S1"):
-        _recover._reduce(T.copy(), oracle, False, True)
-    assert _recover._reduce(T.copy(), oracle, False, True, part_swaps=True)
-    assert _recover.SKEWED_PASSES[-1] == (True, {"part_swaps": True})
+        tiling_module._reduce(T.copy(), oracle, False, True)
+    assert tiling_module._reduce(T.copy(), oracle, False, True, part_swaps=True)
+    assert tiling_module.SKEWED_PASSES[-1] == (True, {"part_swaps": True})
 
 
 def test_a_half_strip_mined_alone_is_paired_once_its_strip_mine_is_undone():

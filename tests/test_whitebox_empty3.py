@@ -41,7 +41,8 @@ import pytest
 from clayx.whitebox.model import Aff, Rel, instances, it, par
 
 from whitebox_cases import (assert_recovered, assert_recovered_code_runs, case_of, case_params,
-                            symbolic_target as _target, recover_module as _recover)
+                            symbolic_target as _target, recover_module as _recover,
+                            algebra_module, tiling_module)
 
 _whitebox = sys.modules["clayx.whitebox"]
 
@@ -126,24 +127,24 @@ def test_a_reshape_is_by_the_iterator_that_keeps_the_written_dimensions():
     # j = i on the part: (i, j) as written, read (i, i); α1 to 0 by i
     # would write (0, j), by j writes (i - j, j), the same on the part
     r = _fixed({it(1): i0})
-    assert _recover._reshaped(r, i0, Aff(), 1) == [("reshape", 1, 1, 1)]
-    assert _recover._reshaped(r, i0, Aff(), 1, [i0, i1]) == [("reshape", 1, 2, 1)]
+    assert algebra_module.reshape_plan(r, i0, Aff(), 1) == [("reshape", 1, 1, 1)]
+    assert algebra_module.reshape_plan(r, i0, Aff(), 1, [i0, i1]) == [("reshape", 1, 2, 1)]
     # j = i + n: the reshape by j is off by n on the part, a shift makes it up
     n = Aff.var(par("n"))
     r = _fixed({it(1): i0 + n})
-    assert _recover._reshaped(r, i0, Aff(), 1, [i0, i1]) == [("reshape", 1, 2, 1),
+    assert algebra_module.reshape_plan(r, i0, Aff(), 1, [i0, i1]) == [("reshape", 1, 2, 1),
                                                              ("shift", 1, -n)]
     # must fail: a reshape that keeps the written dimensions independent
     # ((i, j) by 2i: (-i, j)) keeps the planned iterator; so does a part
     # without fixed iterators
     r = _fixed({it(1): i0})
-    assert _recover._written_iterators(r, [("reshape", 1, 1, 2)], [i0, i1], 1) \
+    assert algebra_module._written_iterators(r, [("reshape", 1, 1, 2)], [i0, i1], 1) \
         == [("reshape", 1, 1, 2)]
     free = Rel("S", 2, (0, 0, 0), [i0, i1], [], 0)
-    assert _recover._reshaped(free, i0, Aff(), 1, [i0, i1]) == [("reshape", 1, 1, 1)]
+    assert algebra_module.reshape_plan(free, i0, Aff(), 1, [i0, i1]) == [("reshape", 1, 1, 1)]
     # no iterator equal to i on the part (j = 2i): as planned
     r = _fixed({it(1): i0.scale(2)})
-    assert _recover._written_iterators(r, [("reshape", 1, 1, 1)], [i0, i1], 1) \
+    assert algebra_module._written_iterators(r, [("reshape", 1, 1, 1)], [i0, i1], 1) \
         == [("reshape", 1, 1, 1)]
 
 
@@ -155,14 +156,14 @@ def test_a_flat_tile_of_a_skewed_tile_loop_is_read_as_its_chunk():
     d8 = T.divs.get(i0, 8)
     assert r.alphas[:3] == [T.divs.get(i0.scale(17), 32), d8 + i0.scale(2), i0]
     X = T.copy()
-    assert _recover._chunk_of_chunk(X)
+    assert tiling_module.chunk_of_chunk(X)
     xr = X.by_tag(r.tag)
     assert xr.alphas[0] == X.divs.get(d8 + i0.scale(2), 4)
-    assert _recover._is_chunk_of(X, xr.alphas[0], xr.alphas[1], 4)
+    assert tiling_module._is_chunk_of(X, xr.alphas[0], xr.alphas[1], 4)
     # must fail: a size the inner one does not divide (no chunk of it)
     r.alphas[0] = T.divs.get(i0.scale(17), 36)
     X = T.copy()
-    _recover._chunk_of_chunk(X)
+    tiling_module.chunk_of_chunk(X)
     assert X.by_tag(r.tag).alphas[0] == r.alphas[0]
 
 

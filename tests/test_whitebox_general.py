@@ -30,7 +30,7 @@ from clayx.whitebox.model import Aff, Rel
 from clayx.whitebox.replay import same_dates
 
 from whitebox_cases import (assert_recovered, case_params, assert_recovered_code_runs, session,
-                            symbolic_target, recover_module as _recover)
+                            symbolic_target, recover_module as _recover, core_module)
 
 
 #: (kernel, fuzz seed or None, the sequence, the script recovered today).
@@ -168,11 +168,11 @@ def test_spare_mode_alone_refuses_what_it_cannot_use(monkeypatch):
     monkeypatch.setattr(U.Unrolls, "_riders", lambda self, batch: [])
     T, oracle = symbolic_target("jacobi-1d", "unroll([0, 1], 2); unroll([0, 1], 2);")
     O = _recover_o("jacobi-1d")
-    orig = _recover._Core.split_parts
-    monkeypatch.setattr(_recover._Core, "split_parts", lambda self: self._split_parts())
+    orig = core_module.Core.split_parts
+    monkeypatch.setattr(core_module.Core, "split_parts", lambda self: self._split_parts())
     with pytest.raises(WhiteboxError, match="without instances than its unrolls make"):
         _recover._recover(O, T, None, oracle, False)
-    monkeypatch.setattr(_recover._Core, "split_parts", orig)
+    monkeypatch.setattr(core_module.Core, "split_parts", orig)
     steps, _ = _recover._recover(O, T, None, oracle, False)
     assert steps
 

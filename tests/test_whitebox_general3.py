@@ -33,7 +33,7 @@ from clayx.whitebox.model import Aff, Divs
 from clayx.whitebox.steps import Recorder
 from clayx.whitebox.targets import start_of
 
-from whitebox_cases import (assert_target_code_runs, recover_module as _recover, replays,
+from whitebox_cases import (assert_target_code_runs, core_module, tiling_module, replays,
                             session)
 
 #: (kernel, preset, the script recovered today for ``auto.schedule(scop,
@@ -88,9 +88,9 @@ def _core(stem: str, target):
     T = symbolic(scop, target, divs, tags=True)
     oracle = Oracle(scop, deps, divs)
     core_T = T.copy()
-    _recover.reduce(core_T, oracle, False, False)
+    tiling_module.reduce(core_T, oracle, False, False)
     rec = Recorder(O)
-    core = _recover._Core(rec, core_T, oracle)
+    core = core_module.Core(rec, core_T, oracle)
     core.split_parts()
     for r in list(rec.sched.rels):
         for _ in range(core_T.by_tag(r.tag).depth - r.depth):

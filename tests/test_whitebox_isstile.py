@@ -27,7 +27,7 @@ from clayx.whitebox.model import Aff, it, par
 
 from whitebox_cases import (assert_recovered, assert_recovered_code_runs,
                             symbolic_target as _target,
-                            recover_module as _recover)
+                            recover_module as _recover, core_module, tiling_module)
 
 #: (kernel, fuzz seed, the random sequence, the script recovered today).
 #: Each was refused by 29f7b62 (main before these changes).
@@ -147,14 +147,14 @@ def test_an_empty_parts_divs_are_dropped_last():
     assert empty and all(x.alphas[0].keys("d") for x in empty)
     before = {x.tag: (x.beta, x.depth) for x in T.rels}
     full = {x.tag: list(x.alphas) for x in T.rels if not x.empty}
-    assert _recover._empty_divs(T)
+    assert tiling_module._empty_divs(T)
     # no div left in the empty parts, their places and depths kept; the
     # other parts unchanged
     assert all(not a.keys("d") for x in empty for a in x.alphas)
     assert empty[0].alphas[0].is_zero
     assert {x.tag: (x.beta, x.depth) for x in T.rels} == before
     assert {x.tag: list(x.alphas) for x in T.rels if not x.empty} == full
-    assert not _recover._empty_divs(T)
+    assert not tiling_module._empty_divs(T)
 
 
 def test_an_empty_part_beside_a_tiled_part_keeps_its_divs():
@@ -164,11 +164,11 @@ def test_an_empty_part_beside_a_tiled_part_keeps_its_divs():
                            "iss([0], {-1, 1 | | 0, 0 | 2});")
     empty = [x for x in T.rels if x.empty]
     assert empty and empty[0].alphas[0].keys("d")
-    assert not _recover._empty_divs(T)
+    assert not tiling_module._empty_divs(T)
     # with instances, never
     for x in T.rels:
         x.empty = False
-    assert not _recover._empty_divs(T)
+    assert not tiling_module._empty_divs(T)
 
 
 def test_a_split_on_a_tile_loop_is_read_on_the_dates():
@@ -179,20 +179,20 @@ def test_a_split_on_a_tile_loop_is_read_on_the_dates():
     s1 = next(x for x in T.rels if x.stmt == "S1" and x.beta[1] == 1)
     s0 = next(x for x in T.rels if x.stmt == "S0" and x.beta[1] == 0)
     # on S1 (no tile) the split is its constraint α1 + α2 <= m - 7
-    assert ((-1, -1), m - Aff.const(7)) in _recover._image_forms(s1, instances(s1, T.divs),
+    assert ((-1, -1), m - Aff.const(7)) in core_module.image_forms(s1, instances(s1, T.divs),
                                                                  T.divs)
     # on S0, floor(i / 4) + i <= m - 7: isl writes it without a floor, as
     # a form of α2 alone, on the dates as on the iterators
-    forms = _recover._image_forms(s0, instances(s0, T.divs), T.divs)
+    forms = core_module.image_forms(s0, instances(s0, T.divs), T.divs)
     assert ((0, -5), m.scale(4) - Aff.const(25)) in forms
     assert all(f[0] != (-1, -1) for f in forms)
     # no instance, or no domain: nothing to read
     x = s0.copy()
     x.stdom = None
-    assert _recover._image_forms(x, instances(s0, T.divs), T.divs) == []
+    assert core_module.image_forms(x, instances(s0, T.divs), T.divs) == []
     x = s0.copy()
     x.cons = [Aff.const(-1)]
-    assert _recover._image_forms(x, instances(x, T.divs), T.divs) == []
+    assert core_module.image_forms(x, instances(x, T.divs), T.divs) == []
 
 
 def test_a_late_split_pairs_the_children_of_both_halves():
@@ -250,14 +250,14 @@ def test_a_div_is_read_with_another_parts_chunk_loop():
     assert b.alphas[1] == d + Aff.const(3)
     assert a.alphas[1] == T.divs.get(i1 + Aff.const(1), 2).scale(-2) + i1.scale(2) \
         + Aff.const(3)
-    assert _recover._part_owned_divs(T)
+    assert tiling_module._part_owned_divs(T)
     assert a.alphas[1] == d.scale(2) + Aff.const(3)
-    assert not _recover._part_owned_divs(T)
+    assert not tiling_module._part_owned_divs(T)
     # without the other part, no chunk loop to read it with
     T, _ = _target("jacobi-2d", "tile([0, 1, 0], 2, 2, 2); peel([0, 1, 0], {-1, -1 | 5}); "
                                 "grain([0, 1, 0, 0, 0], 2, 2);")
     T.rels = [x for x in T.rels if x.stmt != "S1" or x.alphas[1].keys("i")]
-    assert not _recover._part_owned_divs(T)
+    assert not tiling_module._part_owned_divs(T)
 
 
 def test_a_skew_by_a_reversed_loop_is_undone_with_the_reverse():
@@ -274,15 +274,15 @@ def test_a_skew_by_a_reversed_loop_is_undone_with_the_reverse():
     X.rels[0].alphas[0] = T.divs.get(i, 4)
     assert not oracle(X)
     direct = [_recover.Step("skew", ((0,), 1, 2, -2)), _recover.Step("skew", ((0,), 1, 3, 1))]
-    Y, steps = _recover._reversed_point_first(X, {r.tag}, (0,), 1, [2, 3], [2, -1], direct,
+    Y, steps = tiling_module._reversed_point_first(X, {r.tag}, (0,), 1, [2, 3], [2, -1], direct,
                                               oracle)
     assert Y is not None and oracle(Y)
     assert Y.rels[0].alphas == [T.divs.get(i, 4), i, j - i.scale(2)]
     assert [(st.name, st.args) for st in steps] == [
         ("skew", ((0,), 1, 2, -2)), ("skew", ((0,), 1, 3, -1)), ("reverse", ((0,), 3))]
-    assert _recover._replays(Y, steps, T, oracle)
+    assert tiling_module.replays_to(Y, steps, T, oracle)
     # without an oracle, only a reversed point loop is tried: none here
-    assert _recover._reversed_point_first(X, {r.tag}, (0,), 1, [2, 3], [2, -1],
+    assert tiling_module._reversed_point_first(X, {r.tag}, (0,), 1, [2, 3], [2, -1],
                                           direct) == (None, None)
 
 

@@ -22,7 +22,7 @@ from clayx.whitebox.targets import start_of
 
 from whitebox_cases import (assert_recovered, assert_recovered_code_runs,
                             session as _session, symbolic_target as _target_of,
-                            recover_module as _recover)
+                            recover_module as _recover, core_module, tiling_module)
 
 
 #: (kernel, fuzz seed, the random sequence, the script recovered today).
@@ -125,9 +125,9 @@ def _core(stem: str, seq: str):
     O = symbolic(scop, scop.schedule, divs, tags=False)
     T = symbolic(scop, s.current.schedule, divs, tags=True)
     oracle = Oracle(scop, deps, divs)
-    _recover.reduce(T, oracle)
+    tiling_module.reduce(T, oracle)
     rec = Recorder(O.copy())
-    core = _recover._Core(rec, T, oracle)
+    core = core_module.Core(rec, T, oracle)
     core.split_parts()
     return core
 
@@ -296,9 +296,9 @@ def test_late_splits_merge_the_parts_and_find_the_inequality():
 def test_a_form_on_the_alpha_dimensions_is_integral_or_none():
     T, _ = _target_of("mvt", LATE[0][2])
     r = next(x for x in T.rels if x.stmt == "S1")
-    i0 = _recover.Aff.var(_recover.it(0))
+    i0 = _recover.Aff.var(core_module.it(0))
     assert _recover.alpha_form(r, i0) == ((-2, 1), _recover.Aff())    # i = α2 - 2 α1
-    half = T.divs.get(_recover.Aff.var(_recover.it(0)), 2)            # floor(i / 2): none
+    half = T.divs.get(_recover.Aff.var(core_module.it(0)), 2)            # floor(i / 2): none
     assert _recover.alpha_form(r, half) is None
 
 

@@ -27,7 +27,7 @@ from clayx.whitebox.model import Aff, Divs, Rel, it
 from clayx.whitebox.targets import start_of
 
 from whitebox_cases import (assert_recovered, assert_recovered_code_runs, session as _session,
-                            recover_module as _recover)
+                            recover_module as _recover, algebra_module, core_module, tiling_module)
 
 
 #: (kernel, fuzz seed, the random sequence, the script recovered today).
@@ -166,9 +166,9 @@ def _core(stem: str, seq: str, oracle: bool = True, careful: bool = False):
     O = symbolic(scop, scop.schedule, divs, tags=False)
     T = symbolic(scop, s.current.schedule, divs, tags=True)
     orc = Oracle(scop, deps, divs)
-    _recover.reduce(T, orc, careful)
+    tiling_module.reduce(T, orc, careful)
     rec = Recorder(O.copy())
-    core = _recover._Core(rec, T, orc if oracle else None, careful)
+    core = core_module.Core(rec, T, orc if oracle else None, careful)
     core.split_parts()
     for r in list(rec.sched.rels):
         for _ in range(T.by_tag(r.tag).depth - r.depth):
@@ -183,7 +183,7 @@ def _texts(core, start: int = 0) -> list[str]:
 # --- the helpers ------------------------------------------------------------------
 
 def test_permuting_interchanges_are_adjacent_and_fewest():
-    P = _recover._permuting
+    P = core_module._permuting
     assert P((1, 2, 3)) == ()
     assert P((2, 1, 3)) == (("interchange", 1, 2),)
     # dimension 3 brought out to 1, the others keep their order
@@ -191,13 +191,13 @@ def test_permuting_interchanges_are_adjacent_and_fewest():
     assert P((2, 4, 3)) == (("interchange", 3, 4),)
     r = Rel("S", 3, (0, 0, 0, 0), [Aff.var(it(k)) for k in range(3)])
     for perm in [(3, 1, 2), (2, 3, 1), (3, 2, 1), (1, 3, 2)]:
-        got = _recover._simulated(r, P(perm))
+        got = algebra_module.simulated(r, P(perm))
         assert got == [Aff.var(it(k - 1)) for k in perm]
-        assert len(P(perm)) == _recover._inversions(perm)
+        assert len(P(perm)) == core_module._inversions(perm)
 
 
 def test_a_chain_of_interchanges_is_one():
-    S = _recover._one_swap
+    S = core_module._one_swap
     chain = (("shift", 1, Aff.const(2)), ("interchange", 2, 3), ("interchange", 1, 2))
     assert S(chain) == (("shift", 1, Aff.const(2)), ("interchange", 1, 3))
     assert S((("interchange", 3, 4), ("interchange", 2, 3), ("interchange", 1, 2))) == \
@@ -210,7 +210,7 @@ def test_a_chain_of_interchanges_is_one():
 
 
 def test_deepest_dimension_of_a_plan():
-    D = _recover._deepest
+    D = core_module._deepest
     assert D(()) == 0
     assert D((("skew", 1, 3, -2),)) == 3
     assert D((("reshape", 1, 3, -2),)) == 1          # 3 is an iterator there
@@ -221,15 +221,16 @@ def test_a_dimension_the_others_can_do_without_is_spare():
     i0, i2 = Aff.var(it(0)), Aff.var(it(2))
     # lu's S0 where the domain makes j = i - 1: (i, i - 1, k)
     r = Rel("S0", 3, (0, 0, 0, 0), [i0, i0 - Aff.const(1), i2], elim={it(1): i0 - Aff.const(1)})
-    basis = _recover._basis([a.part("i") for a in r.alphas], _recover._iter_keys(r))
+    basis = algebra_module.independent_rows([a.part("i") for a in r.alphas],
+                                            algebra_module.iter_keys(r))
     assert basis == [2, 3]                           # the inner of the equal rows
-    assert _recover._Core._spare(r, 2, basis) == [2]
+    assert core_module.Core._spare(r, 2, basis) == [2]
     # all three needed: none
     full = Rel("S0", 3, (0, 0, 0, 0), [Aff.var(it(k)) for k in range(3)])
-    assert _recover._Core._spare(full, 2, [1, 2, 3]) == []
+    assert core_module.Core._spare(full, 2, [1, 2, 3]) == []
     # an embedded dimension first, then the removable ones
     emb = Rel("S1", 2, (0, 0, 0), [i0, i0 - Aff.const(1), Aff()], elim={it(1): i0 - Aff.const(1)})
-    assert _recover._Core._spare(emb, 2, [2]) == [3, 2]
+    assert core_module.Core._spare(emb, 2, [2]) == [3, 2]
 
 
 def test_a_dimension_fixed_by_the_outer_ones_from_a_removable_row():

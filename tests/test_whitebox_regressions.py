@@ -16,7 +16,7 @@ from clayx.whitebox.replay import same_dates
 from clayx.whitebox.targets import start_of
 
 from whitebox_cases import (EXAMPLES, replays as _replays, session as _session,
-                            recover_module as _recover)
+                            tiling_module)
 
 
 #: (kernel, the random sequence, the script whitebox recovers from its result)
@@ -181,7 +181,7 @@ def _reduced(stem: str, seq: str, oracle: bool):
     scop, _, deps = start_of(s.original, None)
     divs = Divs()
     T = symbolic(scop, s.current.schedule, divs, tags=True)
-    steps = _recover.reduce(T, Oracle(scop, deps, divs) if oracle else None)
+    steps = tiling_module.reduce(T, Oracle(scop, deps, divs) if oracle else None)
     return [st.text(scop.params) for st in steps], T
 
 

@@ -33,7 +33,7 @@ from clayx.errors import DirectiveError
 from clayx.whitebox.steps import Recorder, Step
 
 from whitebox_cases import (assert_recovered, assert_recovered_code_runs,
-                            recover_module as _recover, session as _session,
+                            algebra_module, core_module, session as _session,
                             symbolic_target as _target_of)
 
 
@@ -127,8 +127,8 @@ def test_the_oracle_asks_reshapes_check():
     r = next(x for x in T.rels if x.stmt == "S0")
     assert oracle.unique(r, T.divs)
     X, bad = _point_only(T)
-    keys = _recover._iter_keys(bad)
-    assert _recover._rank([a.part("i") for a in bad.alphas], keys) == 2   # blind to it
+    keys = algebra_module.iter_keys(bad)
+    assert algebra_module.row_rank([a.part("i") for a in bad.alphas], keys) == 2   # blind to it
     assert not oracle.unique(bad, X.divs)
     # the same answer as the directive's on the isl relation
     rel = next(x for x in oracle.schedule(X).relations if x.stmt == "S0")
@@ -138,8 +138,8 @@ def test_the_oracle_asks_reshapes_check():
 def test_the_planner_sees_merged_dates_of_strip_mined_dimensions():
     T, oracle = _target_of("gemm", "stripmine([0, 0], 2, 2);")
     X, _ = _point_only(T)
-    assert not _recover._Core(Recorder(X), T, oracle)._unique((0,))
-    assert _recover._Core(Recorder(T.copy()), T, oracle)._unique((0,))
+    assert not core_module.Core(Recorder(X), T, oracle)._unique((0,))
+    assert core_module.Core(Recorder(T.copy()), T, oracle)._unique((0,))
 
 
 def test_a_reshape_clay_would_refuse_is_found_before_replay():

@@ -35,7 +35,8 @@ from clayx.whitebox import _refused_reshape
 from clayx.whitebox.model import Divs
 
 from whitebox_cases import (assert_recovered, assert_recovered_code_runs,
-                            recover_module as _recover, session as _session,
+                            recover_module as _recover, algebra_module, tiling_module,
+                            session as _session,
                             symbolic_target as _target_of)
 
 #: (kernel, fuzz seed, the random sequence, the script recovered today).
@@ -107,22 +108,22 @@ def test_a_dimension_is_spare_when_the_others_keep_the_rank():
     T, _ = _target_of("trmm", _case(80165)[2])
     x = _empty_s0(T)
     assert [a.text() for a in x.alphas] == ["d0", "i0", "-3*i0 + i1", "i2"]
-    assert _recover._spare_row(x, 1)            # the chunk adds no rank
-    assert not _recover._spare_row(x, 2)        # i0: (d0, -3*i0 + i1, i2) has rank 2
-    assert not _recover._spare_row(x, 4)
+    assert tiling_module._spare_row(x, 1)            # the chunk adds no rank
+    assert not tiling_module._spare_row(x, 2)        # i0: (d0, -3*i0 + i1, i2) has rank 2
+    assert not tiling_module._spare_row(x, 4)
 
 
 def test_an_empty_part_is_a_chunk_only_where_its_rank_stays():
     T, oracle = _target_of("trmm", _case(80165)[2])
     x = _empty_s0(T)
     # α_2 = i0 read as the chunk of α_3 (any value gives no instance a date)
-    assert _recover._chunk_of(T, x, 2, 3, 3, oracle)
-    assert not _recover._chunk_of(T, x, 2, 3, 3, oracle, keep_rank=True)
+    assert tiling_module._chunk_of(T, x, 2, 3, 3, oracle)
+    assert not tiling_module._chunk_of(T, x, 2, 3, 3, oracle, keep_rank=True)
     # a part with instances: its dimension is the chunk or not, rank aside
     y = next(r for r in T.rels if not r.empty and r.stmt == "S0")
     assert [a.text() for a in y.alphas][:3] == ["d1", "d0", "i0"]
-    assert _recover._chunk_of(T, y, 2, 3, 3, oracle, keep_rank=True)
-    assert not _recover._chunk_of(T, y, 3, 4, 3, oracle, keep_rank=True)
+    assert tiling_module._chunk_of(T, y, 2, 3, 3, oracle, keep_rank=True)
+    assert not tiling_module._chunk_of(T, y, 3, 4, 3, oracle, keep_rank=True)
 
 
 def test_the_linearization_keeps_an_empty_parts_iterators():
@@ -131,10 +132,10 @@ def test_the_linearization_keeps_an_empty_parts_iterators():
     # the rank it has in the target
     T, oracle = _target_of("lu", _case(56087)[2])
     X = T.copy()
-    _recover.reduce(X, oracle)
+    tiling_module.reduce(X, oracle)
 
     def rank(x):
-        return _recover._rank([a.part("i") for a in x.alphas], _recover._iter_keys(x))
+        return algebra_module.row_rank([a.part("i") for a in x.alphas], algebra_module.iter_keys(x))
 
     x = next(x for x in T.rels if x.empty and x.alphas[0].keys("d"))
     assert [a.text() for a in x.alphas] == ["d1", "i0", "i1", "i2"] and rank(x) == 3
@@ -171,18 +172,18 @@ def test_steps_for_empty_parts_only_leave_them_dependent_dimensions():
 def test_free_empty_parts_get_no_reduction_step_of_their_own():
     T, oracle = _target_of("jacobi-2d", _case(40258)[2])
     loose = T.copy()
-    post = _recover.reduce(loose, oracle)
+    post = tiling_module.reduce(loose, oracle)
     assert any(tuple(st.args[0])[:1] == (0,) for st in post)     # the empty loop's
-    token = _recover._FREE_EMPTIES.set(True)
+    token = tiling_module.FREE_EMPTIES.set(True)
     try:
         free = T.copy()
-        post = _recover.reduce(free, oracle)
+        post = tiling_module.reduce(free, oracle)
         r = next(x for x in free.rels if not x.empty)
-        assert list(_recover._groups(free, r, 1, len(r.beta)))
+        assert list(tiling_module._groups(free, r, 1, len(r.beta)))
         empty = next(x for x in free.rels if x.empty)
-        assert not list(_recover._groups(free, empty, 1, len(empty.beta)))
+        assert not list(tiling_module._groups(free, empty, 1, len(empty.beta)))
     finally:
-        _recover._FREE_EMPTIES.reset(token)
+        tiling_module.FREE_EMPTIES.reset(token)
     assert not any(tuple(st.args[0])[:1] == (0,) for st in post)
     # their strip-mined dimensions dropped, depth and β kept
     for x in free.rels:
@@ -196,7 +197,7 @@ def test_free_empty_parts_get_no_reduction_step_of_their_own():
 def test_drop_empty_divs_changes_empty_parts_only():
     T, _ = _target_of("trmm", _case(80165)[2])
     X = T.copy()
-    _recover._drop_empty_divs(X)
+    tiling_module._drop_empty_divs(X)
     for x in X.rels:
         old = T.by_tag(x.tag)
         if x.empty:

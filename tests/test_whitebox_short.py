@@ -30,7 +30,7 @@ from clayx.whitebox.simplify import (PAIR_BUDGET, TAIL_BUDGET, _by_dates, _dates
 from clayx.whitebox.steps import Step
 from clayx.whitebox.targets import start_of
 from whitebox_cases import (assert_recovered_shorter, case_params, assert_recovered_code_runs,
-                            recover_module, session)
+                            core_module, session)
 
 #: (kernel, fuzz seed, the random sequence, the script recovered today,
 #: its length before simplification, the length on main before this rule)
@@ -211,7 +211,7 @@ def _dates_search(stem, seq):
     the order written, not those of more statements first: bicg 50234's
     19 raw steps, which one shared ``iss`` replaces now)."""
     s = session(stem, seq)
-    with mock.patch.object(recover_module, "_shared_first", lambda by_stmt: lambda c: 0):
+    with mock.patch.object(core_module, "_shared_first", lambda by_stmt: lambda c: 0):
         raw = list(whitebox(s.original, s.current.schedule).raw)
     _, O, oracle = _start(stem)
     empty = _emptiness(oracle)

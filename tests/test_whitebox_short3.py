@@ -6,16 +6,16 @@ target made with one ``iss`` of a loop holding several statements, which
 the recovery made once per statement, each inside a one-iteration loop
 (``embed; iss; split; unembed; unembed``), then a ``reorder``.  The
 recovery splits statements that share an inequality by one ``iss`` of
-their loop (:meth:`~clayx.whitebox.recover._Core._shared_splits`) when it
+their loop (:meth:`~clayx.whitebox.core.Core._shared_splits`) when it
 is each one's *first* split; two causes kept it from being first:
 
 - each statement's splits were tried in the order its parts' constraints
   came: now the inequalities more statements have are tried first
-  (:func:`~clayx.whitebox.recover._shared_first`);
+  (:func:`~clayx.whitebox.core._shared_first`);
 - a part without instances (Clay keeps them) is placed by its constraints
   as written, and isl writes ``T ≤ 6 and T ≤ -7`` as ``-T - 7 ≥ 0``, on
   neither side of ``T ≤ 6`` as written: now a constraint that implies the
-  split as written places it (:func:`~clayx.whitebox.recover._implied`).
+  split as written places it (:func:`~clayx.whitebox.core._implied`).
 
 With those splits made once, lu's four peels recover in 11 raw steps (53
 before), where a round of :func:`~clayx.whitebox.simplify.shortcuts` met by
@@ -38,11 +38,11 @@ from clayx.whitebox.simplify import _emptiness, _same_end
 from clayx.whitebox.steps import Step
 from clayx.whitebox.targets import start_of
 from whitebox_cases import (assert_recovered_shorter, case_params, assert_recovered_code_runs,
-                            recover_module, session)
+                            core_module, session)
 
-_implied = recover_module._implied
-_shared_first = recover_module._shared_first
-_split_tree = recover_module._split_tree
+_implied = core_module._implied
+_shared_first = core_module._shared_first
+_split_tree = core_module._split_tree
 
 #: (kernel, fuzz seed, the random sequence, the script recovered today,
 #: its length on main)

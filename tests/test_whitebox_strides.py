@@ -20,7 +20,7 @@ import pytest
 from clayx.whitebox.model import Aff, Divs, Rel, Sched, it
 
 from whitebox_cases import (assert_recovered, assert_recovered_code_runs, symbolic_target,
-                            recover_module as _recover)
+                            recover_module as _recover, tiling_module)
 
 
 #: (kernel, fuzz seed, the random sequence, the script recovered today).
@@ -127,10 +127,10 @@ def test_a_div_of_a_reversed_numerator_reads_as_the_reversed_chunk_of_a_dimensio
     r = _rel("S0", (0, 0, 0, 0, 0), [I0, d4, rev, I1], 0)
     T = Sched([r], ("N",), divs)
     before = list(r.alphas)
-    assert _recover._rereversed_chunks(T)
+    assert tiling_module._rereversed_chunks(T)
     assert r.alphas[2] == -divs.get(I1, 16) - Aff.const(1)      # -floor(j / 16) - 1
     assert _same_function(before, r.alphas, divs)
-    assert not _recover._rereversed_chunks(T)                     # read once
+    assert not tiling_module._rereversed_chunks(T)                     # read once
 
 
 def test_a_reversed_div_without_its_point_loop_is_not_read():
@@ -138,10 +138,10 @@ def test_a_reversed_div_without_its_point_loop_is_not_read():
     divs = Divs()
     rev = divs.get(-I1 - Aff.const(1), 16)
     T = Sched([_rel("S0", (0, 0, 0), [I0, rev], 0)], ("N",), divs)
-    assert not _recover._rereversed_chunks(T)
+    assert not tiling_module._rereversed_chunks(T)
     # a plain div (coefficient 1, numerator along j) is a chunk already
     T = Sched([_rel("S0", (0, 0, 0, 0), [I0, divs.get(I1, 16), I1], 0)], ("N",), divs)
-    assert not _recover._rereversed_chunks(T)
+    assert not tiling_module._rereversed_chunks(T)
 
 
 def test_a_div_plus_a_div_reads_as_the_chunk_of_a_scaled_dimension():
@@ -151,10 +151,10 @@ def test_a_div_plus_a_div_reads_as_the_chunk_of_a_scaled_dimension():
     r = _rel("S1", (0, 3, 0, 0, 0, 0), [Aff(), a, d.scale(3), I1], 0)
     T = Sched([r], ("N",), divs)
     before = list(r.alphas)
-    assert _recover._chunks_of_divs(T)
+    assert tiling_module._chunks_of_divs(T)
     assert r.alphas[1] == divs.get(d.scale(3), 4)
     assert _same_function(before, r.alphas, divs)
-    assert not _recover._chunks_of_divs(T)
+    assert not tiling_module._chunks_of_divs(T)
 
 
 def test_a_div_plus_a_div_without_the_scaled_dimension_is_not_read():
@@ -165,7 +165,7 @@ def test_a_div_plus_a_div_without_the_scaled_dimension_is_not_read():
     # is no chunk
     for alphas in ([Aff(), a, d.scale(2), I1], [Aff(), d.scale(2) + divs.get(-d, 4), I1]):
         T = Sched([_rel("S1", (0, 0, 0, 0, 0), alphas, 0)], ("N",), divs)
-        assert not _recover._chunks_of_divs(T)
+        assert not tiling_module._chunks_of_divs(T)
 
 
 def test_a_reversed_tile_loop_of_one_statement_reads_as_the_others_everywhere():
@@ -177,11 +177,11 @@ def test_a_reversed_tile_loop_of_one_statement_reads_as_the_others_everywhere():
     s2 = _rel("S2", (1, 0, 1, 0), [d2 + I0 + Aff.const(1), d3, -d2 - Aff.const(1), I1], 1)
     T = Sched([s1, s2], ("N",), divs)
     before = list(s2.alphas)
-    assert _recover._shared_chunks(T)
+    assert tiling_module.shared_chunks(T)
     assert s2.alphas == [I0 - d0, divs.get(d0, 4), d0, I1]
     assert _same_function(before, s2.alphas, divs)
     assert s1.alphas == [d0, I0 - d0]
-    assert not _recover._shared_chunks(T)
+    assert not tiling_module.shared_chunks(T)
 
 
 def test_a_reversed_tile_loop_no_other_relation_uses_is_kept():
@@ -189,7 +189,7 @@ def test_a_reversed_tile_loop_no_other_relation_uses_is_kept():
     d2 = divs.get(-I0 - Aff.const(1), 32)
     s2 = _rel("S2", (1, 0, 0), [-d2 - Aff.const(1), I1], 1)
     T = Sched([s2], ("N",), divs)
-    assert not _recover._shared_chunks(T)
+    assert not tiling_module.shared_chunks(T)
     assert s2.alphas == [-d2 - Aff.const(1), I1]
 
 
@@ -203,8 +203,9 @@ def test_halves_written_with_two_divs_of_one_tile_loop_are_split_late(monkeypatc
     assert len([r for r in T.rels if r.stmt == "S0"]) == 2          # T unchanged
     # each half's tile loop as isl writes it: the halves pair up as akin
     # (their dimensions differ), the split read from the dates
-    # (_image_forms), the same loop and inequality
-    monkeypatch.setattr(_recover, "_shared_chunks", lambda T: False)
+    # (image_forms), the same loop and inequality
+    for module in (tiling_module, _recover):
+        monkeypatch.setattr(module, "shared_chunks", lambda T: False)
     (loop2, form2, parts2, _), = _recover._late_splits(T, oracle)[1]
     assert (loop2, form2, len(parts2)) == (loop, form, 1)
 
@@ -212,7 +213,7 @@ def test_halves_written_with_two_divs_of_one_tile_loop_are_split_late(monkeypatc
 def test_halves_pair_child_k_with_child_k_plus_n():
     _, _, seq, _ = next(c for c in CASES if c[1] == 56024)
     T, oracle = symbolic_target("bicg", seq)
-    while _recover._shared_chunks(T):
+    while tiling_module.shared_chunks(T):
         pass
     (loop, pairs), = _recover._halves(T)
     assert loop == (1, 0, 1) and len(pairs) == 8

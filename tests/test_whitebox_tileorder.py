@@ -21,7 +21,7 @@ from clayx.whitebox.steps import Recorder, Step
 from clayx.whitebox.targets import start_of
 
 from whitebox_cases import (assert_recovered, assert_recovered_code_runs, symbolic_target,
-                            recover_module as _recover)
+                            recover_module as _recover, tiling_module)
 
 
 #: (kernel, fuzz seed, the random sequence, the script recovered today).
@@ -90,12 +90,12 @@ def test_tiling_is_ordered_legally_and_replays(stem, seed, seq, want):
 def test_careful_reduction_of_a_loop_shift_gives_a_legal_core():
     T, oracle = symbolic_target("trmm", "tile([0, 0, 0], 1, 1, 3); shift([0, 0], 2, {}, 1);")
     plain = T.copy()
-    steps = _recover.reduce(plain, oracle)
+    steps = tiling_module.reduce(plain, oracle)
     assert [s.text(T.params) for s in steps] == ["stripmine([0, 0, 0], 1, 3);",
                                                  "shift([0, 0, 0], 2, {}, 1);"]
     assert not oracle(plain)                # S0 undone alone: S1 still j - 1
     core = T.copy()
-    steps = _recover.reduce(core, oracle, careful=True)
+    steps = tiling_module.reduce(core, oracle, careful=True)
     assert [s.text(T.params) for s in steps] == ["stripmine([0, 0, 0], 1, 3);",
                                                  "shift([0, 0], 2, {}, 1);"]
     assert oracle(core)
@@ -118,7 +118,7 @@ def _shifted_alone():
 def test_widen_shifts_undoes_the_shift_on_the_shared_loop():
     T, oracle, found = _shifted_alone()
     assert not oracle(T)
-    assert _recover._widen_shifts(T, found, 0, oracle)
+    assert tiling_module._widen_shifts(T, found, 0, oracle)
     assert found == [Step("shift", ((0, 0), 2, Aff.const(1)))]
     assert T.by_tag(1).alphas[1] == Aff.var(it(1))
     assert oracle(T)
@@ -133,12 +133,12 @@ def test_widen_shifts_refuses_other_steps_and_illegal_results():
     before = str(T)
     # not only shifts: unchanged
     other = found + [Step("reverse", ((0, 0, 0), 2))]
-    assert not _recover._widen_shifts(T, other, 0, oracle)
+    assert not tiling_module._widen_shifts(T, other, 0, oracle)
     assert str(T) == before and len(other) == 2
     # nothing new
-    assert not _recover._widen_shifts(T, found, 1, oracle)
+    assert not tiling_module._widen_shifts(T, found, 1, oracle)
     # no wider loop legal (an oracle that says no): unchanged
-    assert not _recover._widen_shifts(T, found, 0, lambda s: False)
+    assert not tiling_module._widen_shifts(T, found, 0, lambda s: False)
     assert str(T) == before and found == [Step("shift", ((0, 0, 0), 2, Aff.const(1)))]
 
 
@@ -165,23 +165,23 @@ def _offset_left(alpha2_offset: int = 0):
 def test_unshift_result_moves_the_offset_into_a_shift_after_the_skew():
     T, oracle, found, before, target = _offset_left()
     assert not oracle(T)                    # S0 (i, j) at i + 1: after S1 (i, j, k)
-    assert _recover._unshift_result(T, found, before, oracle)
+    assert tiling_module._unshift_result(T, found, before, oracle)
     assert oracle(T)
     assert T.by_tag(0).alphas[0] == Aff.var(it(0))
     # the direct steps (found reversed): the skew, then the shift
     assert found == [Step("shift", ((0, 0, 0, 0), 1, Aff.const(-1))),
                      Step("skew", ((0, 0, 0, 0), 1, 2, -1))]
-    assert _recover._replays(T, list(reversed(found)), target)
+    assert tiling_module.replays_to(T, list(reversed(found)), target)
 
 
 def test_unshift_result_refuses_when_no_offset_removal_is_legal():
     T, oracle, found, before, _ = _offset_left(alpha2_offset=3)
     text = str(T)
     # undoing either offset alone leaves S0 after S1
-    assert not _recover._unshift_result(T, found, before, oracle)
+    assert not tiling_module._unshift_result(T, found, before, oracle)
     assert str(T) == text and len(found) == 1
     # nothing recorded by the reduction
-    assert not _recover._unshift_result(T, [], ([r.copy() for r in T.rels], 0), oracle)
+    assert not tiling_module._unshift_result(T, [], ([r.copy() for r in T.rels], 0), oracle)
 
 
 # --- _unreversed_chunks --------------------------------------------------------------------
@@ -193,9 +193,9 @@ def test_unreversed_chunks_reads_minus_d_minus_1_as_the_plain_tile_loop():
     j = Aff.var(it(1))
     e = T.divs.get(-j - Aff.const(1), 4)    # floor((-j - 1) / 4) = -floor(j / 4) - 1
     s0.alphas[1] = e.scale(-1) - Aff.const(1)
-    assert _recover._unreversed_chunks(T)
+    assert tiling_module._unreversed_chunks(T)
     assert s0.alphas[1] == d
-    assert not _recover._unreversed_chunks(T)       # nothing left to rewrite
+    assert not tiling_module._unreversed_chunks(T)       # nothing left to rewrite
 
 
 def test_unreversed_chunks_leaves_other_forms():
@@ -206,11 +206,11 @@ def test_unreversed_chunks_leaves_other_forms():
     for form in (d, d.scale(-1) + Aff.var(it(0)), d.scale(-2)):
         s0.alphas[1] = form
         before = str(T)
-        assert not _recover._unreversed_chunks(T)
+        assert not tiling_module._unreversed_chunks(T)
         assert str(T) == before
     # -floor(j / 4) alone is floor((3 - j) / 4): a chunk of -j, rewritten
     s0.alphas[1] = d.scale(-1)
-    assert _recover._unreversed_chunks(T)
+    assert tiling_module._unreversed_chunks(T)
     assert s0.alphas[1].keys("d") and s0.alphas[1] != d.scale(-1)
 
 
@@ -264,12 +264,13 @@ def test_a_repaired_reduction_that_dead_ends_falls_back_to_the_plain_careful_one
     # the widened shift leads the careful reduction round in circles; the
     # careful recovery without the repairs (as before them) recovers it
     # (the target's reversed tile loop read as the plain one it equals,
-    # _shared_chunks, avoids the circle: left out here, to test the fallback)
+    # shared_chunks, avoids the circle: left out here, to test the fallback)
     from clayx.whitebox import whitebox
-    monkeypatch.setattr(_recover, "_shared_chunks", lambda T: False)
+    for module in (tiling_module, _recover):
+        monkeypatch.setattr(module, "shared_chunks", lambda T: False)
     # (nor reduce's last passes, which find another way: SKEWED_PASSES)
-    monkeypatch.setattr(_recover, "SKEWED_PASSES", ())
-    monkeypatch.setattr(_recover, "_skewed_tiles", lambda T, oracle=None: iter(()))
+    monkeypatch.setattr(tiling_module, "SKEWED_PASSES", ())
+    monkeypatch.setattr(tiling_module, "_skewed_tiles", lambda T, oracle=None: iter(()))
     from whitebox_cases import replays, session
     seq = ("reverse([1, 0], 1); tile([1], 1, 1, 4); reverse([1, 0, 1, 1], 1); "
            "shift([0, 0], 1, {0 | 1}, 0); peel([0], {-1, -1 | 6}); fuse([2, 0]); "
@@ -280,5 +281,5 @@ def test_a_repaired_reduction_that_dead_ends_falls_back_to_the_plain_careful_one
     assert r.exact and replays("bicg", r.text(comments=False), target)
     T, oracle = symbolic_target("bicg", seq)
     with pytest.raises(_recover.WhiteboxError, match="round in circles"):
-        _recover.reduce(T.copy(), oracle, careful=True)
-    _recover.reduce(T.copy(), oracle, careful=True, repair=False)
+        tiling_module.reduce(T.copy(), oracle, careful=True)
+    tiling_module.reduce(T.copy(), oracle, careful=True, repair=False)

@@ -20,7 +20,7 @@ from clayx.whitebox.model import Aff, it
 
 from whitebox_cases import (assert_recovered, assert_recovered_code_runs,
                             session as _session, symbolic_target as _target,
-                            recover_module as _recover)
+                            tiling_module)
 
 
 #: (kernel, fuzz seed, the random sequence, the script recovered today).
@@ -148,23 +148,23 @@ def test_a_complementary_div_is_written_with_the_chunk_loops_div():
     i = Aff.var(it(0))
     d = T.divs.get(i, 2)
     # floor((i + 1) / 2) = i - floor(i / 2); floor((i + 4) / 2) = floor(i / 2) + 2
-    assert _recover._div_as(T, T.divs.get(i + Aff.const(1), 2).keys("d")[0], d.keys("d")[0]) \
+    assert tiling_module._div_as(T, T.divs.get(i + Aff.const(1), 2).keys("d")[0], d.keys("d")[0]) \
         == i - d
-    assert _recover._div_as(T, T.divs.get(i + Aff.const(4), 2).keys("d")[0], d.keys("d")[0]) \
+    assert tiling_module._div_as(T, T.divs.get(i + Aff.const(4), 2).keys("d")[0], d.keys("d")[0]) \
         == d + Aff.const(2)
     # another size, or a numerator of another iterator: None
-    assert _recover._div_as(T, T.divs.get(i, 3).keys("d")[0], d.keys("d")[0]) is None
-    assert _recover._div_as(T, T.divs.get(Aff.var(it(1)), 2).keys("d")[0],
+    assert tiling_module._div_as(T, T.divs.get(i, 3).keys("d")[0], d.keys("d")[0]) is None
+    assert tiling_module._div_as(T, T.divs.get(Aff.var(it(1)), 2).keys("d")[0],
                             d.keys("d")[0]) is None
     # in a relation: only beside a dimension that is that div, and only
     # where no iterator is added
     r = T.rels[0]
     r.alphas[0] = T.divs.get(i + Aff.const(1), 2) + Aff.var(it(1)) - i
-    assert not _recover._owned_divs(T)                 # no dimension is floor(i / 2)
+    assert not tiling_module._owned_divs(T)                 # no dimension is floor(i / 2)
     r.alphas[1] = d
-    assert _recover._owned_divs(T)
+    assert tiling_module._owned_divs(T)
     assert r.alphas[0] == Aff.var(it(1)) - d
-    assert not _recover._owned_divs(T)
+    assert not tiling_module._owned_divs(T)
 
 
 def test_a_part_strip_mined_alone_goes_back_to_a_child_of_its_own():
@@ -174,7 +174,7 @@ def test_a_part_strip_mined_alone_goes_back_to_a_child_of_its_own():
     r = next(x for x in T.rels if x.alphas[0].keys("d"))
     assert r.beta == (0, 0, 1, 0)
     cands = [{x.tag: (x.beta, x.depth) for x in X.rels}
-             for X in _recover._without_partial_chunk(T, [r], 1, 2)]
+             for X in tiling_module._without_partial_chunk(T, [r], 1, 2)]
     assert cands and all(len({b for b, _ in c.values()}) == len(T.rels) for c in cands)
     # the group at each position of the time loop (the caller keeps the one
     # whose strip-mine replays): before S0, between S0 and S1's other part
@@ -182,9 +182,9 @@ def test_a_part_strip_mined_alone_goes_back_to_a_child_of_its_own():
     assert [c[r.tag] for c in cands][:3] == [((0, 0, 0), 2), ((0, 1, 0), 2), ((0, 2, 0), 2)]
     assert sorted(b for b, _ in cands[1].values()) == [(0, 0, 0), (0, 1, 0), (0, 2, 0)]
     # a group that is the whole first child, or not in it: no candidate
-    assert not list(_recover._without_partial_chunk(T, T.under((0, 0)), 1, 2))
+    assert not list(tiling_module._without_partial_chunk(T, T.under((0, 0)), 1, 2))
     other = next(x for x in T.rels if x.beta[:2] == (0, 1))
-    assert not list(_recover._without_partial_chunk(T, [other], 1, 2))
+    assert not list(tiling_module._without_partial_chunk(T, [other], 1, 2))
 
 
 def test_a_scaled_tile_loop_loses_its_shift_first():
@@ -196,7 +196,7 @@ def test_a_scaled_tile_loop_loses_its_shift_first():
     chunk = T.divs.get(Aff.var(it(0)), 4)
     assert r.alphas[0] == chunk.scale(2) + Aff.const(3)
     found = []
-    assert _recover._plain_div_once(T, found)
+    assert tiling_module._plain_div_once(T, found)
     assert r.alphas[0] == chunk.scale(2)
     assert [(st.name, st.args[1:]) for st in found] == [("shift", (1, Aff.const(-3)))]
 
@@ -208,12 +208,12 @@ def test_a_tile_loop_is_not_removed_before_the_tile_of_it():
     r = T.rels[0]
     d = T.divs.get(Aff.var(it(1)), 3)
     r.alphas = [T.divs.get(d, 5), Aff.var(it(0)), d, Aff.var(it(1))]
-    assert _recover._is_point_of_chunk(T, r, 3)
-    assert not _recover._is_point_of_chunk(T, r, 1)
-    assert not _recover._is_point_of_chunk(T, r, 4)     # an iterator
-    assert [t for t, _, _ in _recover._tiles(T, r)] == [1, 3]
+    assert tiling_module._is_point_of_chunk(T, r, 3)
+    assert not tiling_module._is_point_of_chunk(T, r, 1)
+    assert not tiling_module._is_point_of_chunk(T, r, 4)     # an iterator
+    assert [t for t, _, _ in tiling_module._tiles(T, r)] == [1, 3]
     found = []
-    assert _recover._linearize_once(T, found)
+    assert tiling_module.linearize_once(T, found)
     assert [a for a in r.alphas] == [Aff.var(it(0)), d, Aff.var(it(1))] or \
         T.rels[0].alphas == [Aff.var(it(0)), d, Aff.var(it(1))]
 
@@ -224,12 +224,12 @@ def test_a_shifted_chunk_written_with_iterators_is_read_as_one():
     r = T.rels[0]
     i = Aff.var(it(0))
     r.alphas = [T.divs.get(i.scale(-2), 5) + i - Aff.const(1), i.scale(3)]
-    assert _recover._reread_chunks(T)
+    assert tiling_module._reread_chunks(T)
     assert r.alphas[0] == T.divs.get(i.scale(3), 5) - Aff.const(1)
-    assert not _recover._reread_chunks(T)
+    assert not tiling_module._reread_chunks(T)
     # no dimension 3i: left as written
     r.alphas = [T.divs.get(i.scale(-2), 5) + i - Aff.const(1), i]
-    assert not _recover._reread_chunks(T)
+    assert not tiling_module._reread_chunks(T)
 
 
 def test_empty_parts_and_constant_chunks_share_an_unskew():
@@ -237,13 +237,13 @@ def test_empty_parts_and_constant_chunks_share_an_unskew():
     r = T.rels[0]
     i, j = Aff.var(it(0)), Aff.var(it(1))
     r.alphas = [Aff.const(0), i]
-    assert _recover._skew_free(r, 1)                 # a constant (a chunk on a part)
+    assert tiling_module._skew_free(r, 1)                 # a constant (a chunk on a part)
     r.alphas = [T.divs.get(j, 2), i]
-    assert not _recover._skew_free(r, 1)             # a div: its coefficient must match
+    assert not tiling_module._skew_free(r, 1)             # a div: its coefficient must match
     r.alphas = [j, i]
-    assert not _recover._skew_free(r, 1)             # an iterator: a loop of its own
+    assert not tiling_module._skew_free(r, 1)             # an iterator: a loop of its own
     r.empty = True
-    assert _recover._skew_free(r, 1)                 # no instance: any value
+    assert tiling_module._skew_free(r, 1)                 # no instance: any value
 
 
 #: Sequences whose tiling is still not expressed: refused with a

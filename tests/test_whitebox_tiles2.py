@@ -18,7 +18,8 @@ from clayx.whitebox.model import Aff, it
 from clayx.whitebox.steps import Step
 
 from whitebox_cases import (assert_recovered, assert_recovered_code_runs,
-                            symbolic_target as _target, recover_module as _recover)
+                            symbolic_target as _target,
+                            algebra_module, tiling_module)
 
 
 #: (kernel, fuzz seed, the random sequence, the script recovered today).
@@ -74,22 +75,22 @@ def test_a_shifted_chunk_loop_owns_its_div():
     i, j = Aff.var(it(0)), Aff.var(it(1))
     d = T.divs.get(i + Aff.const(1), 2)
     k = d.keys("d")[0]
-    assert _recover._shifted_div(d) == k
-    assert _recover._shifted_div(d - Aff.const(2)) == k
-    assert _recover._shifted_div(d + Aff.var(("p", "N"))) == k
-    assert _recover._shifted_div(d + i) is None          # an iterator: not a chunk loop
-    assert _recover._shifted_div(d.scale(2)) is None     # a scaled one
+    assert algebra_module.shifted_div(d) == k
+    assert algebra_module.shifted_div(d - Aff.const(2)) == k
+    assert algebra_module.shifted_div(d + Aff.var(("p", "N"))) == k
+    assert algebra_module.shifted_div(d + i) is None          # an iterator: not a chunk loop
+    assert algebra_module.shifted_div(d.scale(2)) is None     # a scaled one
     # the chunk of i - 3 by 2 (isl: floor((i + 1) / 2) - 2), α_2 skewed by it
     r = T.rels[1]
     r.alphas = [d - Aff.const(2), j - d.scale(2) + Aff.const(4)]
     found = []
-    assert _recover._unskew_once(T, found)
+    assert tiling_module._unskew_once(T, found)
     assert r.alphas == [d - Aff.const(2), j]
     assert [(st.name, st.args[1:]) for st in found] == [("skew", (2, 1, 2))]
-    assert not _recover._skews_by(r, 1)
+    assert not tiling_module._skews_by(r, 1)
     # the chunk loop skewed by an iterator is no chunk loop: nothing to undo
     r.alphas = [d + i, j - d.scale(2)]
-    assert not _recover._unskew_once(T, [])
+    assert not tiling_module._unskew_once(T, [])
 
 
 def test_a_linearize_after_a_skew_by_its_chunk_loop_is_undone():
@@ -102,16 +103,16 @@ def test_a_linearize_after_a_skew_by_its_chunk_loop_is_undone():
     d = T.divs.get(i, 2)
     assert r.alphas == [i, j, d + k]
     found = []
-    assert _recover._unlinearize_once(T, found, oracle)
+    assert tiling_module._unlinearize_once(T, found, oracle)
     assert found == [Step("linearize", ((0,), 1))]
     assert T.rels[0].alphas == [d, i, j, d + k]
     assert T.rels[1].alphas[0] == d                  # the whole loop strip-mined
     # a chunk dimension there already: a skew, not a linearize
-    assert not _recover._unlinearize_once(T, [], oracle)
+    assert not tiling_module._unlinearize_once(T, [], oracle)
     # the div of no dimension of the relation: nothing to strip-mine
     T2, _ = _target("trmm", "")
     T2.rels[0].alphas = [i, j, T2.divs.get(i + j, 2) + k]
-    assert not _recover._unlinearize_once(T2, [])
+    assert not tiling_module._unlinearize_once(T2, [])
 
 
 def test_one_interchange_of_loops_not_adjacent_puts_a_chunk_loop_back_out():
@@ -121,19 +122,19 @@ def test_one_interchange_of_loops_not_adjacent_puts_a_chunk_loop_back_out():
     T, oracle = _target("lu", "tile([0], 1, 1, 4); skew([0, 0, 1], 4, 1, -1); "
                               "interchange([0, 0], 1, 3);")
     found = []
-    assert _recover._unskew_once(T, found)
-    assert _recover._sink_chunk_once(T, found, oracle)
+    assert tiling_module._unskew_once(T, found)
+    assert tiling_module._sink_chunk_once(T, found, oracle)
     assert found[-1] == Step("interchange", ((0,), 1, 3))
     i, j = Aff.var(it(0)), Aff.var(it(1))
     assert T.rels[0].alphas[:3] == [T.divs.get(i, 4), i, j]
     r = T.rels[0]
-    assert _recover._chunk_swaps(r, 2, 3) == [(1, 3), (2, 4)]
-    assert _recover._chunk_swaps(r, 1, 3) == [(1, 3), (1, 4)]
-    assert _recover._chunk_swaps(r, 1, 2) == [(1, 3), (1, 4)]
+    assert tiling_module._chunk_swaps(r, 2, 3) == [(1, 3), (2, 4)]
+    assert tiling_module._chunk_swaps(r, 1, 3) == [(1, 3), (1, 4)]
+    assert tiling_module._chunk_swaps(r, 1, 2) == [(1, 3), (1, 4)]
     # without an oracle the adjacent move comes first (it replays)
     T, _ = _target("lu", "tile([0], 1, 1, 4); interchange([0, 0], 1, 3);")
     found = []
-    assert _recover._sink_chunk_once(T, found)
+    assert tiling_module._sink_chunk_once(T, found)
     assert [st.name for st in found] == ["interchange"] and found[0].args[1:] == (2, 3)
 
 
@@ -147,19 +148,19 @@ def test_a_part_reads_its_chunk_as_the_other_parts_write_it():
     i, j = Aff.var(it(0)), Aff.var(it(1))
     d = T.divs.get(i, 5)
     assert x.elim and x.alphas[0] == j.scale(2)
-    assert _recover._equal_on(x, j.scale(2), d + j.scale(2), T.divs)
-    assert not _recover._equal_on(r, j.scale(2), d + j.scale(2), T.divs)
-    assert _recover._part_forms(T)
+    assert tiling_module._equal_on(x, j.scale(2), d + j.scale(2), T.divs)
+    assert not tiling_module._equal_on(r, j.scale(2), d + j.scale(2), T.divs)
+    assert tiling_module._part_forms(T)
     assert x.alphas[0] == r.alphas[0] == d + j.scale(2)
-    assert not _recover._part_forms(T)
+    assert not tiling_module._part_forms(T)
     # a form not equal on the part's instances stays as written
     x.alphas[0] = j.scale(2) + Aff.const(1)
-    assert not _recover._part_forms(T)
+    assert not tiling_module._part_forms(T)
     assert x.alphas[0] == j.scale(2) + Aff.const(1)
     # the chunk loop's point loop: fixed by the part's equalities
-    assert _recover._chunk_of(T, x, 1, 2, 5, None) is False     # (2j + 1: skewed)
+    assert tiling_module._chunk_of(T, x, 1, 2, 5, None) is False     # (2j + 1: skewed)
     x.alphas[0] = d
-    assert _recover._chunk_of(T, x, 1, 2, 5, None)
+    assert tiling_module._chunk_of(T, x, 1, 2, 5, None)
 
 
 def test_an_empty_part_takes_a_tiled_parts_forms():
@@ -168,14 +169,14 @@ def test_an_empty_part_takes_a_tiled_parts_forms():
                            "skew([0, 0, 0], 1, 3, -2);")
     empty = T.rels[2]
     assert empty.empty and empty.alphas != T.rels[0].alphas
-    assert _recover._part_chunks(T)
+    assert tiling_module._part_chunks(T)
     assert empty.alphas == T.rels[0].alphas
     # with instances, a part keeps forms that differ on them
     T.rels[2].empty = False
     T.rels[2].alphas = list(T.rels[0].alphas)
     T.rels[2].alphas[2] = T.rels[2].alphas[2] + Aff.const(1)
     before = [list(r.alphas) for r in T.rels]
-    _recover._part_forms(T)
+    tiling_module._part_forms(T)
     assert T.rels[2].alphas == before[2]
 
 

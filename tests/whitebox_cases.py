@@ -18,9 +18,13 @@ from clayx.whitebox.targets import start_of
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
-#: The module :mod:`clayx.whitebox.recover` (its name is shadowed by the
-#: function ``clayx.whitebox.recover``), for tests of its private parts.
+#: The modules of the recovery, for tests of their private parts:
+#: :mod:`clayx.whitebox.recover` (its name is shadowed by the function
+#: ``clayx.whitebox.recover``), and the modules it drives.
 recover_module = sys.modules["clayx.whitebox.recover"]
+tiling_module = sys.modules["clayx.whitebox.tiling"]
+core_module = sys.modules["clayx.whitebox.core"]
+algebra_module = sys.modules["clayx.whitebox.algebra"]
 
 _BASE: dict[str, clayx.Session] = {}
 

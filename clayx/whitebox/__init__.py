@@ -127,7 +127,7 @@ class Oracle:
         #: objects whose ``id`` is part of a memo key, kept alive so that
         #: no other object gets their ``id``
         self._held: dict = {}
-        #: the reductions of :func:`.recover.reduce` that did nothing to a
+        #: the reductions of :func:`.tiling.reduce` that did nothing to a
         #: target (its memo, see ``_kind_done`` there)
         self.reductions: dict = {}
 
@@ -253,7 +253,7 @@ class Oracle:
 #: The most legality checks isl answers for one :func:`whitebox` call (each
 #: a schedule the search had not asked about: memoized answers are free)
 #: and the most reductions of the target's tiling it tries
-#: (:func:`.recover.reduce`'s steps, memoized or not): a deterministic bound
+#: (:func:`.tiling.reduce`'s steps, memoized or not): a deterministic bound
 #: on the search, whatever the machine's load; a search that needs more
 #: gives up with a :class:`SearchGaveUp`.  Measured on fuzz cases
 #: (``scripts/fuzz_whitebox.py --slow-ms``, and the slowest cases one by

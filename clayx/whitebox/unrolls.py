@@ -54,6 +54,7 @@ from typing import Sequence
 
 import islpy as isl
 
+from .algebra import solve
 from .model import (Aff, Divs, Rel, Sched, WhiteboxError, constraints, densify_factor,
                     equalities, instances, it, multiples, read_form, unroll_domains, unroll_main)
 from .steps import Step
@@ -115,7 +116,7 @@ def _union(sets: Sequence[isl.Set], space_of: isl.Set) -> isl.Set:
 
 
 class Unrolls:
-    """The unroll recovery of one :class:`~.recover._Core` (see the module
+    """The unroll recovery of one :class:`~.core.Core` (see the module
     docstring)."""
 
     def __init__(self, core, spares: bool = True):
@@ -896,7 +897,6 @@ def _undensified(r: Rel, d: int, divs: Divs) -> tuple[Aff, int] | None:
     if g == 1:
         return None
     old = sub.scale(g).integral()
-    from .recover import solve
     keys = [it(k) for k in r.free]
     basis: list[Aff] = []             # independent rows of the other dimensions
     for j, x in enumerate(r.alphas):
