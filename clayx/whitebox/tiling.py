@@ -1,17 +1,17 @@
 """Step 1 of the recovery (:mod:`.recover`): the target's complementary
-transformations (seed 004 §6.1, Table 1), reduced away.
+transformations (seed 004 §6.1, Table 1), reduced away, found as early as
+possible.
 
-**Complementary transformations on the target** (§6.1, Table 1), found
-as early as possible: while the target has strip-mined dimensions,
-scaled dimensions or skews involving strip-mined dimensions, the inverse
-step is applied to the target (``linearize``, ``densify``, an opposite
-``skew``) and the direct step (``tile``/``stripmine``, ``grain``,
-``skew``) is recorded; those steps end the sequence, in reverse order.
-A chunk loop that relations without the chunk share (a tile of part of
-a loop, fused after) is split apart first, its direct steps ``fuse`` s;
-a pass that leaves a strip-mined dimension is tried again in other
-orders (:data:`REDUCE_PASSES`).  Chunks are first read in the form that
-names their point loop (isl's divs are not: ``-floor(i / 2)`` comes as
+While the target has strip-mined dimensions, scaled dimensions or skews
+involving strip-mined dimensions, the inverse step is applied to the
+target (``linearize``, ``densify``, an opposite ``skew``) and the direct
+step (``tile``/``stripmine``, ``grain``, ``skew``) is recorded; those
+steps end the sequence, in reverse order. A chunk loop that relations
+without the chunk share (a tile of part of a loop, fused after) is split
+apart first, its direct steps ``fuse`` s; a pass that leaves a
+strip-mined dimension is tried again in other orders
+(:data:`REDUCE_PASSES`). Chunks are first read in the form that names
+their point loop (isl's divs are not: ``-floor(i / 2)`` comes as
 ``floor((i + 1) / 2) - i``, a tile of a tile loop as one flat div;
 :func:`_reread_chunks`), and a chunk loop changed after its strip-mine
 (reversed, skewed or reshaped, moved inside its point loop, its point
