@@ -18,6 +18,13 @@ split last (:func:`_late_splits`), once read so that they pair:
   such (``Rel.dom``) and merged at the next level with the other half
   (``recover._merged_cons``).
 
+And a target that splits an empty half off once per unroll copy (was 50
+steps for jacobi-2d fuzz seed 29218): an ``iss`` with an empty half, then
+an ``unroll`` of a loop around it; the empty parts, each in a loop of its
+own, are the half and its copies and epilog: the first is split off, the
+others kept as spare copies (``Unrolls.parts``), the unroll takes the
+empty half along (``Unrolls._riders``).
+
 Every recovered script, simplified or not, replays (every step checked)
 to the target's dates; two are compiled and run against the original."""
 
@@ -27,9 +34,11 @@ import islpy as isl
 import pytest
 
 from clayx.whitebox import model as _model
+from clayx.whitebox import unrolls as _unrolls
 from clayx.whitebox.model import Aff, Divs, Rel, it
 
-from whitebox_cases import (assert_recovered, assert_recovered_code_runs, case_params,
+from whitebox_cases import (assert_recovered, assert_recovered_code_runs,
+                            assert_recovered_shorter, case_params,
                             recover_module as _recover, symbolic_target)
 
 #: (kernel, fuzz seed, the random sequence, the script recovered today).
@@ -63,6 +72,53 @@ CASES = [
 @pytest.mark.parametrize("stem,seed,seq,want", case_params(CASES))
 def test_splits_by_strip_mined_dimensions_are_recovered_and_replay(stem, seed, seq, want):
     assert_recovered(stem, seq, want)
+
+
+#: (kernel, fuzz seed, sequence, the script recovered today, the length
+#: recovered on main).
+SHORTER = [
+    # the shortest sub-sequence of jacobi-2d 29218 as long on main
+    ("jacobi-2d", None, "iss([0, 0], {1, 1, 0 | | 1, 0 | -1}); unroll([0], 4);",
+     "iss([0, 0, 0], {[] | [] | [0, 0] | 0});\nunroll([0], 4);\nsplit([0, 0, 0, 0], 3);\n"
+     "split([0, 2, 0, 0], 3);\nsplit([0, 4, 0, 0], 3);\nsplit([0, 6, 0, 0], 3);\n"
+     "split([1, 0, 0, 0], 3);\n", 40),
+    ("jacobi-2d", 29218, "unroll([0, 1, 0], 3); unroll_mark([0, 1], 1); "
+                         "iss([0, 0], {1, 1, 0 | | 1, 0 | -1}); unroll([0], 4);",
+     "iss([0, 0, 0], {[] | [] | [0, 0] | 0});\nunroll([0], 4);\nunroll([0, 1, 0], 3);\n"
+     "unroll([0, 3, 0], 3);\nunroll([0, 5, 0], 3);\nunroll([0, 7, 0], 3);\n"
+     "unroll([1, 1, 0], 3);\nsplit([0, 0, 0, 0], 3);\nsplit([0, 2, 0, 0], 3);\n"
+     "split([0, 4, 0, 0], 3);\nsplit([0, 6, 0, 0], 3);\nsplit([1, 0, 0, 0], 3);\n"
+     "unroll_mark([0, 1], 1);\nunroll_mark([0, 3], 1);\nunroll_mark([0, 5], 1);\n"
+     "unroll_mark([0, 7], 1);\nunroll_mark([1, 1], 1);\n", 50),
+]
+
+
+@pytest.mark.parametrize("stem,seed,seq,want,main", case_params(SHORTER, slow=(29218,)))
+def test_an_empty_half_unrolled_along_is_split_once(stem, seed, seq, want, main):
+    assert_recovered_shorter(stem, seq, want, main)
+
+
+def test_empty_parts_each_in_a_loop_of_their_own_are_an_empty_halfs_copies():
+    T, oracle = symbolic_target("jacobi-2d", SHORTER[0][2])
+
+    class Core:                             # what Unrolls.parts reads
+        C = T
+    Core.oracle = oracle
+    Core._fresh = iter(range(10 ** 6, 10 ** 6 + 9)).__next__
+    u = _unrolls.Unrolls(Core)
+    u._group = lambda r, within, strided, rest: (strided, within)
+    S0 = [t for t in T.rels if t.stmt == "S0"]
+    assert sum(_unrolls._no_relation(t) for t in S0) == 5
+    out = u.parts("S0", S0)
+    # the first one split off (the empty half), the others its copies and
+    # epilog, spare
+    assert [t.beta for t in out if t.empty] == [(0, 0, 0, 0)]
+    assert [t.beta for t in u.spare["S0"]] == [(0, 2, 0, 0), (0, 4, 0, 0), (0, 6, 0, 0),
+                                               (1, 0, 0, 0)]
+    # must fail: without spares (the retry), every empty part is split off
+    v = _unrolls.Unrolls(Core, spares=False)
+    v._group = u._group
+    assert sum(t.empty for t in v.parts("S0", S0)) == 5 and not v.spare.get("S0")
 
 
 @pytest.mark.slow
