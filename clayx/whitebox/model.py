@@ -1000,16 +1000,13 @@ def _rekeyed(a: Aff, earlier: Sequence[Aff], dom: isl.Set, divs: Divs,
     Equal on ``dom``."""
     mine = list(dict.fromkeys(k for e in earlier for k in e.keys("d")))
     names = _form_names(dom)
-    its, ps = _names(dom)
-    head = f"[{', '.join(ps)}] -> {{ {dom.get_tuple_name()}[{', '.join(its)}] -> "
     for k in a.keys("d"):
         if k in mine:
             continue
         den = divs.of(k)[1]
         for p, sign in ((p, sign) for p in mine if divs.of(p)[1] == den for sign in (1, -1)):
             diff = Aff.var(k) - Aff.var(p).scale(sign)
-            one = isl.Map(head + f"[{isl_text(diff, names, divs)}] }}",
-                          context=dom.get_ctx()).align_params(dom.get_space())
+            one = _text_map(dom, isl_text(diff, names, divs))
             rest = _affine_on(one.intersect_domain(dom), dom)
             if rest is not None:
                 a = a.substitute(k, Aff.var(p).scale(sign) + _aff(rest, divs, params, elim))
@@ -1030,13 +1027,19 @@ def _chunk_on(one: isl.Map, dom: isl.Set, known: Sequence, divs: Divs,
     for num, den in known:
         for sign in (1, -1):
             text = f"{sign}*floor(({isl_text(num, names, divs)})/{den})"
-            its, ps = _names(dom)
-            d = isl.Map(f"[{', '.join(ps)}] -> {{ {dom.get_tuple_name()}[{', '.join(its)}] "
-                        f"-> [{text}] }}", context=dom.get_ctx()).align_params(one.get_space())
+            d = _text_map(dom, text).align_params(one.get_space())
             rest = _affine_on(one.sum(d.neg()).intersect_domain(dom), dom)
             if rest is not None:
                 return divs.get(num, den).scale(sign) + _aff(rest, divs, params, elim)
     return None
+
+
+def _text_map(dom: isl.Set, text: str) -> isl.Map:
+    """The map from ``dom``'s space to the one-dimensional isl expression
+    ``text`` (over its iterator and parameter names)."""
+    its, ps = _names(dom)
+    return isl.Map(f"[{', '.join(ps)}] -> {{ {dom.get_tuple_name()}[{', '.join(its)}] "
+                   f"-> [{text}] }}", context=dom.get_ctx()).align_params(dom.get_space())
 
 
 def _affine_on(one: isl.Map, dom: isl.Set):
