@@ -77,23 +77,17 @@ def test_splits_by_strip_mined_dimensions_are_recovered_and_replay(stem, seed, s
 #: (kernel, fuzz seed, sequence, the script recovered today, the length
 #: recovered on main).
 SHORTER = [
-    # the shortest sub-sequence of jacobi-2d 29218 as long on main
+    # the shortest sub-sequence of jacobi-2d fuzz seed 29218 as long on
+    # main (29218 itself: 50 steps on main, 17 now, ~70 s under load:
+    # left out of the suite)
     ("jacobi-2d", None, "iss([0, 0], {1, 1, 0 | | 1, 0 | -1}); unroll([0], 4);",
      "iss([0, 0, 0], {[] | [] | [0, 0] | 0});\nunroll([0], 4);\nsplit([0, 0, 0, 0], 3);\n"
      "split([0, 2, 0, 0], 3);\nsplit([0, 4, 0, 0], 3);\nsplit([0, 6, 0, 0], 3);\n"
      "split([1, 0, 0, 0], 3);\n", 40),
-    ("jacobi-2d", 29218, "unroll([0, 1, 0], 3); unroll_mark([0, 1], 1); "
-                         "iss([0, 0], {1, 1, 0 | | 1, 0 | -1}); unroll([0], 4);",
-     "iss([0, 0, 0], {[] | [] | [0, 0] | 0});\nunroll([0], 4);\nunroll([0, 1, 0], 3);\n"
-     "unroll([0, 3, 0], 3);\nunroll([0, 5, 0], 3);\nunroll([0, 7, 0], 3);\n"
-     "unroll([1, 1, 0], 3);\nsplit([0, 0, 0, 0], 3);\nsplit([0, 2, 0, 0], 3);\n"
-     "split([0, 4, 0, 0], 3);\nsplit([0, 6, 0, 0], 3);\nsplit([1, 0, 0, 0], 3);\n"
-     "unroll_mark([0, 1], 1);\nunroll_mark([0, 3], 1);\nunroll_mark([0, 5], 1);\n"
-     "unroll_mark([0, 7], 1);\nunroll_mark([1, 1], 1);\n", 50),
 ]
 
 
-@pytest.mark.parametrize("stem,seed,seq,want,main", case_params(SHORTER, slow=(29218,)))
+@pytest.mark.parametrize("stem,seed,seq,want,main", case_params(SHORTER))
 def test_an_empty_half_unrolled_along_is_split_once(stem, seed, seq, want, main):
     assert_recovered_shorter(stem, seq, want, main)
 
