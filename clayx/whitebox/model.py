@@ -984,8 +984,34 @@ def _plain_alphas(inst: isl.Map, divs: Divs, params: Sequence[str], elim: dict) 
             raise WhiteboxError(f"a relation of {inst.get_tuple_name(_dt.in_)} is "
                                 f"piecewise ({len(ps)} pieces) on its part: Clay "
                                 "schedules one part of a statement by one affine function")
-        out.append(found)
+        out.append(_rekeyed(found, out, dom, divs, params, elim))
     return out
+
+
+def _rekeyed(a: Aff, earlier: Sequence[Aff], dom: isl.Set, divs: Divs,
+             params: Sequence[str], elim: dict) -> Aff:
+    """``a`` (a form on ``dom``) with each div that is not one of the
+    ``earlier`` dimensions' written with one of them where it is that div
+    (or its opposite) plus an affine form on ``dom``: isl writes a point
+    loop skewed by its tile loop, ``i + 2·floor(i/2)``, as ``3i -
+    2·floor((i + 1)/2)`` on a part with strides, and a split by that
+    dimension is then not read as one on the tile loop ``floor(i/2)``
+    (bicg fuzz seed 103024: ``tile``, ``skew`` by the tile loop, ``peel``).
+    Equal on ``dom``."""
+    mine = list(dict.fromkeys(k for e in earlier for k in e.keys("d")))
+    names = _form_names(dom)
+    for k in a.keys("d"):
+        if k in mine:
+            continue
+        den = divs.of(k)[1]
+        for p, sign in ((p, sign) for p in mine if divs.of(p)[1] == den for sign in (1, -1)):
+            diff = Aff.var(k) - Aff.var(p).scale(sign)
+            one = _text_map(dom, isl_text(diff, names, divs))
+            rest = _affine_on(one.intersect_domain(dom), dom)
+            if rest is not None:
+                a = a.substitute(k, Aff.var(p).scale(sign) + _aff(rest, divs, params, elim))
+                break
+    return a
 
 
 def _chunk_on(one: isl.Map, dom: isl.Set, known: Sequence, divs: Divs,
@@ -1001,13 +1027,19 @@ def _chunk_on(one: isl.Map, dom: isl.Set, known: Sequence, divs: Divs,
     for num, den in known:
         for sign in (1, -1):
             text = f"{sign}*floor(({isl_text(num, names, divs)})/{den})"
-            its, ps = _names(dom)
-            d = isl.Map(f"[{', '.join(ps)}] -> {{ {dom.get_tuple_name()}[{', '.join(its)}] "
-                        f"-> [{text}] }}", context=dom.get_ctx()).align_params(one.get_space())
+            d = _text_map(dom, text).align_params(one.get_space())
             rest = _affine_on(one.sum(d.neg()).intersect_domain(dom), dom)
             if rest is not None:
                 return divs.get(num, den).scale(sign) + _aff(rest, divs, params, elim)
     return None
+
+
+def _text_map(dom: isl.Set, text: str) -> isl.Map:
+    """The map from ``dom``'s space to the one-dimensional isl expression
+    ``text`` (over its iterator and parameter names)."""
+    its, ps = _names(dom)
+    return isl.Map(f"[{', '.join(ps)}] -> {{ {dom.get_tuple_name()}[{', '.join(its)}] "
+                   f"-> [{text}] }}", context=dom.get_ctx()).align_params(dom.get_space())
 
 
 def _affine_on(one: isl.Map, dom: isl.Set):

@@ -30,7 +30,7 @@ from typing import Sequence
 from .algebra import (full_rank_path, independent_rows, iter_keys, reshape_plan, row_rank,
                       shifted_div, solve)
 from .core import Core, image_forms
-from .model import Aff, Rel, Sched, WhiteboxError, on_alphas
+from .model import Aff, Rel, Sched, WhiteboxError, equalities, on_alphas
 from .steps import Recorder, Step
 from .tiling import (FREE_EMPTIES, chunk_in, chunk_of_chunk, linearize_once, note_fallback,
                      reduce, replays_to, shared_chunks)
@@ -367,8 +367,6 @@ def _late_splits(T: Sched, oracle, outer: bool = False,
         # (a second half without instances: the pair is its first half)
         merged = [a if B.is_empty() else _merged_cons(a, b, A, B, T)
                   for (a, b), (_, A, B) in zip(pairs, sets)]
-        if any(c is None for c in merged):
-            continue
         fixes = {}
         for (a, b), cons, base in zip(pairs, merged, bases):
             m = T2.by_tag(a.tag)
@@ -376,11 +374,14 @@ def _late_splits(T: Sched, oracle, outer: bool = False,
             for x in (a, b):
                 if not _same_alphas(x, base.alphas, T.divs):
                     fixes[x.tag] = list(x.alphas)
-            if cons is not a:
+            if isinstance(cons, list):
                 m.cons = cons
                 m.dom = None
                 m.empty = False
                 m.elim = oracle.elim(a.stmt, m.cons)
+            elif cons is not a:         # a union with strides: a part of an earlier split
+                m.cons, m.dom, m.empty = [], cons, False
+                m.elim = equalities(cons, T.params)
             T2.rels = [x for x in T2.rels if x.tag != b.tag]
         splits.append((loop, found[0], {a.tag: (found[1][a.tag], b.tag) for a, b in pairs},
                        fixes))
@@ -614,11 +615,15 @@ def _late_skews(rec: Recorder, r: Rel, j: int, new: Aff) -> bool:
     return True
 
 
-def _merged_cons(a: Rel, b: Rel, A, B, T: Sched) -> list[Aff] | None:
+def _merged_cons(a: Rel, b: Rel, A, B, T: Sched):
     """The constraints of the relation ``a`` and ``b`` (instances ``A`` and
     ``B``) are halves of: the ones they share, or, for parts read with
     strides (their instances as isl sets), those of ``A ∪ B`` when it is
-    convex without strides; None when it is not."""
+    convex without strides; else ``A ∪ B`` itself (an isl set: the part
+    keeps strides, a half of a split made before this one, on the
+    strip-mined dimensions too, that a later level of :func:`_late_splits`
+    merges with its other half: seidel-2d fuzz seed 104006, an ``iss`` by
+    the tile loops then a ``peel`` of a tile loop)."""
     U = A.union(B).coalesce()
     if a.dom is None and b.dom is None or U.is_empty():
         return [x for x in a.cons if x in b.cons]
@@ -626,9 +631,10 @@ def _merged_cons(a: Rel, b: Rel, A, B, T: Sched) -> list[Aff] | None:
 
     from .model import constraints
     if len(U.get_basic_sets()) != 1 or any(x.dim(isl.dim_type.div) for x in U.get_basic_sets()):
-        U = _convex_union(U)
-        if U is None:
-            return None
+        hull = _convex_union(U)
+        if hull is None:
+            return U
+        U = hull
     U = U.gist(a.stdom).coalesce()
     return [] if U.plain_is_universe() else constraints(U, T.divs, T.params)
 

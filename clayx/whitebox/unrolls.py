@@ -189,6 +189,16 @@ class Unrolls:
         loops = {t.beta[:-1] for t in strided}
         spare = [t for t in rest if t.tag not in inside and _no_relation(t)
                  and t.beta[:-1] in loops and self.spares]
+        empty = sorted((t for t in rest if t.tag not in inside and _no_relation(t)),
+                       key=lambda t: t.beta)
+        if not spare and self.spares and len({t.beta[:-1] for t in empty}) == len(empty):
+            # else, several such parts each in a loop of its own: the first
+            # is an empty half of an index-set split made before the unroll,
+            # the others its copies and epilog (the unroll takes it along,
+            # :meth:`_riders`; jacobi-2d fuzz seed 29218: an empty half,
+            # then an unroll of the time loop).  (Empty halves of a split
+            # made after the unroll share one loop: split off, lu.)
+            spare = empty[1:]
         self.spare.setdefault(stmt, []).extend(spare)
         self.spare_taken = self.spare_taken or bool(spare)
         inside |= {t.tag for t in spare}
@@ -546,10 +556,15 @@ class Unrolls:
         out = []
         need = {}
         for x in C.under(loop):
-            if x.tag in mine or x.tag not in targets or x.dom is None or x.empty \
-                    or not self.spare.get(x.stmt) or len(x.beta) <= k:
+            if x.tag in mine or x.tag not in targets or (x.dom is None or x.empty) \
+                    and not _no_relation(x) or not self.spare.get(x.stmt) or len(x.beta) <= k:
                 continue
             a = x.alphas[k - 1]
+            if _no_relation(x):         # an empty half: its copies and epilog empty
+                n = f if epilog else f - 1
+                out.append((x.tag, k, f, epilog, a, [[targets[x.tag]]] + [[] for _ in range(n)]))
+                need[x.stmt] = need.get(x.stmt, 0) + n
+                continue
             P = self.inst(x)
             doms = unroll_domains(x, k, f, epilog, self.divs, alpha=a)
             if not doms[0].is_equal(P) or not all(d.is_empty() for d in doms[1:]):
