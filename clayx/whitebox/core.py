@@ -1463,7 +1463,7 @@ class Core:
         n_out = 2 * max(self.T.by_tag(x.tag).depth for x in C.under(c)) + 1
         sets = {k: self._target_dates([x for x in C.under(kids[k]) if not x.empty], n_out)
                 for k in idx}
-        same = _same_prefix(n_out, 2 * d)
+        same = _same_prefix(n_out, 2 * d, self.oracle.scop.context.get_ctx())
         strict: set[tuple] = set()      # (a, b): all of a's dates before b's
         first: set[tuple] = set()       # (a, b): a has dates before all of b's
         for a in idx:
@@ -1727,9 +1727,9 @@ def _shift_first(plan: tuple) -> tuple:
     return tuple(rev + shifts + rest)
 
 
-def _same_prefix(n_out: int, k: int) -> "isl.Map":
+def _same_prefix(n_out: int, k: int, ctx: "isl.Context") -> "isl.Map":
     """The pairs of dates (``n_out`` dimensions) equal on their first ``k``."""
     xs = [f"x{m}" for m in range(n_out)]
     ys = [f"y{m}" for m in range(n_out)]
     eq = " and ".join(f"x{m} = y{m}" for m in range(k)) or "true"
-    return isl.Map(f"{{ [{', '.join(xs)}] -> [{', '.join(ys)}] : {eq} }}")
+    return isl.Map(f"{{ [{', '.join(xs)}] -> [{', '.join(ys)}] : {eq} }}", context=ctx)
