@@ -41,8 +41,9 @@ level by level (:class:`Core`).
    dependence in every order (and other pivots do not help), the last
    tries change the whole loop at once: one group's plan on the loop,
    the others aligned to it first (their inner dimensions permuted, or
-   the plan's pivot reshaped) and finished after; or the loop's children
-   separated first (see :meth:`_Core.set_alpha`).
+   the plan's pivot reshaped; the shallower ones embedded first: a
+   wavefront of a whole loop nest) and finished after; or the loop's
+   children separated first (see :meth:`Core.set_alpha`).
 """
 
 from __future__ import annotations
@@ -50,10 +51,12 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Sequence
 
+import islpy as isl
+
 from ..errors import ClayxError
 from .algebra import (full_rank_path, independent_rows, iter_keys, reshape_plan, row_rank,
                       simulated, solve)
-from .model import ONE, Aff, Rel, Sched, WhiteboxError, densify_factor, it
+from .model import ONE, Aff, Rel, Sched, WhiteboxError, densify_factor, it, to_map
 from .steps import Recorder, Step
 from .unrolls import Unrolls
 
@@ -634,7 +637,9 @@ class Core:
         with the distributed loops fused on the way (:meth:`hoist_fusing`)
         or in one perfect nest (:meth:`perfect_nest`), and in the last
         tries of :meth:`process` through one plan on the whole loop or
-        with the loop's children separated first (:meth:`_rescued`).
+        with the loop's children separated first (:meth:`_rescued`), one
+        loop nest wrapped (:meth:`wrap_nest`), rotated (:meth:`rotate`),
+        or skewed with its loops fused on the way (:meth:`fused_tail`).
         ``alt``: the other pivots first, every choice checked (see
         :meth:`process`)."""
         from itertools import islice, permutations
@@ -711,7 +716,7 @@ class Core:
         if (len(units) > 1 or partial) and self.perfect_nest(c, d):
             return
         if self._rescue and (self._rescued(c, d, alt) or self.wrap_nest(c, d)
-                             or self.rotate(c, d, units)):
+                             or self.rotate(c, d, units) or self.fused_tail(c, units)):
             return
         prefix, plan = last
         raise WhiteboxError(
@@ -753,14 +758,20 @@ class Core:
                 break
             models += [q for _, q in more if q not in models]
         snap = self.snapshot()
-        # the shortest first: one step of the whole loop, as a user writes it
-        for model in sorted(models, key=len):
-            if any(x.depth < _deepest(model) for x in C.under(c)):
+        # the shortest first: one step of the whole loop, as a user writes it;
+        # the models deeper than some relations of c, last, those relations
+        # embedded first (:meth:`_deepened`)
+        models = sorted(models, key=len)
+        deep = [m for m in models if any(x.depth < _deepest(m) for x in C.under(c))]
+        for model in [m for m in models if m not in deep] + deep:
+            self.restore(snap)
+            if model in deep and not self._deepened(c, _deepest(model)):
                 continue
             try:
                 pre = self._aligning(c, d, model)
             except WhiteboxError:
                 continue
+            start = self.snapshot()
             for groups in ([pre, []] if pre else [[]]):
                 for order in islice(permutations(range(len(groups))), 6):
                     try:
@@ -768,8 +779,28 @@ class Core:
                             return True
                     except WhiteboxError:
                         pass            # what is left has no plan (a rank lost)
-                    self.restore(snap)
+                    self.restore(start)
+        self.restore(snap)
         return False
+
+    def _deepened(self, c: tuple, depth: int) -> bool:
+        """Give every relation of the loop ``c`` at least ``depth``
+        dimensions (one-iteration loops, ``embed``), so that a model plan of
+        the deeper ones (:meth:`through_model`) applies to the whole loop:
+        a wavefront of a loop nest (isl's Feautrier schedule of a Cholesky
+        factorization, ``i + j + k`` for the update, ``i + 2j`` for the
+        division, ``3i`` for the square root) skews the statements that
+        are not as deep as the others by their own dimensions, which the
+        alignment (:meth:`_align`) then gives the values that make the
+        model's skew their target's (the division's new ``k`` made its
+        ``j``).  Is the schedule legal after it (an ``embed`` keeps the
+        order)?"""
+        C = self.C
+        for tag in [x.tag for x in C.under(c)]:
+            while C.by_tag(tag).depth < depth:
+                self.rec.do("embed", C.by_tag(tag).beta,
+                            comment="a one-iteration loop, to change with the loop nest")
+        return self.oracle(C)
 
     def _model_path(self, c: tuple, d: int, model: tuple, pre: list[tuple]) -> bool:
         """:meth:`through_model` for one model and alignment ``pre``."""
@@ -1196,6 +1227,33 @@ class Core:
                 return False
         return True
 
+    def fused_tail(self, c: tuple, units: list[tuple]) -> bool:
+        """The rescue for a wavefront of a loop nest whose statements sit
+        in distributed loops (isl's or Pluto's ``[t, i] -> [2t + i, t]`` on
+        jacobi-1d, the second statement one later): the groups' plans
+        without the ``interchange`` s that end all of them (the skews and
+        shifts of the inner dimension: legal one group at a time), in any
+        order (at most :data:`MAX_ORDERS`), then those interchanges once on
+        the loop ``c``, the loops they bring out of fused first where an
+        interchange of the distributed ones breaks a dependence
+        (:meth:`hoist_fusing`: the skewed loops fuse legally, the loops as
+        they were do not).  Every step is checked; returns False (and
+        changes nothing) when one breaks a dependence."""
+        from itertools import islice, permutations
+        if self.oracle is None:
+            return False
+        more = self._common_tail(c, units)
+        if more is None:
+            return False
+        rest, tail = more[:-1], more[-1][1]
+        snap = self.snapshot()
+        for order in islice(permutations(range(len(rest))), MAX_ORDERS):
+            if all(self._apply_checked(*rest[i]) for i in order) \
+                    and self.hoist_fusing(c, tail):
+                return True
+            self.restore(snap)
+        return False
+
     def wrap_nest(self, c: tuple, d: int) -> bool:
         """The rescue for a loop nest that the target runs inside a
         one-iteration loop at depth ``d`` (isl's ``whole_component``: a
@@ -1277,29 +1335,60 @@ class Core:
         relation shifted by an integer to the odd date next to its
         target's (alone at that date: any place in the body is legal
         there), ``c``'s children separated and sorted as the target's
-        (:meth:`sortsplit`, :meth:`sort_children`), the relations shifted
+        (:meth:`sortsplit`, :meth:`_sort_by_dates`), the relations shifted
         to their target dates, ``densify(c, d)``, then the other groups'
         plans.  Applies when some groups' plans are whole shifts by
-        integers.  Every step is checked; returns False (and changes
-        nothing) when one breaks a dependence."""
+        integers; when every relation of ``c`` is shifted by the same
+        parameters (and integers that differ: deriche's column pass, at
+        ``i + w`` and ``i + w + 1``), the loop ``c`` is shifted by the
+        parameters first.  Every step is checked; returns False (and
+        changes nothing) when one breaks a dependence."""
         if self.oracle is None:
             return False
+        snap = self.snapshot()
+        common = self._common_parameters(c, d, units)
+        if common is not None:
+            if not self._apply_checked(c, (("shift", d, common),)):
+                self.restore(snap)
+                return False
+            units = self.units(c, d)
+            if not units:
+                return True
         rot = [(prefix, -int(plan[0][2][ONE])) for prefix, plan in units
                if len(plan) == 1 and plan[0][0] == "shift" and plan[0][1] == d
                and not plan[0][2].keys("i") and not plan[0][2].keys("p")
                and not plan[0][2].keys("d")
                and Fraction(plan[0][2][ONE]).denominator == 1]
-        if not rot:
-            return False
-        for side in (1, -1):
-            snap = self.snapshot()
+        for side in (1, -1) if rot else ():
+            start = self.snapshot()
             try:
                 if self._rotate(c, d, rot, side):
                     return True
             except (WhiteboxError, IndexError, KeyError):
                 pass
-            self.restore(snap)
+            self.restore(start)
+        self.restore(snap)
         return False
+
+    def _common_parameters(self, c: tuple, d: int, units: list[tuple]) -> Aff | None:
+        """The parametric part of the ``shift`` s that make up the plans of
+        ``units`` when it is the same for all (not zero), and they give
+        every relation of the loop ``c`` with an instance its target
+        dimension ``d`` (None otherwise)."""
+        amounts = [plan[0][2] for _, plan in units
+                   if len(plan) == 1 and plan[0][0] == "shift" and plan[0][1] == d
+                   and not plan[0][2].keys("i") and not plan[0][2].keys("d")]
+        if len(amounts) != len(units) or not self.C.is_loop(c):
+            return None
+        parts = {a.part("p") for a in amounts}
+        if len(parts) != 1:
+            return None
+        common = parts.pop()
+        covered = {x.tag for prefix, _ in units for x in self.C.under(prefix)}
+        if common.is_zero or any(not x.empty and x.tag not in covered
+                                 for x in self.C.under(c)):
+            return None
+        return common
 
     def _rotate(self, c: tuple, d: int, rot: list[tuple], side: int) -> bool:
         C = self.C
@@ -1321,7 +1410,7 @@ class Core:
             if not mixed:
                 break
             self.sortsplit(mixed[0], label)
-        self.sort_children(c, label, "put the loops and statements in the target order")
+        self._sort_by_dates(c, d, label)
         if not self.oracle(C):
             return False
         for tags, s, step in groups:
@@ -1336,6 +1425,87 @@ class Core:
             if not self._apply_checked(prefix, plan):
                 return False
         return True
+
+    def _sort_by_dates(self, c: tuple, d: int, label: dict[int, int]) -> None:
+        """Put the children of the loop ``c`` (each of one target label)
+        in the target's order within one iteration of its dimension ``d``
+        (one ``reorder``, when that changes anything): by label (as
+        :meth:`sort_children`), and the children of one label (one target
+        child, which the target fuses deeper) in the order of their dates
+        there (deriche's isl Feautrier schedule: a row's initializations
+        rotated to the end of the previous row's iteration, at the inner
+        date ``h``, after that row's ``j`` loop).  Of two children of one
+        label, one goes first when, at every date of ``d`` both have, all
+        of its instances come first; when the target interleaves them, the
+        one with instances before all of the other's (the order that the
+        fusion deeper keeps: a row's initialization joins the previous
+        row's last iteration); else the current order stays."""
+        C = self.C
+        kids = C.children(c)
+        labs = [label[C.under(y)[0].tag] for y in kids]
+        order = []
+        for lab in sorted(set(labs)):
+            order += self._date_order(c, d, [k for k in range(len(kids)) if labs[k] == lab])
+        if order != list(range(len(kids))):
+            perm = [0] * len(kids)
+            for new, old in enumerate(order):
+                perm[old] = new
+            self.rec.do("reorder", c, tuple(perm),
+                        comment="put the loops and statements in the target order")
+
+    def _date_order(self, c: tuple, d: int, idx: list[int]) -> list[int]:
+        """:meth:`_sort_by_dates` for the children ``idx`` of ``c`` (of
+        one label)."""
+        if len(idx) < 2:
+            return idx
+        C = self.C
+        kids = C.children(c)
+        n_out = 2 * max(self.T.by_tag(x.tag).depth for x in C.under(c)) + 1
+        sets = {k: self._target_dates([x for x in C.under(kids[k]) if not x.empty], n_out)
+                for k in idx}
+        same = _same_prefix(n_out, 2 * d, self.oracle.scop.context.get_ctx())
+        strict: set[tuple] = set()      # (a, b): all of a's dates before b's
+        first: set[tuple] = set()       # (a, b): a has dates before all of b's
+        for a in idx:
+            for b in idx:
+                if a == b or sets[a] is None or sets[b] is None:
+                    continue
+                both = isl.Map.from_domain_and_range(sets[a], sets[b]).intersect(same)
+                if both.is_empty():
+                    continue            # never at the same date of d
+                # (b's date -> a's date): b's at or before a's
+                late = sets[b].lex_le_set(sets[a]).intersect(same)
+                if late.is_empty():
+                    strict.add((a, b))
+                if not both.domain().subtract(late.range()).is_empty():
+                    first.add((a, b))
+        todo = list(idx)
+        order = []
+        while todo:
+            free = [a for a in todo if not any((b, a) in strict for b in todo)] or todo
+            k = next((a for a in free if not any((b, a) in first and (a, b) not in first
+                                                 for b in free)), free[0])
+            todo.remove(k)
+            order.append(k)
+        return order
+
+    def _target_dates(self, rels: list[Rel], n_out: int):
+        """The target's dates of the instances of ``rels`` (an isl set,
+        padded to ``n_out`` dimensions; None without instance)."""
+        out = None
+        ctx = self.oracle.scop.context.get_ctx()
+        for x in rels:
+            t = self.T.by_tag(x.tag)
+            st = self.oracle.scop.statement(t.stmt)
+            m = to_map(t, st.iterators, self.oracle.scop.params, self.C.divs, ctx)
+            m = m.intersect_domain(self.oracle.part(t.stmt, t.cons))
+            k = m.dim(isl.dim_type.out)
+            m = m.add_dims(isl.dim_type.out, n_out - k)
+            for pos in range(k, n_out):
+                m = m.fix_val(isl.dim_type.out, pos, 0)
+            r = m.range()
+            out = r if out is None else out.union(r)
+        return out
 
     def perfect_nest(self, c: tuple, d: int) -> bool:
         """The rescue for relations of one loop that need different
@@ -1555,3 +1725,11 @@ def _shift_first(plan: tuple) -> tuple:
     shifts = [st for st in plan if st[0] == "shift"]
     rest = [st for st in plan if st[0] not in ("reverse", "shift")]
     return tuple(rev + shifts + rest)
+
+
+def _same_prefix(n_out: int, k: int, ctx: "isl.Context") -> "isl.Map":
+    """The pairs of dates (``n_out`` dimensions) equal on their first ``k``."""
+    xs = [f"x{m}" for m in range(n_out)]
+    ys = [f"y{m}" for m in range(n_out)]
+    eq = " and ".join(f"x{m} = y{m}" for m in range(k)) or "true"
+    return isl.Map(f"{{ [{', '.join(xs)}] -> [{', '.join(ys)}] : {eq} }}", context=ctx)
