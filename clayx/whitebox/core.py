@@ -282,13 +282,17 @@ class Core:
         """Split the relations of ``trees`` whose first split is the same
         inequality together, by one ``iss`` on the outermost loop that holds
         only such relations (at least two); ``trees`` then holds the
-        remaining splits of each part."""
+        remaining splits of each part.  A first split by the complement
+        (``-c - 1 ≥ 0``) is the same split, its halves swapped (bicg fuzz
+        seed 25114: the statement whose first part isl wrote without the
+        inequality has only the complement to split by)."""
         while True:
             for tag, tree in trees.items():
                 if isinstance(tree, int):
                     continue
                 c = tree[0]
-                same = {t for t, x in trees.items() if not isinstance(x, int) and x[0] == c}
+                same = {t for t, x in trees.items()
+                        if not isinstance(x, int) and x[0] in (c, -c - Aff.const(1))}
                 beta = self.C.by_tag(tag).beta
                 loop = next((beta[:m] for m in range(1, len(beta))
                              if len(self.C.under(beta[:m])) > 1
@@ -303,7 +307,9 @@ class Core:
             self.rec.do("iss", loop, c, new_tag=lambda x: fresh[x.tag],
                         comment=f"split the loop at {c.text(names)} >= 0")
             for t in under:
-                _, pos, neg = trees.pop(t)
+                first, pos, neg = trees.pop(t)
+                if first != c:
+                    pos, neg = neg, pos         # (split by the complement: the halves swap)
                 self._refresh(t, fresh[t])
                 trees[t], trees[fresh[t]] = pos, neg
 
