@@ -16,6 +16,9 @@ equivalent chains").
   first split is the same split of their loop, its halves swapped (isl
   writes a part without the inequality where its statement's domain
   implies it).
+- **A shared split of a loop that holds other statements too**, which the
+  target puts in other loops: those are split off first (``split``), then
+  one ``iss`` (:meth:`~clayx.whitebox.core.Core._separated`).
 - **A grain then shifts** (:func:`~clayx.whitebox.tiling._grain_shift`):
   ``2i + 1`` was read as ``2·(i + 1) - 1``, which runs the reduced loop's
   ``i + 1`` before the other statement's ``i + 1`` where the target runs it
@@ -52,6 +55,10 @@ CASES = [
      "iss([1], {-1 | | -1, 0 | 0}); reverse([0, 0], 1); iss([0], {-1 | | 1, 0 | 2});",
      "iss([1], {[] | [-1] | [-1, 0] | 0});\niss([0], {[] | [1] | [1, 0] | 2});\n"
      "reverse([0], 1);\n", 10),
+    # bicg: loop [1]'s S1 and S2 peeled by one peel after S3 was split off
+    # their loop: each split alone before (15 steps), now S3 split off first
+    ("bicg", 24044, "split([1, 1, 0], 1); reorder([1], [0, 1]); peel([1], {0, 0 | -2});",
+     "split([1, 1, 0], 1);\npeel([1], {0, 0 | -2});\n", 15),
     # gemm: S0 shifted by 3 before the loop's iss on its first dimension
     ("gemm", 26180,
      "shift([0], 2, {}, 0); shift([0, 0, 0], 1, {}, 3); peel([0], {0, -1, 0 | -1}); "

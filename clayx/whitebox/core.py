@@ -418,7 +418,48 @@ class Core:
             loop = self._loop_of(tag, same, 1)
             if loop is not None and not c.keys("d"):
                 return loop, c, None, tag
+        # none: one whose loop holds other relations too, that the target
+        # puts in other loops: those split off first (bicg fuzz seed 24044)
+        for tag, tree in trees.items():
+            if isinstance(tree, int) or tree[0].keys("d"):
+                continue
+            c = tree[0]
+            same = {t for t, x in trees.items()
+                    if not isinstance(x, int) and x[0] in (c, -c - Aff.const(1))}
+            if self._separated(tag, same):
+                return self._loop_of(tag, same, 1), c, None, tag
         return None
+
+    def _separated(self, tag: int, same: set) -> bool:
+        """Split (``split``) the outermost loop around the relation ``tag``
+        that holds others of ``same`` so that they are alone in a loop,
+        when the target has the statements of ``same`` and the others
+        there in other loops, and the splits are legal (the oracle);
+        whether it was done."""
+        C = self.C
+        if self.oracle is None:
+            return False
+        beta = C.by_tag(tag).beta
+        for m in range(1, len(beta)):
+            under = C.under(beta[:m])
+            if sum(x.tag in same for x in under) < 2:
+                return False
+            if all(x.tag in same for x in under):
+                return False
+            ins = {x.stmt for x in under if x.tag in same}
+            outs = {x.stmt for x in under if x.tag not in same}
+            if ins & outs or {t.beta[:m] for t in self.T.rels if t.stmt in ins} & \
+                    {t.beta[:m] for t in self.T.rels if t.stmt in outs}:
+                continue                    # (together in the target: deeper)
+            cuts = [x.beta for x, y in zip(under, under[1:]) if (x.tag in same) != (y.tag in same)]
+            snap = self.snapshot()
+            for b in reversed(cuts):        # (the last first: the others keep their β)
+                self.rec.do("split", b, m, comment="distribute the loop")
+            if self._loop_of(tag, same, 1) is not None and self.oracle(C):
+                return True
+            self.restore(snap)
+            return False
+        return False
 
     def _loop_of(self, tag: int, same: set, depth: int):
         """The outermost loop around the relation ``tag``, at least
