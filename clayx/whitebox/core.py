@@ -417,7 +417,7 @@ class Core:
                     if not isinstance(x, int) and x[0] in (c, -c - Aff.const(1))}
             loop = self._loop_of(tag, same, 1)
             if loop is not None and not c.keys("d"):
-                return loop, c, None, tag
+                return loop, self._oriented(loop, c, trees), None, tag
         # none: one whose loop holds other relations too, that the target
         # puts in other loops: those split off first (bicg fuzz seed 24044)
         for tag, tree in trees.items():
@@ -427,8 +427,26 @@ class Core:
             same = {t for t, x in trees.items()
                     if not isinstance(x, int) and x[0] in (c, -c - Aff.const(1))}
             if self._separated(tag, same):
-                return self._loop_of(tag, same, 1), c, None, tag
+                loop = self._loop_of(tag, same, 1)
+                return loop, self._oriented(loop, c, trees), None, tag
         return None
+
+    def _oriented(self, loop: tuple, c: Aff, trees: dict, agrees=None) -> Aff:
+        """``c`` or its complement, the split of ``loop`` that keeps the
+        halves of most of its relations in the target's order (the ``iss``
+        keeps the half where it holds first, moves the other after).
+        ``agrees(x, first)``: is the relation ``x``'s first split ``first``
+        the same as ``c`` (default: as written), not its complement?"""
+        def leaves(tree) -> list:
+            return [tree] if isinstance(tree, int) else leaves(tree[1]) + leaves(tree[2])
+        votes = 0
+        for x in self.C.under(loop):
+            first, pos, neg = trees[x.tag]
+            at = [min((self.T.by_tag(t).beta for t in leaves(half)), default=()) for half in
+                  (pos, neg)]
+            same = first == c if agrees is None else agrees(x, first)
+            votes += 1 if same == (at[0] <= at[1]) else -1
+        return c if votes >= 0 else -c - Aff.const(1)
 
     def _separated(self, tag: int, same: set) -> bool:
         """Split (``split``) the outermost loop around the relation ``tag``
@@ -497,7 +515,12 @@ class Core:
                     x.canon(on_alphas(x, form)) in
                     (x.canon(trees[x.tag][0]), x.canon(-trees[x.tag][0] - Aff.const(1)))
                     for x in C.under(loop)) and self.oracle(C):
-                return loop, on_alphas(C.by_tag(tag), form), form, tag
+                c = on_alphas(C.by_tag(tag), form)
+                if self._oriented(loop, c, trees,
+                                  lambda x, first: forms(x.stmt, first) == form) != c:
+                    form = _negated_form(form)
+                    c = on_alphas(C.by_tag(tag), form)
+                return loop, c, form, tag
             self.restore(snap)
         return None
 
@@ -535,6 +558,11 @@ class Core:
                         return False
         return True
 
+    #: whether :meth:`_shared_splits` reads splits on the α rows too (and
+    #: makes the α steps they need first): tests of what comes after
+    #: turn it off to get the splits as written
+    shared_alpha = True
+
     def _alpha_forms(self, by_stmt: dict):
         """``forms(stmt, c)``: the form of ``c`` on the α rows that all the
         target parts of ``stmt`` share (:func:`_shared_rows`,
@@ -542,7 +570,7 @@ class Core:
         the tag of a part with those rows.  None (the splits as written
         only) in careful mode (its retry recovers without them) or without
         an oracle (the α steps before the split are checked)."""
-        if self.oracle is None or self.careful:
+        if self.oracle is None or self.careful or not self.shared_alpha:
             return None
         rows, model = {}, {}
         for stmt, parts in by_stmt.items():
