@@ -439,10 +439,11 @@ class Core:
         the same as ``c`` (default: as written), not its complement?"""
         def leaves(tree) -> list:
             return [tree] if isinstance(tree, int) else leaves(tree[1]) + leaves(tree[2])
+        where = {r.tag: r.beta for r in self.T.rels}     # (an unroll's parts: not there)
         votes = 0
         for x in self.C.under(loop):
             first, pos, neg = trees[x.tag]
-            at = [min((self.T.by_tag(t).beta for t in leaves(half)), default=()) for half in
+            at = [min((where[t] for t in leaves(half) if t in where), default=()) for half in
                   (pos, neg)]
             same = first == c if agrees is None else agrees(x, first)
             votes += 1 if same == (at[0] <= at[1]) else -1
