@@ -19,12 +19,6 @@ equivalent chains").
 - **A shared split of a loop that holds other statements too**, which the
   target puts in other loops: those are split off first (``split``), then
   one ``iss`` (:meth:`~clayx.whitebox.core.Core._separated`).
-- **A grain then shifts** (:func:`~clayx.whitebox.tiling._grain_shift`):
-  ``2i + 1`` was read as ``2·(i + 1) - 1``, which runs the reduced loop's
-  ``i + 1`` before the other statement's ``i + 1`` where the target runs it
-  after; it is now first read as ``2i + 1`` with the loop's children in
-  the order of their rests (a ``reorder`` last), the target's order all
-  the way (ludcmp's ``feautrier`` schedule).
 
 Every case was longer on the main branch before (the length there is
 given), and replays exactly, simplified and raw."""
@@ -35,16 +29,14 @@ from types import SimpleNamespace
 
 import pytest
 
-from clayx.whitebox.model import Aff, Divs, Rel, Sched
-from clayx.whitebox.steps import Step
+from clayx.whitebox.model import Aff, Rel
 from whitebox_cases import (assert_recovered_code_runs, assert_recovered_shorter, case_params,
-                            core_module, session, tiling_module)
+                            core_module)
 
 _form_on = core_module._form_on
 _shared_rows = core_module._shared_rows
 _alpha_first = core_module._alpha_first
 _negated_form = core_module._negated_form
-_rest_order = tiling_module._rest_order
 
 #: (kernel, fuzz seed, the random sequence, the script recovered today,
 #: its length on main)
@@ -140,44 +132,6 @@ def test_inequalities_shared_on_alpha_rows_first():
     assert rank("S1", _i(1)) == -1
     # must fail: a constraint on no row (a constant) ranks last
     assert rank("S1", Aff.const(3)) == 0
-
-
-def _grained(rests: list[Aff], kids=None):
-    """A loop [0] of statements S0, S1, … (or loops ``kids``), α1 = 2i + rest."""
-    rels = [Rel(f"S{k}", 1, (0, k), [_i(0).scale(2) + v], [], k) for k, v in enumerate(rests)]
-    return Sched(rels, ("N",), Divs())
-
-
-def test_children_put_in_the_order_of_their_rests():
-    X = _grained([Aff()] * 3)
-    rests = {0: Aff.const(1), 1: Aff(), 2: Aff.const(1)}
-    # two children with one rest: their order is the target's, not told apart
-    assert _rest_order(X, (0,), 1, 2, rests) is None
-    X = _grained([Aff()] * 2)
-    rests = {0: N + Aff.const(1), 1: N}
-    # S1 (rest N) before S0 (N + 1); the reorder takes them back
-    assert _rest_order(X, (0,), 1, 2, rests) == (1, 0)
-    assert [r.tag for r in X.rels] == [1, 0]
-    X = _grained([Aff()] * 2)
-    assert _rest_order(X, (0,), 1, 2, {0: Aff(), 1: Aff.const(1)}) == (0, 1)
-    # must fail: rests of other parametric parts, a rest out of [0, g), a
-    # dimension that is not the loop's own
-    assert _rest_order(_grained([Aff()] * 2), (0,), 1, 2, {0: N, 1: Aff.const(1)}) is None
-    assert _rest_order(_grained([Aff()] * 2), (0,), 1, 2, {0: Aff.const(2), 1: Aff()}) is None
-    assert _rest_order(_grained([Aff()] * 2), (0, 0), 1, 2,
-                       {0: Aff.const(1), 1: Aff()}) is None
-
-
-def test_ludcmp_feautrier_grains_in_the_targets_order():
-    # feautrier's 2i (first j loop) and 2i + 1 (second), the second first in
-    # β: a grain, a shift and a reorder of the loop end the script (24 steps
-    # before, where 2i + 1 read as 2(i + 1) - 1 took a grain, its densify
-    # and shifts on the way)
-    s = session("ludcmp")
-    r = s.auto_result("feautrier")
-    assert r.exact and len(r.steps) < 24
-    assert r.steps[-3:] == [Step("grain", ((0,), 1, 2)), Step("shift", ((0, 1), 1, Aff.const(-1))),
-                            Step("reorder", ((0,), (1, 0)))]
 
 
 @pytest.mark.slow
