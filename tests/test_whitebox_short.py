@@ -211,7 +211,9 @@ def _dates_search(stem, seq):
     the order written, not those of more statements first: bicg 50234's
     19 raw steps, which one shared ``iss`` replaces now)."""
     s = session(stem, seq)
-    with mock.patch.object(core_module, "_shared_first", lambda by_stmt: lambda c: 0):
+    # (and the splits as written only: core.Core.shared_alpha)
+    with mock.patch.object(core_module, "_shared_first", lambda by_stmt: lambda c: 0), \
+            mock.patch.object(core_module.Core, "shared_alpha", False):
         raw = list(whitebox(s.original, s.current.schedule).raw)
     _, O, oracle = _start(stem)
     empty = _emptiness(oracle)

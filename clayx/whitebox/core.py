@@ -56,7 +56,7 @@ import islpy as isl
 from ..errors import ClayxError
 from .algebra import (full_rank_path, independent_rows, iter_keys, reshape_plan, row_rank,
                       simulated, solve)
-from .model import ONE, Aff, Rel, Sched, WhiteboxError, densify_factor, it, to_map
+from .model import ONE, Aff, Rel, Sched, WhiteboxError, densify_factor, it, on_alphas, to_map
 from .steps import Recorder, Step
 from .unrolls import Unrolls
 
@@ -153,6 +153,75 @@ def _shared_first(by_stmt: dict) -> "callable":
     return rank
 
 
+def _shared_rows(parts) -> list:
+    """The α rows that all the target parts ``parts`` of one statement
+    have (those with instances, or all when none has), None where they
+    differ: the rows an α step can give the statement before it is split
+    (each part's own rows come after the split)."""
+    full = [t for t in parts if not t.empty] or list(parts)
+    n = min(len(t.alphas) for t in full)
+    # (a part whose domain fixes iterators has them substituted in its rows:
+    # the row of a part that fixes fewest, compared on each part's domain)
+    rep = min(full, key=lambda t: len(t.elim))
+    return [rep.alphas[d] if all(t.canon(rep.alphas[d]) == t.canon(t.alphas[d]) for t in full)
+            else None for d in range(n)]
+
+
+def _form_on(rows: list, c: Aff) -> tuple | None:
+    """``c`` as an integral form ``(α coefficients, rest)`` on the rows
+    ``rows`` (None rows unused), ``rest`` of parameters and a constant (as
+    :func:`~.recover.alpha_form` writes it); None when there is none."""
+    keys = sorted({k for a in rows if a is not None for k in a.keys("i")} | set(c.keys("i")),
+                  key=str)
+    if c.keys("d") or any(a is not None and a.keys("d") for a in rows):
+        return None
+    live = [a.part("i") if a is not None else Aff() for a in rows]
+    basis = independent_rows(live, keys)
+    x = solve([live[l - 1] for l in basis], c.part("i"), keys)
+    if x is None or any(v.denominator != 1 for v in x):
+        return None
+    coef = [0] * len(rows)
+    rest = c
+    for l, v in zip(basis, x):
+        coef[l - 1] = int(v)
+        rest = rest - rows[l - 1].scale(int(v))
+    if rest.keys("i"):
+        return None
+    while coef and not coef[-1]:
+        coef.pop()
+    return tuple(coef), rest
+
+
+def _negated_form(form: tuple) -> tuple:
+    """The form of ``-c - 1`` for the form ``(coefficients, rest)`` of ``c``."""
+    coef, rest = form
+    return tuple(-v for v in coef), -rest - Aff.const(1)
+
+
+def _alpha_first(by_stmt: dict, form_of) -> "callable":
+    """``rank(stmt, c)``: as :func:`_shared_first`, the constraints by how
+    many statements have them, here read as forms on the statements'
+    shared α rows (``form_of(stmt, c)``, :func:`_form_on`): a split the
+    target made on a loop after an α step of one statement (a reverse, a
+    skew) reads differently on the iterators of each, alike on their α
+    rows (:meth:`Core._shared_splits`)."""
+    count: dict = {}
+    for stmt, parts in by_stmt.items():
+        seen = set()
+        for t in parts:
+            for c in t.cons:
+                f = form_of(stmt, c)
+                if f is not None and f[0]:
+                    seen |= {f, _negated_form(f)}
+        for f in seen:
+            count[f] = count.get(f, 0) + 1
+
+    def rank(stmt: str, c: Aff) -> int:
+        f = form_of(stmt, c)
+        return -count.get(f, 0) if f is not None and f[0] else 0
+    return rank
+
+
 def _split_tree(pieces: list[tuple[int, list[Aff]]], subset=None, empty=None, rank=None):
     """A binary tree ``(constraint, positive subtree, negative subtree)``
     whose leaves are the tags of the parts ``(tag, constraints)``: the
@@ -242,7 +311,9 @@ class Core:
         for r in self.T.rels:
             by_stmt.setdefault(r.stmt, []).append(r)
         by_stmt = {stmt: self.unrolls.parts(stmt, tparts) for stmt, tparts in by_stmt.items()}
-        rank = _shared_first(by_stmt)
+        written = _shared_first(by_stmt)
+        forms = self._alpha_forms(by_stmt)
+        on_alphas = _alpha_first(by_stmt, forms) if forms is not None else None
         for stmt, tparts in by_stmt.items():
             cur = [r for r in self.C.rels if r.stmt == stmt]
             if len(cur) == len(tparts) and all(
@@ -258,6 +329,8 @@ class Core:
                     f"{stmt} is index-set split differently in the two schedules; "
                     "whitebox from a schedule where it is one relation")
             pieces = [(t.tag, list(t.cons)) for t in tparts]
+            rank = written if on_alphas is None else \
+                (lambda c, stmt=stmt: min(written(c), on_alphas(stmt, c)))
             if self.oracle is None:
                 tree = _split_tree(pieces, rank=rank)
             else:
@@ -266,7 +339,7 @@ class Core:
                                    rank)
             cur[0].tag = self._fresh()
             trees[cur[0].tag] = tree
-        self._shared_splits(trees)
+        self._shared_splits(trees, forms)
         for tag, tree in trees.items():
             self._apply_split(tag, tree)
         if trees and self.careful and not self.oracle(self.C):
@@ -281,34 +354,245 @@ class Core:
         if missing:
             raise WhiteboxError(f"the target does not schedule {', '.join(sorted(set(missing)))}")
 
-    def _shared_splits(self, trees: dict) -> None:
+    def _shared_splits(self, trees: dict, forms=None) -> None:
         """Split the relations of ``trees`` whose first split is the same
         inequality together, by one ``iss`` on the outermost loop that holds
         only such relations (at least two); ``trees`` then holds the
-        remaining splits of each part."""
+        remaining splits of each part.  A first split by the complement
+        (``-c - 1 ≥ 0``) is the same split, its halves swapped (bicg fuzz
+        seed 25114: the statement whose first part isl wrote without the
+        inequality has only the complement to split by).
+
+        ``forms`` (:meth:`_alpha_forms`, when given): where no inequality
+        is shared as written, one shared as a form on the statements' α
+        rows (the target split their loop after an α step of one of them:
+        a reverse, a skew; the forms differ on the iterators) is made by
+        the α steps that give the statements those rows first, then one
+        ``iss`` on the α dimensions (:meth:`_alpha_shared`; atax fuzz
+        seed 59171, syrk 40249)."""
+        tried: set = set()
         while True:
-            for tag, tree in trees.items():
-                if isinstance(tree, int):
-                    continue
-                c = tree[0]
-                same = {t for t, x in trees.items() if not isinstance(x, int) and x[0] == c}
-                beta = self.C.by_tag(tag).beta
-                loop = next((beta[:m] for m in range(1, len(beta))
-                             if len(self.C.under(beta[:m])) > 1
-                             and {x.tag for x in self.C.under(beta[:m])} <= same), None)
-                if loop is not None and not c.keys("d"):
-                    break
-            else:
+            found = self._written_shared(trees)
+            if found is None and forms is not None:
+                found = self._alpha_shared(trees, forms, tried)
+            if found is None:
                 return
+            loop, c, form, tag = found
             under = [x.tag for x in self.C.under(loop)]
             fresh = {t: self._fresh() for t in under}
             names = self._names(self.C.by_tag(tag))
-            self.rec.do("iss", loop, c, new_tag=lambda x: fresh[x.tag],
-                        comment=f"split the loop at {c.text(names)} >= 0")
+            if form is None:
+                self.rec.do("iss", loop, c, new_tag=lambda x: fresh[x.tag],
+                            comment=f"split the loop at {c.text(names)} >= 0")
+            else:
+                self.rec.do("iss", loop, c, form, new_tag=lambda x: fresh[x.tag],
+                            comment="split the loop on its dimensions")
+                for t in under:
+                    # each relation's inequality on its own α rows, as Clay's
+                    x = self.C.by_tag(t)
+                    x.cons[-1] = on_alphas(x, form)
+                    self.C.by_tag(fresh[t]).cons[-1] = -x.cons[-1] - Aff.const(1)
             for t in under:
-                _, pos, neg = trees.pop(t)
+                first, pos, neg = trees.pop(t)
+                if not self._same_side(t, first, c, form):
+                    pos, neg = neg, pos         # (split by the complement: the halves swap)
                 self._refresh(t, fresh[t])
                 trees[t], trees[fresh[t]] = pos, neg
+
+    def _same_side(self, tag: int, first: Aff, c: Aff, form) -> bool:
+        """Does the relation ``tag``'s first split ``first`` keep the half
+        that the loop's split by ``c`` (on the α dimensions, ``form``)
+        keeps?"""
+        if form is None:
+            return first == c
+        x = self.C.by_tag(tag)
+        return x.canon(x.cons[-1]) == x.canon(first)
+
+    def _written_shared(self, trees: dict):
+        """``(loop, c, None, tag)``: the first split ``c`` of the relation
+        ``tag``, the same as written (or its complement) for every relation
+        of ``loop`` (at least two); None when there is none."""
+        for tag, tree in trees.items():
+            if isinstance(tree, int):
+                continue
+            c = tree[0]
+            same = {t for t, x in trees.items()
+                    if not isinstance(x, int) and x[0] in (c, -c - Aff.const(1))}
+            loop = self._loop_of(tag, same, 1)
+            if loop is not None and not c.keys("d"):
+                return loop, self._oriented(loop, c, trees), None, tag
+        # none: one whose loop holds other relations too, that the target
+        # puts in other loops: those split off first (bicg fuzz seed 24044)
+        for tag, tree in trees.items():
+            if isinstance(tree, int) or tree[0].keys("d"):
+                continue
+            c = tree[0]
+            same = {t for t, x in trees.items()
+                    if not isinstance(x, int) and x[0] in (c, -c - Aff.const(1))}
+            if self._separated(tag, same):
+                loop = self._loop_of(tag, same, 1)
+                return loop, self._oriented(loop, c, trees), None, tag
+        return None
+
+    def _oriented(self, loop: tuple, c: Aff, trees: dict, agrees=None) -> Aff:
+        """``c`` or its complement, the split of ``loop`` that keeps the
+        halves of most of its relations in the target's order (the ``iss``
+        keeps the half where it holds first, moves the other after).
+        ``agrees(x, first)``: is the relation ``x``'s first split ``first``
+        the same as ``c`` (default: as written), not its complement?"""
+        def leaves(tree) -> list:
+            return [tree] if isinstance(tree, int) else leaves(tree[1]) + leaves(tree[2])
+        where = {r.tag: r.beta for r in self.T.rels}     # (an unroll's parts: not there)
+        votes = 0
+        for x in self.C.under(loop):
+            first, pos, neg = trees[x.tag]
+            at = [min((where[t] for t in leaves(half) if t in where), default=()) for half in
+                  (pos, neg)]
+            same = first == c if agrees is None else agrees(x, first)
+            votes += 1 if same == (at[0] <= at[1]) else -1
+        return c if votes >= 0 else -c - Aff.const(1)
+
+    def _separated(self, tag: int, same: set) -> bool:
+        """Split (``split``) the outermost loop around the relation ``tag``
+        that holds others of ``same`` so that they are alone in a loop,
+        when the target has the statements of ``same`` and the others
+        there in other loops, and the splits are legal (the oracle);
+        whether it was done."""
+        C = self.C
+        if self.oracle is None:
+            return False
+        beta = C.by_tag(tag).beta
+        for m in range(1, len(beta)):
+            under = C.under(beta[:m])
+            if sum(x.tag in same for x in under) < 2:
+                return False
+            if all(x.tag in same for x in under):
+                return False
+            ins = {x.stmt for x in under if x.tag in same}
+            outs = {x.stmt for x in under if x.tag not in same}
+            if ins & outs or {t.beta[:m] for t in self.T.rels if t.stmt in ins} & \
+                    {t.beta[:m] for t in self.T.rels if t.stmt in outs}:
+                continue                    # (together in the target: deeper)
+            cuts = [x.beta for x, y in zip(under, under[1:]) if (x.tag in same) != (y.tag in same)]
+            snap = self.snapshot()
+            for b in reversed(cuts):        # (the last first: the others keep their β)
+                self.rec.do("split", b, m, comment="distribute the loop")
+            if self._loop_of(tag, same, 1) is not None and self.oracle(C):
+                return True
+            self.restore(snap)
+            return False
+        return False
+
+    def _loop_of(self, tag: int, same: set, depth: int):
+        """The outermost loop around the relation ``tag``, at least
+        ``depth`` deep, that holds only relations of ``same`` (at least
+        two); None when there is none."""
+        beta = self.C.by_tag(tag).beta
+        return next((beta[:m] for m in range(max(depth, 1), len(beta))
+                     if len(self.C.under(beta[:m])) > 1
+                     and {x.tag for x in self.C.under(beta[:m])} <= same), None)
+
+    def _alpha_shared(self, trees: dict, forms, tried: set):
+        """``(loop, c, form, tag)``: a first split ``c`` of the relation
+        ``tag`` whose form on its statement's shared α rows (``forms(stmt,
+        c)``) is the form of every relation's first split in ``loop`` (or
+        its complement), once the α steps that give the relations of
+        ``loop`` those rows are made (recorded here; checked with the
+        oracle); None when there is none (the tries in ``tried``)."""
+        C = self.C
+        for tag, tree in trees.items():
+            if isinstance(tree, int) or tree[0].keys("d"):
+                continue
+            c = tree[0]
+            form = forms(C.by_tag(tag).stmt, c)
+            if form is None or not form[0] or (tag, form) in tried:
+                continue
+            tried.add((tag, form))
+            both = (form, _negated_form(form))
+            same = {t for t, x in trees.items() if not isinstance(x, int)
+                    and forms(C.by_tag(t).stmt, x[0]) in both}
+            loop = self._loop_of(tag, same, len(form[0]))
+            if loop is None or any(x.dom is not None for x in C.under(loop)):
+                continue
+            snap = self.snapshot()
+            if self._alpha_before(loop, form, forms.model) and all(
+                    x.canon(on_alphas(x, form)) in
+                    (x.canon(trees[x.tag][0]), x.canon(-trees[x.tag][0] - Aff.const(1)))
+                    for x in C.under(loop)) and self.oracle(C):
+                c = on_alphas(C.by_tag(tag), form)
+                if self._oriented(loop, c, trees,
+                                  lambda x, first: forms(x.stmt, first) == form) != c:
+                    form = _negated_form(form)
+                    c = on_alphas(C.by_tag(tag), form)
+                return loop, c, form, tag
+            self.restore(snap)
+        return None
+
+    def _alpha_before(self, loop: tuple, form: tuple, model: dict) -> bool:
+        """Record the α steps that give every relation under ``loop`` the
+        rows of its statement's target parts (those of ``model[stmt]``, a
+        part with the shared rows) that ``form`` reads, outermost first:
+        each row from its own dimension where it can (a skew by the
+        others, a reverse, a shift: the dimensions inside keep theirs),
+        otherwise as :meth:`plan` brings it; the relations with the same
+        steps together, on the largest loops that hold only them.  False
+        when a row cannot be made so."""
+        C = self.C
+        for d in [d for d, v in enumerate(form[0], 1) if v]:
+            groups: dict = {}
+            for x in C.under(loop):
+                y = x.copy()
+                y.tag = model[x.stmt]
+                try:
+                    sol = self._solution(y, d)
+                    if sol is None:
+                        continue
+                    pivot = d if all(v.denominator == 1 for v in sol[2]) \
+                        and abs(sol[2][d - 1]) == 1 else None
+                    plan = self.plan(y, d, pivot)
+                except WhiteboxError:
+                    return False
+                if plan:
+                    groups.setdefault(plan, []).append(x.tag)
+            for plan, tags in groups.items():
+                for prefix in self.covers(loop, tags):
+                    try:
+                        self.apply_plan(prefix, plan, is_loop=C.is_loop(prefix))
+                    except (ClayxError, ValueError, KeyError, IndexError):
+                        return False
+        return True
+
+    #: whether :meth:`_shared_splits` reads splits on the α rows too (and
+    #: makes the α steps they need first): tests of what comes after
+    #: turn it off to get the splits as written
+    shared_alpha = True
+
+    def _alpha_forms(self, by_stmt: dict):
+        """``forms(stmt, c)``: the form of ``c`` on the α rows that all the
+        target parts of ``stmt`` share (:func:`_shared_rows`,
+        :func:`_form_on`; memoized), with ``forms.model``: per statement,
+        the tag of a part with those rows.  None (the splits as written
+        only) in careful mode (its retry recovers without them) or without
+        an oracle (the α steps before the split are checked)."""
+        if self.oracle is None or self.careful or not self.shared_alpha:
+            return None
+        rows, model = {}, {}
+        for stmt, parts in by_stmt.items():
+            if any(getattr(t, "dom", None) is not None for t in parts):
+                continue                    # (the parts of an unroll)
+            rows[stmt] = _shared_rows(parts)
+            full = [t for t in parts if not t.empty] or list(parts)
+            model[stmt] = min(full, key=lambda t: len(t.elim)).tag
+        memo: dict = {}
+
+        def forms(stmt: str, c: Aff):
+            if stmt not in rows:
+                return None
+            if (stmt, c) not in memo:
+                memo[stmt, c] = _form_on(rows[stmt], c)
+            return memo[stmt, c]
+        forms.model = model
+        return forms
 
     def _refresh(self, *tags: int) -> None:
         """After an ``iss``: the equalities and emptiness of the new parts."""
