@@ -2234,7 +2234,7 @@ def _part_chunks(T: Sched) -> bool:
         if r is not None and r.alphas != x.alphas:
             x.alphas = list(r.alphas)
             return True
-    return _part_forms(T) or _loop_chunks(T)
+    return _part_forms(T) or _loop_chunks(T) or _part_constants(T)
 
 
 def _part_forms(T: Sched) -> bool:
@@ -2285,6 +2285,66 @@ def _loop_chunks(T: Sched) -> bool:
                     if new != old and _equal_on(x, old, new, T.divs):
                         x.alphas[t - 1] = new
                         return True
+    return False
+
+
+def _part_constants(T: Sched) -> bool:
+    """The fourth reading of :func:`_part_chunks`: a part whose chunk
+    dimensions isl wrote as the constants they are on its instances (a
+    small half of a split: ``floor(i / 5)`` and its tile ``floor(i / 20)``
+    are 0 where ``1 ≤ i ≤ 2``), changed after the tiling so that it is no
+    longer beside the other parts dimension for dimension (a tile of its
+    tile loop alone: seidel-2d fuzz seed 106066, where the part is ``(0, t,
+    0, i, j)`` beside ``(t, floor(i / 5), i, j)``).  Each chunk of another
+    part of its statement (one div ``floor(n / s)``, perhaps plus a
+    constant) whose point loop ``n`` is a dimension of the part is read at
+    the last constant dimension before that point loop where the two are
+    equal on the part's instances; then each constant dimension left in a
+    loop the part shares with another relation as the chunk of the nearest
+    chunk so read after it (a tile of that tile loop), by the first size
+    (that chunk's, then those of the target's divs) equal on the part's
+    instances.  All the part's constants at once (a chunk read alone would
+    be reduced before its tile is).  The same dates, so no step."""
+    sizes = sorted({s for _, s in T.divs.defs})
+    for x in T.rels:
+        if x.empty or x.stdom is None:
+            continue
+        consts = [k for k, a in enumerate(x.alphas) if not a.keys("i") and not any(
+            T.divs.of(d)[0].keys("i") or T.divs.of(d)[0].keys("d") for d in a.keys("d"))]
+        if not consts:
+            continue
+        new = list(x.alphas)
+        for r in T.rels:
+            if r is x or r.stmt != x.stmt or r.empty:
+                continue
+            for a in r.alphas:
+                ch = _chunk(T, a)
+                if ch is None or a in new:
+                    continue
+                num = T.divs.of(a.keys("d")[0])[0]
+                if num.keys("d") or any(k in x.elim for k in num.keys("i")) or num not in new:
+                    continue
+                p = new.index(num)
+                k = next((k for k in reversed(consts) if k < p and new[k] == x.alphas[k]
+                          and _equal_on(x, x.alphas[k], a, T.divs)), None)
+                if k is not None:
+                    new[k] = a
+        read = [k for k in consts if new[k] != x.alphas[k]]
+        if not read:
+            continue
+        for k in consts:
+            c = next((c for c in read if c > k), None)
+            if c is None or new[k] != x.alphas[k] or not any(
+                    y is not x and not y.empty for y in T.under(x.beta[:k + 1])):
+                continue
+            own = T.divs.of(new[c].keys("d")[0])[1]
+            for size in dict.fromkeys((own, *sizes)):
+                chunk = T.divs.get(new[c], size)
+                if _equal_on(x, x.alphas[k], chunk, T.divs):
+                    new[k] = chunk
+                    break
+        x.alphas = new
+        return True
     return False
 
 
