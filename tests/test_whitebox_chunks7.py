@@ -8,7 +8,8 @@ a tile or chunk of another dimension"): on the part ``i ≤ 2 - t`` (so ``i
 of that part alone writes it ``(0, t, 0, i, j)`` beside ``(t, floor(i /
 5), i, j)``.  The fourth reading of ``_part_chunks`` (``_part_constants``)
 reads the part's constants as the other part's chunk (where they are
-equal on the part's instances) and as a tile of it, all at once.
+equal on the part's instances, or one integer apart: a shifted chunk
+loop) and as a tile of it, all at once.
 
 Every recovered script, simplified or not, replays (every step checked)
 to the target's dates; two are compiled and run against the original."""
@@ -18,7 +19,7 @@ from __future__ import annotations
 import pytest
 
 from clayx.whitebox import WhiteboxError
-from clayx.whitebox.model import Aff, it
+from clayx.whitebox.model import Aff, it, par
 
 from whitebox_cases import (assert_recovered, assert_recovered_code_runs,
                             assert_recovered_shorter, case_params, session,
@@ -39,6 +40,10 @@ CASES = [
                         "tile([0, 0, 0, 1], 2, 1, 3);",
      "iss([0, 0], {[] | [-1, -1] | [0, 0] | 3});\nstripmine([0], 2, 7);\n"
      "tile([0, 0, 0, 1], 2, 1, 7);\n"),
+    # the part's tile loop shifted after (isl writes it as the constant 1)
+    ("seidel-2d", None, SEIDEL + " shift([0, 0, 0, 0, 1], 3, {}, -1);",
+     "iss([0, 0], {[] | [-1, -1] | [0, 0] | 2});\nstripmine([0], 2, 5);\n"
+     "tile([0, 0, 0, 1], 2, 1, 5);\nshift([0, 0, 0, 0, 1], 3, {}, -1);\n"),
 ]
 
 #: (kernel, seed, sequence, the script recovered today, main's length):
@@ -55,6 +60,10 @@ SHORTER = [
     ("gemm", None, "tile([0, 0], 2, 2, 5); peel([0, 0, 0], {-3}); tile([0, 0, 0], 2, 1, 4);",
      "iss([0, 0], {[] | [0, 1] | [0, 0, 0] | -3});\nstripmine([0, 0], 2, 5);\n"
      "split([0, 0, 0, 0], 3);\ntile([0, 0, 0], 2, 1, 5);\n", 8),
+    # the part's tile of the tile loop shifted after (the constant 2)
+    ("seidel-2d", None, SEIDEL + " shift([0, 0, 0, 0, 1], 1, {}, 2);",
+     "iss([0, 0], {[] | [-1, -1] | [0, 0] | 2});\nstripmine([0], 2, 5);\n"
+     "tile([0, 0, 0, 1], 2, 1, 5);\nshift([0, 0, 0, 0, 1], 1, {}, 2);\n", 13),
 ]
 
 
@@ -93,19 +102,30 @@ def test_a_parts_constants_read_as_the_other_parts_chunk_and_its_tile():
     assert x.alphas == [T.divs.get(d, 5), t, d, i, j]
     assert r.alphas == [t, d, i, j]
     assert not tiling_module._part_constants(T)              # nothing left to read
-    # must fail: constants that are not the chunk on the part's instances
+    # a chunk loop shifted: the chunk plus the integer it differs by there
     T, _ = _target("seidel-2d", SEIDEL)
     x = T.rels[1]
-    x.alphas[0] = x.alphas[2] = Aff.const(1)
+    x.alphas[0], x.alphas[2] = Aff.const(2), Aff.const(-1)
+    assert tiling_module._offset_on(x, d, Aff.const(-1), T.divs) == Aff.const(-1)
+    assert tiling_module._offset_on(x, d, Aff(), T.divs) is None        # (equal)
+    assert tiling_module._part_constants(T)
+    assert x.alphas == [T.divs.get(d, 5) + Aff.const(2), t, d - Aff.const(1), i, j]
+    # must fail: constants that are not one integer apart from the chunk
+    # on the part's instances (a parameter)
+    T, _ = _target("seidel-2d", SEIDEL)
+    x = T.rels[1]
+    n = Aff.var(par("N"))
+    assert tiling_module._offset_on(x, d, n, T.divs) is None
+    x.alphas[0] = x.alphas[2] = n
     assert not tiling_module._part_constants(T)
-    assert x.alphas == [Aff.const(1), t, Aff.const(1), i, j]
+    assert x.alphas == [n, t, n, i, j]
     # must fail: a constant in a loop the part shares, with no chunk read
     # after it, stays (an embedded dimension)
     T, _ = _target("seidel-2d", SEIDEL)
     x = T.rels[1]
-    x.alphas[2] = Aff.const(1)
+    x.alphas[2] = n
     assert tiling_module._part_constants(T)
-    assert x.alphas == [d, t, Aff.const(1), i, j]
+    assert x.alphas == [d, t, n, i, j]
     # must fail: without the part's instances (no stdom), nothing is read
     T, _ = _target("seidel-2d", SEIDEL)
     T.rels[1].stdom = None

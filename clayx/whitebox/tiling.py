@@ -28,6 +28,8 @@ from fractions import Fraction
 from math import gcd
 from typing import Sequence
 
+import islpy as isl
+
 from ..errors import ClayxError
 from ..model import beta_tree_error
 from .algebra import full_rank_path, is_div, iter_keys, reshape_plan, row_rank, shifted_div, solve
@@ -2299,12 +2301,14 @@ def _part_constants(T: Sched) -> bool:
     part of its statement (one div ``floor(n / s)``, perhaps plus a
     constant) whose point loop ``n`` is a dimension of the part is read at
     the last constant dimension before that point loop where the two are
-    equal on the part's instances; then each constant dimension left in a
-    loop the part shares with another relation as the chunk of the nearest
-    chunk so read after it (a tile of that tile loop), by the first size
-    (that chunk's, then those of the target's divs) equal on the part's
-    instances.  All the part's constants at once (a chunk read alone would
-    be reduced before its tile is).  The same dates, so no step."""
+    equal on the part's instances or differ by one integer there (the
+    part's chunk loop shifted: the chunk plus that integer);
+    then each constant dimension left in a loop the part shares with
+    another relation as the chunk of the nearest chunk so read after it (a
+    tile of that tile loop), by the first size (that chunk's, then those of
+    the target's divs) equal on the part's instances, else plus the integer
+    they differ by.  All the part's constants at once (a chunk read alone
+    would be reduced before its tile is).  The same dates, so no step."""
     sizes = sorted({s for _, s in T.divs.defs})
     for x in T.rels:
         if x.empty or x.stdom is None:
@@ -2318,17 +2322,15 @@ def _part_constants(T: Sched) -> bool:
             if r is x or r.stmt != x.stmt or r.empty:
                 continue
             for a in r.alphas:
-                ch = _chunk(T, a)
-                if ch is None or a in new:
+                if _chunk(T, a) is None or a in new:
                     continue
                 num = T.divs.of(a.keys("d")[0])[0]
                 if num.keys("d") or any(k in x.elim for k in num.keys("i")) or num not in new:
                     continue
-                p = new.index(num)
-                k = next((k for k in reversed(consts) if k < p and new[k] == x.alphas[k]
-                          and _equal_on(x, x.alphas[k], a, T.divs)), None)
-                if k is not None:
-                    new[k] = a
+                free = [k for k in reversed(consts) if k < new.index(num) and new[k] == x.alphas[k]]
+                found = _read_on(x, free, [a], T.divs)
+                if found is not None:
+                    new[found[0]] = found[1]
         read = [k for k in consts if new[k] != x.alphas[k]]
         if not read:
             continue
@@ -2337,15 +2339,44 @@ def _part_constants(T: Sched) -> bool:
             if c is None or new[k] != x.alphas[k] or not any(
                     y is not x and not y.empty for y in T.under(x.beta[:k + 1])):
                 continue
-            own = T.divs.of(new[c].keys("d")[0])[1]
-            for size in dict.fromkeys((own, *sizes)):
-                chunk = T.divs.get(new[c], size)
-                if _equal_on(x, x.alphas[k], chunk, T.divs):
-                    new[k] = chunk
-                    break
+            point = Aff.var(new[c].keys("d")[0])
+            own = T.divs.of(point.keys("d")[0])[1]
+            found = _read_on(x, [k], [T.divs.get(point, size)
+                                      for size in dict.fromkeys((own, *sizes))], T.divs)
+            if found is not None:
+                new[k] = found[1]
         x.alphas = new
         return True
     return False
+
+
+def _read_on(x: Rel, dims: list[int], forms: list[Aff], divs) -> tuple[int, Aff] | None:
+    """``(k, form)``: the first of the dimensions ``dims`` of ``x`` equal on
+    its instances to one of ``forms`` (the first such), with that form, or
+    that differs from one by one integer there, with the form plus that
+    integer; else None."""
+    for k in dims:
+        for f in forms:
+            if _equal_on(x, x.alphas[k], f, divs):
+                return k, f
+        for f in forms:
+            off = _offset_on(x, f, x.alphas[k], divs)
+            if off is not None:
+                return k, f + off
+    return None
+
+
+def _offset_on(r: Rel, a: Aff, b: Aff, divs) -> Aff | None:
+    """The nonzero integer ``b - a`` is on every instance of ``r`` (which
+    needs its ``stdom``), as a constant form; None where it is 0, not one
+    integer, or ``r`` has no instance."""
+    point = form_map(r, b - a, divs).range().sample_point()
+    if point.is_void():
+        return None
+    v = point.get_coordinate_val(isl.dim_type.set, 0).to_python()
+    if v == 0 or not _equal_on(r, b - a, Aff.const(v), divs):
+        return None
+    return Aff.const(v)
 
 
 def _constant_on(r: Rel, a: Aff, divs) -> bool:
