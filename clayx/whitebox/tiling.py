@@ -28,6 +28,8 @@ from fractions import Fraction
 from math import gcd
 from typing import Sequence
 
+import islpy as isl
+
 from ..errors import ClayxError
 from ..model import beta_tree_error
 from .algebra import full_rank_path, is_div, iter_keys, reshape_plan, row_rank, shifted_div, solve
@@ -2234,7 +2236,7 @@ def _part_chunks(T: Sched) -> bool:
         if r is not None and r.alphas != x.alphas:
             x.alphas = list(r.alphas)
             return True
-    return _part_forms(T) or _loop_chunks(T)
+    return _part_forms(T) or _loop_chunks(T) or _part_constants(T)
 
 
 def _part_forms(T: Sched) -> bool:
@@ -2286,6 +2288,95 @@ def _loop_chunks(T: Sched) -> bool:
                         x.alphas[t - 1] = new
                         return True
     return False
+
+
+def _part_constants(T: Sched) -> bool:
+    """The fourth reading of :func:`_part_chunks`: a part whose chunk
+    dimensions isl wrote as the constants they are on its instances (a
+    small half of a split: ``floor(i / 5)`` and its tile ``floor(i / 20)``
+    are 0 where ``1 ≤ i ≤ 2``), changed after the tiling so that it is no
+    longer beside the other parts dimension for dimension (a tile of its
+    tile loop alone: seidel-2d fuzz seed 106066, where the part is ``(0, t,
+    0, i, j)`` beside ``(t, floor(i / 5), i, j)``).  Each chunk of another
+    part of its statement (one div ``floor(n / s)``, perhaps plus a
+    constant) whose point loop ``n`` is a dimension of the part is read at
+    the last constant dimension before that point loop where the two are
+    equal on the part's instances or differ by one integer there (the
+    part's chunk loop shifted: the chunk plus that integer);
+    then each constant dimension left in a loop the part shares with
+    another relation as the chunk of the nearest chunk so read after it (a
+    tile of that tile loop), by the first size (that chunk's, then those of
+    the target's divs) equal on the part's instances, else plus the integer
+    they differ by.  All the part's constants at once (a chunk read alone
+    would be reduced before its tile is).  The same dates, so no step."""
+    sizes = sorted({s for _, s in T.divs.defs})
+    for x in T.rels:
+        if x.empty or x.stdom is None:
+            continue
+        consts = [k for k, a in enumerate(x.alphas) if not a.keys("i") and not any(
+            T.divs.of(d)[0].keys("i") or T.divs.of(d)[0].keys("d") for d in a.keys("d"))]
+        if not consts:
+            continue
+        new = list(x.alphas)
+        for r in T.rels:
+            if r is x or r.stmt != x.stmt or r.empty:
+                continue
+            for a in r.alphas:
+                if _chunk(T, a) is None or a in new:
+                    continue
+                num = T.divs.of(a.keys("d")[0])[0]
+                if num.keys("d") or any(k in x.elim for k in num.keys("i")) or num not in new:
+                    continue
+                free = [k for k in reversed(consts) if k < new.index(num) and new[k] == x.alphas[k]]
+                found = _read_on(x, free, [a], T.divs)
+                if found is not None:
+                    new[found[0]] = found[1]
+        read = [k for k in consts if new[k] != x.alphas[k]]
+        if not read:
+            continue
+        for k in consts:
+            c = next((c for c in read if c > k), None)
+            if c is None or new[k] != x.alphas[k] or not any(
+                    y is not x and not y.empty for y in T.under(x.beta[:k + 1])):
+                continue
+            point = Aff.var(new[c].keys("d")[0])
+            own = T.divs.of(point.keys("d")[0])[1]
+            found = _read_on(x, [k], [T.divs.get(point, size)
+                                      for size in dict.fromkeys((own, *sizes))], T.divs)
+            if found is not None:
+                new[k] = found[1]
+        x.alphas = new
+        return True
+    return False
+
+
+def _read_on(x: Rel, dims: list[int], forms: list[Aff], divs) -> tuple[int, Aff] | None:
+    """``(k, form)``: the first of the dimensions ``dims`` of ``x`` equal on
+    its instances to one of ``forms`` (the first such), with that form, or
+    that differs from one by one integer there, with the form plus that
+    integer; else None."""
+    for k in dims:
+        for f in forms:
+            if _equal_on(x, x.alphas[k], f, divs):
+                return k, f
+        for f in forms:
+            off = _offset_on(x, f, x.alphas[k], divs)
+            if off is not None:
+                return k, f + off
+    return None
+
+
+def _offset_on(r: Rel, a: Aff, b: Aff, divs) -> Aff | None:
+    """The nonzero integer ``b - a`` is on every instance of ``r`` (which
+    needs its ``stdom``), as a constant form; None where it is 0, not one
+    integer, or ``r`` has no instance."""
+    point = form_map(r, b - a, divs).range().sample_point()
+    if point.is_void():
+        return None
+    v = point.get_coordinate_val(isl.dim_type.set, 0).to_python()
+    if v == 0 or not _equal_on(r, b - a, Aff.const(v), divs):
+        return None
+    return Aff.const(v)
 
 
 def _constant_on(r: Rel, a: Aff, divs) -> bool:
