@@ -249,14 +249,15 @@ def test_empty_parts_and_constant_chunks_share_an_unskew():
 #: Sequences whose tiling is still not expressed: refused with a
 #: WhiteboxError, never a sequence failing its replay.
 REFUSED = [
-    # an iss, a tile, a tile of a point loop of seidel-2d (fuzz seed
-    # 106066): a strip-mined dimension that is no tile of another.  syrk
-    # 48069 and trmm 59225, listed here before, are recovered
-    # (test_whitebox_empty3.py, test_whitebox_chunks6.py), as are bicg 14144,
-    # 19154 and 103024 (test_whitebox_strides.py, test_whitebox_isstile.py,
-    # test_whitebox_strides2.py)
-    ("seidel-2d", "iss([0, 0], {-1, -1 | | 0, 0 | 2}); tile([0, 0], 2, 2, 5); "
-                  "tile([0, 0, 0, 1], 2, 1, 4);"),
+    # a reverse, a tile, a skew of its point loop by the tile loop, a
+    # reshape of syrk (fuzz seed 112039): no order of the steps that tile
+    # the target is legal.  syrk 48069 and trmm 59225, listed here before,
+    # are recovered (test_whitebox_empty3.py, test_whitebox_chunks6.py), as
+    # are bicg 14144, 19154 and 103024 (test_whitebox_strides.py,
+    # test_whitebox_isstile.py, test_whitebox_strides2.py) and seidel-2d
+    # 106066 (test_whitebox_chunks7.py)
+    ("syrk", "reverse([0, 0], 1); tile([0, 1], 3, 1, 3); skew([0, 1], 3, 2, 2); "
+             "reshape([0, 1, 0, 0, 0], 2, 3, 2);"),
 ]
 
 
