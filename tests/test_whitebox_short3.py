@@ -37,8 +37,8 @@ from clayx.whitebox.model import Aff, Divs
 from clayx.whitebox.simplify import _emptiness, _same_end
 from clayx.whitebox.steps import Step
 from clayx.whitebox.targets import start_of
-from whitebox_cases import (assert_recovered_shorter, case_params, assert_recovered_code_runs,
-                            core_module, session)
+from whitebox_cases import (assert_recovered_code_runs, assert_recovered_shorter, case_params,
+                            core_module, iterator as _i, session)
 
 _implied = core_module._implied
 _shared_first = core_module._shared_first
@@ -60,10 +60,6 @@ CASES = [
 def test_recovered_shorter(stem, seed, seq, want, main):
     assert_recovered_shorter(stem, seq, want, main)
 
-
-def _i(k: int, c: int = 0) -> Aff:
-    """``i_k + c``."""
-    return Aff.var(("i", k)) + Aff.const(c)
 
 
 def test_a_constraint_implies_a_split_as_written():

@@ -31,7 +31,7 @@ import pytest
 
 from clayx.whitebox.model import Aff, Rel
 from whitebox_cases import (assert_recovered_code_runs, assert_recovered_shorter, case_params,
-                            core_module)
+                            core_module, iterator as _i)
 
 _form_on = core_module._form_on
 _shared_rows = core_module._shared_rows
@@ -72,10 +72,6 @@ CASES = [
 def test_recovered_shorter(stem, seed, seq, want, main):
     assert_recovered_shorter(stem, seq, want, main)
 
-
-def _i(k: int, c: int = 0) -> Aff:
-    """``i_k + c``."""
-    return Aff.var(("i", k)) + Aff.const(c)
 
 
 N = Aff.var(("p", "N"))

@@ -12,7 +12,7 @@ import pytest
 
 import clayx
 from clayx.whitebox import Oracle, symbolic, whitebox
-from clayx.whitebox.model import Divs
+from clayx.whitebox.model import Aff, Divs
 from clayx.whitebox.replay import same_dates
 from clayx.whitebox.targets import start_of
 
@@ -118,3 +118,9 @@ def assert_target_code_runs(tmp_path: Path, stem: str, target, sizes: dict) -> N
     gen.write_text(s.code("c"))
     res = verify(EXAMPLES / f"{stem}.c", gen, sizes, workdir=tmp_path / "build")
     assert res.ok and res.values > 0
+
+
+def iterator(k: int, c: int = 0) -> Aff:
+    """The form ``i_k + c`` (iterator ``k`` of a statement plus ``c``), for
+    unit tests of forms."""
+    return Aff.var(("i", k)) + Aff.const(c)
