@@ -325,8 +325,9 @@ def _order(scop: Scop, deps: Sequence[Dependence]) -> list[Dependence]:
                                        d.array, d.source_ref, d.sink_ref))
 
 
-def _prefix_equal(space: isl.Space, p: int) -> isl.Map:
-    """``{ x -> y : x_k = y_k for k < p }`` on the date space."""
+def prefix_equal(space: isl.Space, p: int) -> isl.Map:
+    """``{ x -> y : x_k = y_k for k < p }`` on the date space ``space`` (a
+    set space): the pairs of dates equal on their first ``p`` dimensions."""
     m = isl.Map.universe(isl.Space.map_from_set(space))
     for k in range(p):
         m = m.equate(_dt.in_, k, _dt.out, k)
@@ -372,7 +373,7 @@ def _describe(scop: Scop, dep: Dependence, pairs: isl.Map, sch: _Sched) -> Viola
     for p in range(sch.n):
         if not dates.order_gt(_dt.in_, p, _dt.out, p).is_empty():
             kind, dim = REVERSED, p + 1
-            c = _prefix_equal(sch.space, p).order_gt(_dt.in_, p, _dt.out, p)
+            c = prefix_equal(sch.space, p).order_gt(_dt.in_, p, _dt.out, p)
             at = _pairs_through(pairs, src, snk, c)
             break
         dates = dates.equate(_dt.in_, p, _dt.out, p)
@@ -444,7 +445,7 @@ def _carried_pairs(sch: _Sched, prefix: tuple[int, ...], depth: int,
     only the first such statement pair found)."""
     p = 2 * depth - 1
     space = isl.Space.set_alloc(sch.space.get_ctx(), 0, p + 1)
-    same = _prefix_equal(space, p)
+    same = prefix_equal(space, p)
     differ = same.order_lt(_dt.in_, p, _dt.out, p).union(same.order_gt(_dt.in_, p, _dt.out, p))
     rels: dict[str, list[isl.Map]] = {}
     for r in sch.schedule.relations_under(prefix):
@@ -671,4 +672,5 @@ def carried_depth(dep: Dependence, schedule: ClaySchedule) -> int | None:
 
 
 __all__ = ["CARRIED", "REVERSED", "TIED", "Violation", "carried_depth", "check",
-           "check_parallel", "is_legal", "is_parallel", "parallel_violations", "violations"]
+           "check_parallel", "is_legal", "is_parallel", "parallel_violations", "prefix_equal",
+           "violations"]

@@ -53,6 +53,7 @@ from typing import Sequence
 
 import islpy as isl
 
+from ..analysis.legality import prefix_equal
 from ..errors import ClayxError
 from .algebra import (full_rank_path, independent_rows, iter_keys, reshape_plan, row_rank,
                       simulated, solve)
@@ -1747,13 +1748,13 @@ class Core:
         n_out = 2 * max(self.T.by_tag(x.tag).depth for x in C.under(c)) + 1
         sets = {k: self._target_dates([x for x in C.under(kids[k]) if not x.empty], n_out)
                 for k in idx}
-        same = _same_prefix(n_out, 2 * d, self.oracle.scop.context.get_ctx())
         strict: set[tuple] = set()      # (a, b): all of a's dates before b's
         first: set[tuple] = set()       # (a, b): a has dates before all of b's
         for a in idx:
             for b in idx:
                 if a == b or sets[a] is None or sets[b] is None:
                     continue
+                same = prefix_equal(sets[a].get_space(), 2 * d)
                 both = isl.Map.from_domain_and_range(sets[a], sets[b]).intersect(same)
                 if both.is_empty():
                     continue            # never at the same date of d
@@ -2009,11 +2010,3 @@ def _shift_first(plan: tuple) -> tuple:
     shifts = [st for st in plan if st[0] == "shift"]
     rest = [st for st in plan if st[0] not in ("reverse", "shift")]
     return tuple(rev + shifts + rest)
-
-
-def _same_prefix(n_out: int, k: int, ctx: "isl.Context") -> "isl.Map":
-    """The pairs of dates (``n_out`` dimensions) equal on their first ``k``."""
-    xs = [f"x{m}" for m in range(n_out)]
-    ys = [f"y{m}" for m in range(n_out)]
-    eq = " and ".join(f"x{m} = y{m}" for m in range(k)) or "true"
-    return isl.Map(f"{{ [{', '.join(xs)}] -> [{', '.join(ys)}] : {eq} }}", context=ctx)
