@@ -15,7 +15,7 @@ import islpy as isl
 import pytest
 
 from clayx.auto.presets import MAX_CONSTANT_TERM, resolve
-from clayx.auto.scheduler import schedule_tree
+from clayx.auto.scheduler import isl_options, schedule_tree
 from clayx.frontend import load
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -106,6 +106,127 @@ def test_constant_bound_reaches_isl_and_maxfuse_has_none():
     # maxfuse keeps isl's default: a bound groups adi's and deriche's scalar
     # statements differently under whole_component
     assert resolve("maxfuse").isl_options()["max_constant_term"] == -1
+
+
+# --- schedule_parametric (islpy has no setter: clayx.auto.islargs) ------------------
+
+#: a read shifted by the parameter: isl fuses the loops with ``S1[i] -> [n + i]``
+#: when parametric shifts are allowed, and puts them in sequence otherwise
+SHIFT_C = """void shift(int n, double A[], double B[])
+{
+  int i;
+#pragma scop
+  for (i = 0; i < 2 * n; i++)
+    A[i] = i;
+  for (i = 0; i < n; i++)
+    B[i] = A[i + n];
+#pragma endscop
+}
+"""
+
+
+@pytest.fixture()
+def shift_scop(tmp_path):
+    src = tmp_path / "shift.c"
+    src.write_text(SHIFT_C)
+    return load(src)[0]
+
+
+def test_schedule_parametric_reaches_isl_and_is_restored(shift_scop):
+    from clayx.auto import islargs
+    from clayx.auto.scheduler import schedule_constraints
+    from clayx.analysis import dependences
+    scop = shift_scop
+    ctx = scop.context.get_ctx()
+    on = str(schedule_tree(scop, resolve("cpu")))
+    assert resolve("cpu").isl_options()["parametric"] == 1 and "(n + i)" in on
+    off = str(schedule_tree(scop, resolve("cpu", {"schedule_parametric": 0})))
+    assert off.split("child: ")[1].startswith("{ sequence") and "n + i" not in off
+    # restored on the shared context: isl itself, outside the presets'
+    # options, computes the parametric shift again
+    assert islargs.bool_option(ctx, "schedule-parametric") == 1
+    sc = schedule_constraints(scop, scop.domains(), resolve("cpu"), dependences(scop))
+    assert "(n + i)" in str(sc.compute_schedule())
+    # the option is off only inside the block, even when isl fails inside it
+    with pytest.raises(RuntimeError):
+        with isl_options(ctx, {"parametric": 0}):
+            assert islargs.bool_option(ctx, "schedule-parametric") == 0
+            assert "n + i" not in str(sc.compute_schedule())
+            raise RuntimeError
+    assert islargs.bool_option(ctx, "schedule-parametric") == 1
+    assert "(n + i)" in str(sc.compute_schedule())
+
+
+def test_the_context_pointer_is_validated_before_use(monkeypatch, shift_scop):
+    from clayx.auto import islargs, scheduler
+    ctx = shift_scop.context.get_ctx()
+    ptr = islargs.ctx_pointer(ctx)
+    other = isl.Context()
+    assert ptr and ptr == islargs.ctx_pointer(isl.Set("{ : }", context=ctx).get_ctx())
+    assert islargs.ctx_pointer(other) not in (None, ptr)
+    assert islargs.ctx_pointer(object()) is None
+    # a pointer read wrongly (here: another live context's) fails the check
+    # of the options read back through isl's getter: never used
+    real = islargs._raw_pointer
+    wrong = real(other)
+    monkeypatch.setattr(islargs, "_raw_pointer", lambda o: wrong if real(o) == ptr else real(o))
+    assert islargs.ctx_pointer(ctx) is None
+    assert not islargs.set_bool_option(ctx, "schedule-parametric", 0)
+    # then the scheduler says so once and runs with isl's default
+    monkeypatch.setattr(scheduler, "_WARNED", set())
+    scheduler.clear_cache()
+    with pytest.warns(RuntimeWarning, match="schedule_parametric=0 could not be set"):
+        tree = str(schedule_tree(shift_scop, resolve("cpu", {"parametric": 0})))
+    assert "(n + i)" in tree
+    scheduler.clear_cache()
+
+
+def test_schedule_parametric_override_through_session_and_cli(shift_scop, tmp_path):
+    import io
+
+    import clayx
+    from clayx_repl.cli import EXIT_OK
+    from clayx_repl.cli import run as cli
+    s = clayx.load(tmp_path / "shift.c")
+    r = s.auto_result("cpu", 0, schedule_parametric=0)
+    assert r.exact and r.auto.preset.options["parametric"] == 0
+    assert "n + i" not in str(r.auto.tree)
+    assert "(n + i)" in str(s.auto_result("cpu", 0).auto.tree)
+
+    def run(*argv):
+        out, err = io.StringIO(), io.StringIO()
+        rc = cli([str(EXAMPLES / "gemver.c"), "--auto", *argv], stdout=out, stderr=err,
+                 stdin=io.StringIO(""))
+        assert rc == EXIT_OK, err.getvalue()
+        return out.getvalue()
+    # gemver: with parametric shifts isl's schedule is not taken (the loops
+    # as written, parallel); without, its fusion is
+    assert "fuse(" not in run() and run("--isl", "schedule_parametric=1") == run()
+    assert "fuse(" in run("--isl", "schedule_parametric=0")
+
+
+def test_nofuse_has_no_parametric_shifts():
+    from clayx.auto.presets import NOFUSE_PARAMETRIC
+    assert NOFUSE_PARAMETRIC == 0 and resolve("nofuse").isl_options()["parametric"] == 0
+    assert resolve("nofuse", {"parametric": 1}).isl_options()["parametric"] == 1
+    for name in ("cpu", "gpu", "feautrier", "maxfuse"):
+        assert resolve(name).isl_options()["parametric"] == 1, name
+
+
+#: the examples whose cpu trees change without parametric shifts
+PARAMETRIC_UNDER_CPU = ("adi", "correlation", "covariance", "deriche", "doitgen", "durbin",
+                        "gemver", "gesummv", "gramschmidt", "ludcmp", "symm")
+
+
+@pytest.mark.slow
+def test_nofuse_without_parametric_shifts_gives_the_same_trees():
+    # nofuse turns schedule_parametric off for speed (0.47x), not shape:
+    # every tree is the one isl computes with it on (measured on all 31;
+    # here the kernels whose cpu trees have parametric shifts)
+    for stem in PARAMETRIC_UNDER_CPU:
+        scop = load(EXAMPLES / f"{stem}.c")[0]
+        assert str(schedule_tree(scop, resolve("nofuse"))) == \
+            str(schedule_tree(scop, resolve("nofuse", {"parametric": 1}))), stem
 
 
 def test_schedule_constraints_are_the_dependences_of_the_preset_s_kinds():

@@ -31,6 +31,11 @@ What the isl options do (isl's documentation and seed 001):
   the constant term (:data:`MAX_CONSTANT_TERM`), for speed, not shape.
 - ``carry_self_first``, ``split_scaled``: Feautrier fallback refinements
   (§7.6, §7.1).
+- ``parametric``: isl's ``schedule_parametric``: the schedule rows may
+  have coefficients on the parameters (parametric shifts such as
+  ``S[i] -> [n + i]``), on by default (PPCG keeps it).  Pluto's ILP has
+  none.  islpy has no setter for it: :mod:`.islargs` sets it.  Only
+  ``nofuse`` turns it off (:data:`NOFUSE_PARAMETRIC`).
 
 The order in which the dependences are handed to isl is part of every
 preset too: isl breaks ties by the order of its edges, and
@@ -49,7 +54,7 @@ from typing import Mapping
 
 from ..errors import ClayxError
 
-__all__ = ["ISL_OPTIONS", "MAX_CONSTANT_TERM", "PRESETS", "Preset", "resolve"]
+__all__ = ["ISL_OPTIONS", "MAX_CONSTANT_TERM", "NOFUSE_PARAMETRIC", "PRESETS", "Preset", "resolve"]
 
 #: Every isl scheduler option a preset may set (isl's names without the
 #: ``schedule_`` prefix), with isl's own default.
@@ -61,12 +66,17 @@ ISL_OPTIONS: dict[str, int] = {
     "maximize_band_depth": 0,
     "maximize_coincidence": 0,
     "outer_coincidence": 0,
+    "parametric": 1,
     "separate_components": 1,
     "serialize_sccs": 0,
     "split_scaled": 1,
     "treat_coalescing": 1,
     "whole_component": 0,
 }
+
+#: options that isl parses as booleans from text (``--no-schedule-parametric``),
+#: not through a setter that takes any integer: 0 or 1 only
+_BOOLEAN = ("parametric",)
 
 _KINDS = ("RAW", "WAR", "WAW", "RAR")
 _VALIDITY = ("RAW", "WAR", "WAW")
@@ -109,6 +119,15 @@ class Preset:
 #: differently), so it keeps isl's default.
 MAX_CONSTANT_TERM = 1 << 20
 
+#: ``schedule_parametric`` under ``nofuse``: off.  Without fusion across
+#: strongly connected components isl's parametric shifts change nothing on
+#: the 31 examples (the same trees) and its scheduler takes 0.47x the time
+#: (adi 0.27x, deriche 0.58x; medians of 5 interleaved runs, process time).
+#: Under ``cpu`` it stays on (isl's default): off there changes 11 trees and
+#: the code of adi, correlation, covariance and gemver, gemver losing its
+#: four parallel loops (:mod:`.scheduler`'s docstring has the numbers).
+NOFUSE_PARAMETRIC = 0
+
 _CPU = dict(algorithm=0, outer_coincidence=0, maximize_band_depth=1,
             max_constant_term=MAX_CONSTANT_TERM)
 
@@ -125,8 +144,8 @@ PRESETS: dict[str, Preset] = {p.name: p for p in (
                         "as possible (fine-grained, inner parallelism)",
            options=dict(_CPU, algorithm=1)),
     Preset("nofuse", "cpu, with no fusion across strongly connected components "
-                     "(serialize_sccs)",
-           options=dict(_CPU, serialize_sccs=1)),
+                     "(serialize_sccs) nor parametric shifts (schedule_parametric=0)",
+           options=dict(_CPU, serialize_sccs=1, parametric=NOFUSE_PARAMETRIC)),
     Preset("maxfuse", "cpu, scheduling each connected component as a whole "
                       "(whole_component): the most fusion isl attempts",
            options=dict(_CPU, whole_component=1, max_constant_term=-1)),
@@ -168,6 +187,8 @@ def resolve(preset: str | Preset, overrides: Mapping[str, object] | None = None)
             value = int(value)
         if not isinstance(value, int):
             raise ClayxError(f"isl scheduler option {key!r} takes an integer, got {value!r}")
+        if name in _BOOLEAN and value not in (0, 1):
+            raise ClayxError(f"isl scheduler option {key!r} is 0 or 1, got {value!r}")
         options[name] = value
     if "validity" in kinds and not set(_VALIDITY) <= set(kinds["validity"]):
         raise ClayxError("validity must include RAW, WAR and WAW (a schedule that ignores "

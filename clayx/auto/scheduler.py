@@ -56,8 +56,7 @@ on all 31 examples):
   its hull) gives adi's schedule in the same time (and hangs on heat-3d);
   dropping the RAR of a statement with itself keeps adi's schedule, no
   faster; dropping RAR proximity altogether takes adi to ~0.4x but changes
-  its schedule (and seven others').  islpy does not expose
-  ``schedule_parametric``.
+  its schedule (and seven others').
 - Why nothing is steady (instruction counts under valgrind's callgrind,
   which the machine's load does not blur): the order in which isl visits
   the maps of a union, not their form (below).  Making adi's and deriche's thirteen
@@ -65,9 +64,7 @@ on all 31 examples):
   written; isl's ``expand``/pullback puts them back) changes adi's ``gpu``
   and ``nofuse`` trees and deriche's ``gpu`` one.  isl's ``gbr``,
   ``gbr_only_first`` and ``context`` options (set through
-  ``isl_ctx_parse_options``) change nothing (±0.01 %).  With
-  ``schedule_parametric`` off adi takes about 0.45x the time but loses its
-  parametric shifts (a different schedule).
+  ``isl_ctx_parse_options``) change nothing (±0.01 %).
 - The form of the constraints, measured (``scripts/isl_form_probe.py``,
   instructions of ``isl_schedule_constraints_compute_schedule``; adi
   4.94·10⁹, deriche 1.30·10⁹ as built here).  The relations are already
@@ -96,17 +93,40 @@ on all 31 examples):
   adi's ``cpu`` tree (isl's clustering reads the direction).  So no form
   of the same constraints takes adi and deriche 20 % down: nothing was
   adopted.
+- ``schedule_parametric`` (islpy has no setter: :mod:`.islargs`), off
+  against isl's default on, 31 examples x 5 presets, medians of 5
+  interleaved runs (process time of ``compute_schedule``): ``cpu`` 0.63x
+  in all (adi 0.41x, deriche 0.83x), 11 trees change (adi, correlation,
+  covariance, deriche, doitgen, durbin, gemver, gesummv, gramschmidt,
+  ludcmp, symm: the statements a parametric shift put after a loop inside
+  a fused band come in a sequence), and after post-processing the code of
+  four: adi (isl's schedule, tiled, 4 parallel loops, instead of the loops
+  as written with 2; the same sequential time), correlation (the same
+  time), covariance (gcc -O3 0.65x the speed, a vectorization accident:
+  the same under -O2) and gemver (fused and interchanged, 3-5x faster on one
+  thread, but none of its 4 parallel loops left).  ``bench_whitebox.py
+  --cpu``: adi 0.41 -> 0.33 s (the longer script costs replay and code
+  generation), deriche 0.24 -> 0.23 s.  So ``cpu`` keeps it on (a lost
+  parallel loop, deriche no faster).  ``gpu`` 0.79x, 6 trees change
+  (PPCG's default is on: kept); ``feautrier`` 0.88x, 7 change;
+  ``maxfuse`` 0.42x, 15 change; ``nofuse`` 0.47x (adi 0.27x, deriche
+  0.58x), no tree changes: ``nofuse`` turns it off
+  (:data:`~.presets.NOFUSE_PARAMETRIC`).
 """
 
 from __future__ import annotations
 
+import warnings
 from collections import OrderedDict
+from contextlib import contextmanager
+from typing import Iterator
 
 import islpy as isl
 
 from ..codegen.budget import ctx_options
 from ..errors import ClayxError
 from ..model import Scop
+from .islargs import bool_option, set_bool_option
 from .presets import ISL_OPTIONS, Preset
 
 __all__ = ["MAX_OPERATIONS", "SchedulingError", "TREE_CACHE_SIZE", "cache_stats",
@@ -123,10 +143,49 @@ class SchedulingError(ClayxError):
     """isl's scheduler failed or ran out of its operation budget."""
 
 
-def isl_options(ctx: isl.Context, options: dict[str, int]):
+@contextmanager
+def isl_options(ctx: isl.Context, options: dict[str, int]) -> Iterator[None]:
     """Set isl scheduler options (names of :data:`~.presets.ISL_OPTIONS`) on
-    ``ctx`` for the duration of the block; the old values come back after."""
-    return ctx_options(ctx, "schedule_", options, ISL_OPTIONS)
+    ``ctx`` for the duration of the block; the old values come back after.
+
+    ``parametric`` (isl's ``schedule_parametric``, which islpy does not
+    wrap) is set through :mod:`.islargs`; where that cannot be done (the
+    context's pointer does not validate) and another value than the one in
+    force is asked for, a :class:`RuntimeWarning` says so once and isl
+    keeps its value."""
+    wrapped = {k: v for k, v in options.items() if k != "parametric"}
+    names = [k for k in ISL_OPTIONS if k != "parametric"]
+    with ctx_options(ctx, "schedule_", wrapped, names):
+        if "parametric" not in options:
+            yield
+            return
+        old = bool_option(ctx, _PARAMETRIC)
+        want = int(options["parametric"])
+        if want == old:
+            yield
+            return
+        if not set_bool_option(ctx, _PARAMETRIC, want):
+            _warn_parametric(want)
+            yield
+            return
+        try:
+            yield
+        finally:
+            set_bool_option(ctx, _PARAMETRIC, old)
+
+
+_PARAMETRIC = "schedule-parametric"
+_WARNED: set[int] = set()
+
+
+def _warn_parametric(value: int) -> None:
+    """Say once per value that ``schedule_parametric`` could not be set."""
+    if value not in _WARNED:
+        _WARNED.add(value)
+        warnings.warn(f"isl's schedule_parametric={value} could not be set through this "
+                      "islpy (its context pointer did not validate); isl's scheduler runs "
+                      "with its default (1, parametric shifts allowed)", RuntimeWarning,
+                      stacklevel=4)
 
 
 #: How many isl trees :func:`schedule_tree` remembers (the most recently
