@@ -156,36 +156,30 @@ def isl_options(ctx: isl.Context, options: dict[str, int]) -> Iterator[None]:
     wrapped = {k: v for k, v in options.items() if k != "parametric"}
     names = [k for k in ISL_OPTIONS if k != "parametric"]
     with ctx_options(ctx, "schedule_", wrapped, names):
-        if "parametric" not in options:
-            yield
-            return
         old = bool_option(ctx, _PARAMETRIC)
-        want = int(options["parametric"])
-        if want == old:
-            yield
-            return
-        if not set_bool_option(ctx, _PARAMETRIC, want):
-            _warn_parametric(want)
-            yield
-            return
+        want = options.get("parametric", old)
+        changed = want != old
+        if changed and not set_bool_option(ctx, _PARAMETRIC, want):
+            _warn_parametric(want, old)
+            changed = False
         try:
             yield
         finally:
-            set_bool_option(ctx, _PARAMETRIC, old)
+            if changed:
+                set_bool_option(ctx, _PARAMETRIC, old)
 
 
 _PARAMETRIC = "schedule-parametric"
 _WARNED: set[int] = set()
 
 
-def _warn_parametric(value: int) -> None:
+def _warn_parametric(value: int, kept: int) -> None:
     """Say once per value that ``schedule_parametric`` could not be set."""
     if value not in _WARNED:
         _WARNED.add(value)
         warnings.warn(f"isl's schedule_parametric={value} could not be set through this "
                       "islpy (its context pointer did not validate); isl's scheduler runs "
-                      "with its default (1, parametric shifts allowed)", RuntimeWarning,
-                      stacklevel=4)
+                      f"with schedule_parametric={kept}", RuntimeWarning, stacklevel=4)
 
 
 #: How many isl trees :func:`schedule_tree` remembers (the most recently
