@@ -39,7 +39,7 @@ import sysconfig
 
 import islpy as isl
 
-__all__ = ["bool_option", "ctx_pointer", "set_bool_option"]
+__all__ = ["DEFAULTS", "bool_option", "ctx_pointer", "set_bool_option"]
 
 #: isl's defaults of the boolean options set here (isl's names, without
 #: ``--``)
