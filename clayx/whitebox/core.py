@@ -865,7 +865,7 @@ class Core:
                     f"the target's dimension {d} of {r.stmt} ({t.text()}) is fixed by its "
                     "outer dimensions, and the statement has no spare dimension for it")
             j = free[0]
-            steps += reshape_plan(r, cur[j - 1], t, j, self.written(r))
+            steps += reshape_plan(r, cur[j - 1], t, j, self.written(r), detour=True)
         elif all(v.denominator == 1 for v in x) and abs(x[j - 1]) == 1:
             if x[j - 1] == -1:
                 steps.append(("reverse", j))
@@ -879,7 +879,7 @@ class Core:
             if not rem.is_zero:
                 steps.append(("shift", j, -rem))
         else:
-            steps += reshape_plan(r, cur[j - 1], t, j, self.written(r))
+            steps += reshape_plan(r, cur[j - 1], t, j, self.written(r), detour=True)
         for m in range(j, d, -1):
             steps.append(("interchange", m - 1, m))
         return tuple(steps)
