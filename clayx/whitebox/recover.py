@@ -730,7 +730,9 @@ def _legal_post(sched: Sched, steps: list[Step], oracle) -> list[Step] | None:
     order the direct steps then put back: ``stripmine; interchange(1, 2);
     tile(3, 1); interchange(2, 3)`` is ``stripmine; tile(3, 1)``, whose
     schedules on the way are the user's: lu ``stripmine([0], 1, 2);
-    tile([0, 0], 3, 1, 32)``), then one step moved elsewhere."""
+    tile([0, 0], 3, 1, 32)``), then one step moved elsewhere, last each
+    ``tile`` over several loops carried out one loop at a time
+    (:func:`_carried_tiles`)."""
     def legal(seq: Sequence[Step]) -> bool:
         rec = Recorder(sched.copy())
         for st in seq:
@@ -765,38 +767,30 @@ def _carried_tiles(steps: list[Step]) -> list[Step]:
     several loops made a ``stripmine`` and adjacent ``interchange`` s:
     the tile loop carried out one loop at a time, then the loops it passed
     put back in Clay's order (``tile`` swaps the tile loop with the loop at
-    its depth), two equal interchanges in a row left out.  The loops
-    between keep their order on the way, where the swap reorders them
-    (which can break a dependence that the tile loop outside carries: syrk
-    fuzz seed 112039, ``tile([1], 3, 1, 3); interchange([1], 2, 3)`` of
-    ``(k - 2j, i - 2k, j)``, whose swap reaches ``(⌊j/3⌋, i - 2k, k - 2j,
-    j)``)."""
-    out: list[Step] = []
+    its depth), two equal interchanges in a row left out (an interchange
+    after the tile may undo the last one).  The loops between keep their
+    order on the way, where the swap reorders them (which can break a
+    dependence that the tile loop outside carries: syrk fuzz seed 112039,
+    ``tile([1], 3, 1, 3); interchange([1], 2, 3)`` of ``(k - 2j, i - 2k,
+    j)``, whose swap reaches ``(⌊j/3⌋, i - 2k, k - 2j, j)``)."""
+    expanded: list[Step] = []
     for st in steps:
         if st.name != "tile" or st.args[1] - st.args[2] < 2:
-            out.append(st)
+            expanded.append(st)
             continue
         prefix, d, t, size = st.args
         inner = tuple(prefix[:d]) + (0,) + tuple(prefix[d:]) if len(prefix) >= d \
             else tuple(prefix)
-        more = [Step("stripmine", (prefix, d, size))]
-        more += [Step("interchange", (inner, k - 1, k)) for k in range(d, t, -1)]
-        more += [Step("interchange", (inner, k, k + 1)) for k in range(t + 1, d)]
-        for x in more:
-            if out and x.name == "interchange" and out[-1].name == x.name \
-                    and out[-1].args == x.args:
-                out.pop()
-            else:
-                out.append(x)
-    # (an interchange of the steps after the tile may now undo the last one)
-    k = 1
-    while k < len(out):
-        if out[k].name == "interchange" and out[k - 1].name == "interchange" \
-                and out[k].args == out[k - 1].args:
-            del out[k - 1:k + 1]
-            k = max(k - 1, 1)
+        expanded.append(Step("stripmine", (prefix, d, size)))
+        expanded += [Step("interchange", (inner, k - 1, k)) for k in range(d, t, -1)]
+        expanded += [Step("interchange", (inner, k, k + 1)) for k in range(t + 1, d)]
+    out: list[Step] = []
+    for st in expanded:
+        if out and st.name == "interchange" and out[-1].name == st.name \
+                and out[-1].args == st.args:
+            out.pop()
         else:
-            k += 1
+            out.append(st)
     return out
 
 
