@@ -1,5 +1,6 @@
 """Whitebox regressions of fuzz seeds 112000-115000 (issue 9): the two
-refusal classes found there, now recovered.
+refusal classes found there, and one found near the seeds scanned after,
+now recovered.
 
 - **A tile whose swap reorders the loops it passes.**  The target tiles
   a loop at depth 3 with its tile loop at depth 1, over point loops that
@@ -24,6 +25,16 @@ refusal classes found there, now recovered.
   tiling's reductions keep the direct plans (a longer detour there can
   displace a shorter reading: bicg 113274).
 
+- **A tile loop read with another div in one statement.**  After a
+  tile loop is skewed by a point loop and one statement's dimension by
+  its own point loop ``j``, isl writes that statement's ``floor(j / 4) +
+  i - j`` as ``i - floor((3j + 3) / 4)``, a div of its own beside the
+  others' ``floor(j / 4) + i``: the reductions went round in circles
+  (found on trmm, scanning seeds 116000-119000 nearby).  Now such a div
+  is written with the div of the loop's other relations at that depth
+  (:func:`~clayx.whitebox.tiling._loop_owned_divs`), and the skew of one
+  statement is undone as such.
+
 Every case was refused on the main branch before."""
 
 from __future__ import annotations
@@ -33,7 +44,8 @@ import pytest
 from clayx.whitebox.model import Aff, Rel
 from clayx.whitebox.steps import Step
 from whitebox_cases import (algebra_module, assert_recovered, assert_recovered_code_runs,
-                            case_params, iterator as _i, recover_module)
+                            case_params, iterator as _i, recover_module, symbolic_target,
+                            tiling_module)
 
 #: (kernel, fuzz seed, the random sequence, the script recovered today)
 CASES = [
@@ -66,6 +78,14 @@ CASES = [
      "skew([0, 0], 1, 2, -1);\nreshape([0, 1], 3, 2, -1);\nreshape([0, 1], 3, 3, 1);\n"
      "interchange([0, 1], 2, 3);\nreshape([0, 1], 3, 1, -1);\nreshape([0, 1], 3, 3, -1);\n"
      "reshape([0, 1], 3, 1, 2);\n"),
+    # trmm: the tile loop j / 4 skewed by i and back, S0's i loop skewed
+    # by its own j: one div of the loop in both statements
+    ("trmm", None,
+     "tile([0], 2, 1, 4); skew([0, 0], 2, 1, -1); skew([0, 0], 1, 2, -1); "
+     "skew([0, 0, 0, 0], 2, 3, 1);",
+     "stripmine([0], 2, 4);\nsplit([0, 0, 0, 0, 0], 3);\nskew([0, 0, 1], 1, 2, -2);\n"
+     "fuse([0, 0, 0]);\nreshape([0, 0, 0, 1], 2, 1, -1);\nskew([0, 0, 0, 0], 1, 2, -2);\n"
+     "reshape([0, 0, 0, 0], 2, 1, -1);\nreshape([0, 0, 0, 0], 2, 2, 1);\n"),
 ]
 
 
@@ -117,6 +137,22 @@ def test_reshapes_detour_around_dependent_rows():
         ("reshape", 3, 1, 1), ("reshape", 3, 3, -1)]
 
 
+def test_a_loop_read_with_one_div():
+    T, _ = symbolic_target("trmm", "tile([0], 2, 1, 4);")
+    s0, s1 = T.rels
+    i, j = _i(0), _i(1)
+    tile = T.divs.get(j, 4)                               # floor(j / 4)
+    other = T.divs.get(j.scale(3) + Aff.const(3), 4)      # j - floor(j / 4)
+    s1.alphas[1] = tile + i
+    s0.alphas[1] = -other + i
+    assert tiling_module._loop_owned_divs(T)
+    assert s0.alphas[1] == tile + i - j                   # S1's div, S0's skew by j
+    assert not tiling_module._loop_owned_divs(T)
+    # must fail: a div of another size is no form of the loop's
+    s0.alphas[1] = -T.divs.get(j.scale(3) + Aff.const(3), 5) + i
+    assert not tiling_module._loop_owned_divs(T)
+
+
 @pytest.mark.slow
 def test_recovered_scripts_run_equal_to_the_original(tmp_path):
     # the carried tile (partial tiles) and the reshape detour
@@ -124,3 +160,5 @@ def test_recovered_scripts_run_equal_to_the_original(tmp_path):
     assert_recovered_code_runs(tmp_path, stem, seq, {"N": 13, "M": 7})
     stem, _, seq, _ = CASES[2]
     assert_recovered_code_runs(tmp_path, stem, seq, {"NI": 7, "NJ": 11, "NK": 5})
+    stem, _, seq, _ = CASES[4]
+    assert_recovered_code_runs(tmp_path, stem, seq, {"M": 9, "N": 11})
