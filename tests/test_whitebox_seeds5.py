@@ -1,6 +1,6 @@
 """Whitebox regressions of fuzz seeds 112000-115000 (issue 9): the two
-refusal classes found there, and one found near the seeds scanned after,
-now recovered.
+refusal classes found there, one found near the seeds scanned after
+(116000-123000), and a crash of seed 120255, now recovered.
 
 - **A tile whose swap reorders the loops it passes.**  The target tiles
   a loop at depth 3 with its tile loop at depth 1, over point loops that
@@ -35,7 +35,13 @@ now recovered.
   (:func:`~clayx.whitebox.tiling._loop_owned_divs`), and the skew of one
   statement is undone as such.
 
-Every case was refused on the main branch before."""
+- **A shared plan read on a shallower part** (a crash, IndexError, on
+  trmm 120255, seed 120000 scanned after): the α plan of a deeper
+  relation was simulated on a part whose domain fixes iterators, to share
+  it (:meth:`~clayx.whitebox.core.Core._fits_plan`); a plan that changes
+  dimensions the part does not have does not fit it.
+
+Every case was refused (or crashed) on the main branch before."""
 
 from __future__ import annotations
 
@@ -86,6 +92,17 @@ CASES = [
      "stripmine([0], 2, 4);\nsplit([0, 0, 0, 0, 0], 3);\nskew([0, 0, 1], 1, 2, -2);\n"
      "fuse([0, 0, 0]);\nreshape([0, 0, 0, 1], 2, 1, -1);\nskew([0, 0, 0, 0], 1, 2, -2);\n"
      "reshape([0, 0, 0, 0], 2, 1, -1);\nreshape([0, 0, 0, 0], 2, 2, 1);\n"),
+    # trmm: splits of S0's k loop and of the i loop, then a strip-mine: a
+    # part of S1 (2 dimensions) was offered S0's plan of dimension 3
+    ("trmm", 120255,
+     "reverse([0, 0], 2); shift([0, 0, 0, 0], 3, {0 | 0}, 0); "
+     "iss([0, 0, 0], {-1, -1, 1 | | 0, 0 | -2}); iss([0], {0, -1 | | 0, -1 | 1}); "
+     "stripmine([0, 0], 2, 3);",
+     "iss([0], {[] | [0, 1] | [0, -1] | 1});\niss([0, 0, 0], {[] | [-1, 1, 1] | [0, 0] | -2});\n"
+     "iss([0, 1, 0], {[] | [-1, 0, 1] | [0, 1] | -3});\nreverse([0, 0, 0, 1], 2);\n"
+     "reverse([0, 0, 1], 2);\nshift([0, 1, 0, 0], 2, {0 | 1}, -1);\n"
+     "shift([0, 1, 0, 1], 2, {0 | 2}, -2);\nshift([0, 1, 1], 2, {0 | 2}, -2);\n"
+     "stripmine([0, 0], 2, 3);\n"),
 ]
 
 

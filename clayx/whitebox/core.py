@@ -1462,7 +1462,13 @@ class Core:
     def _fits_plan(self, r: Rel, d: int, plan: tuple) -> bool:
         """Does ``plan`` give ``r`` (a part whose domain fixes iterators) its
         target dimension ``d`` exactly, its dimensions independent over its
-        free iterators and, as Clay writes them, over all?"""
+        free iterators and, as Clay writes them, over all?  Not a plan of
+        deeper relations (a dimension, or a ``reshape`` by an iterator,
+        ``r`` does not have: trmm fuzz seed 120255, a part of S1 beside
+        S0's plan of its third dimension)."""
+        if _deepest(plan) > r.depth or any(st[0] == "reshape" and st[2] > r.dim
+                                           for st in plan):
+            return False
         if not self._gives(r, d, plan, exact=True):
             return False
         keys = iter_keys(r)
