@@ -81,30 +81,21 @@ def row_rank(rows: Sequence[Aff], keys: Sequence) -> int:
 
 
 def reshape_plan(r: Rel, old: Aff, new: Aff, j: int,
-              written: list[Aff] | None = None) -> list[tuple]:
+                 written: list[Aff] | None = None, detour: bool = False) -> list[tuple]:
     """``reshape`` and ``shift`` steps that turn α ``j`` of ``r`` from ``old``
     into ``new``, in an order that keeps the dates unique after each one
     when there is one (``reshape`` refuses a step that does not).
     ``written``: ``r``'s α dimensions as Clay writes them, when its domain
-    fixes iterators (see :func:`_written_iterators`)."""
+    fixes iterators (see :func:`_written_iterators`).  ``detour``: when
+    no order keeps them unique, a path through one more ``reshape``
+    (:func:`_detour`) where there is one."""
     diff = old - new
     todo = [("reshape", j, m + 1, int(diff[it(m)])) for m in r.free if diff[it(m)]]
     keys = iter_keys(r)
     rows = [a.part("i") for a in r.alphas]
-    full = row_rank(rows, keys)
-    out: list[tuple] = []
-    cur = rows[j - 1]
-    while todo:
-        for st in todo:
-            nxt = cur - Aff.var(it(st[2] - 1)).scale(st[3])
-            if row_rank(rows[:j - 1] + [nxt] + rows[j:], keys) >= full:
-                break
-        else:
-            st = todo[0]
-            nxt = cur - Aff.var(it(st[2] - 1)).scale(st[3])
-        todo.remove(st)
-        out.append(st)
-        cur = nxt
+    out = _unique_order(rows, j, todo, keys)
+    if out is None:
+        out = detour and _detour(rows, j, todo, r.free, keys) or _greedy(rows, j, todo, keys)[0]
     if written is not None and r.elim and out:
         out = _written_iterators(r, out, written, j)
         diff = r.canon(old - sum((Aff.var(it(st[2] - 1)).scale(st[3]) for st in out), Aff())) \
@@ -113,6 +104,67 @@ def reshape_plan(r: Rel, old: Aff, new: Aff, j: int,
     if not rest.is_zero:
         out.append(("shift", j, rest))
     return out
+
+
+def _greedy(rows: list[Aff], j: int, todo: list[tuple], keys) -> tuple[list[tuple], bool]:
+    """The ``reshape`` s ``todo`` of row ``j`` of ``rows`` in a greedy order
+    that keeps the rows' rank after each one when it can, and whether it
+    did."""
+    full = row_rank(rows, keys)
+    todo = list(todo)
+    out: list[tuple] = []
+    cur = rows[j - 1]
+    kept = True
+    while todo:
+        for st in todo:
+            nxt = cur - Aff.var(it(st[2] - 1)).scale(st[3])
+            if row_rank(rows[:j - 1] + [nxt] + rows[j:], keys) >= full:
+                break
+        else:
+            st = todo[0]
+            nxt = cur - Aff.var(it(st[2] - 1)).scale(st[3])
+            kept = False
+        todo.remove(st)
+        out.append(st)
+        cur = nxt
+    return out, kept
+
+
+def _unique_order(rows: list[Aff], j: int, todo: list[tuple], keys) -> list[tuple] | None:
+    """:func:`_greedy`'s order of ``todo`` when it keeps the rank, else None."""
+    out, kept = _greedy(rows, j, todo, keys)
+    return out if kept else None
+
+
+#: The amounts of the extra ``reshape`` that :func:`_detour` tries first.
+_DETOURS = (1, -1, 2, -2, 3, -3)
+
+
+def _detour(rows: list[Aff], j: int, todo: list[tuple], free, keys) -> list[tuple] | None:
+    """``reshape`` s of row ``j`` from its form to the one ``todo`` gives
+    when no order of ``todo`` keeps the rows' rank after each step: a
+    first ``reshape`` by one iterator by an amount that none of ``todo``
+    asks (its coefficient moved out of the way, the rest then made), in a
+    greedy order that keeps the rank; None when none does.  Every direct
+    order can pass through a dependent row: ``(3i + k + 3j, k, i)`` to
+    ``(…, k, j)``, through ``i + j`` or ``0``; ``i → i + 2j → 2j → j`` keeps
+    the dates unique (gemm fuzz seed 115250)."""
+    full = row_rank(rows, keys)
+    amounts = {st[2]: st[3] for st in todo}
+    for m in free:
+        for a in _DETOURS:
+            if amounts.get(m + 1) == a:
+                continue
+            first = ("reshape", j, m + 1, a)
+            nxt = rows[j - 1] - Aff.var(it(m)).scale(a)
+            if row_rank(rows[:j - 1] + [nxt] + rows[j:], keys) < full:
+                continue
+            rest = {**amounts, m + 1: amounts.get(m + 1, 0) - a}
+            after = [("reshape", j, q, v) for q, v in sorted(rest.items()) if v]
+            tail = _unique_order(rows[:j - 1] + [nxt] + rows[j:], j, after, keys)
+            if tail is not None:
+                return [first] + tail
+    return None
 
 
 def _written_iterators(r: Rel, plan: list[tuple], written: list[Aff], j: int) -> list[tuple]:

@@ -865,7 +865,7 @@ class Core:
                     f"the target's dimension {d} of {r.stmt} ({t.text()}) is fixed by its "
                     "outer dimensions, and the statement has no spare dimension for it")
             j = free[0]
-            steps += reshape_plan(r, cur[j - 1], t, j, self.written(r))
+            steps += reshape_plan(r, cur[j - 1], t, j, self.written(r), detour=True)
         elif all(v.denominator == 1 for v in x) and abs(x[j - 1]) == 1:
             if x[j - 1] == -1:
                 steps.append(("reverse", j))
@@ -879,7 +879,7 @@ class Core:
             if not rem.is_zero:
                 steps.append(("shift", j, -rem))
         else:
-            steps += reshape_plan(r, cur[j - 1], t, j, self.written(r))
+            steps += reshape_plan(r, cur[j - 1], t, j, self.written(r), detour=True)
         for m in range(j, d, -1):
             steps.append(("interchange", m - 1, m))
         return tuple(steps)
@@ -1462,7 +1462,13 @@ class Core:
     def _fits_plan(self, r: Rel, d: int, plan: tuple) -> bool:
         """Does ``plan`` give ``r`` (a part whose domain fixes iterators) its
         target dimension ``d`` exactly, its dimensions independent over its
-        free iterators and, as Clay writes them, over all?"""
+        free iterators and, as Clay writes them, over all?  Not a plan of
+        deeper relations (a dimension, or a ``reshape`` by an iterator,
+        ``r`` does not have: trmm fuzz seed 120255, a part of S1 beside
+        S0's plan of its third dimension)."""
+        if _deepest(plan) > r.depth or any(st[0] == "reshape" and st[2] > r.dim
+                                           for st in plan):
+            return False
         if not self._gives(r, d, plan, exact=True):
             return False
         keys = iter_keys(r)

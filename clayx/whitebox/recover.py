@@ -730,7 +730,9 @@ def _legal_post(sched: Sched, steps: list[Step], oracle) -> list[Step] | None:
     order the direct steps then put back: ``stripmine; interchange(1, 2);
     tile(3, 1); interchange(2, 3)`` is ``stripmine; tile(3, 1)``, whose
     schedules on the way are the user's: lu ``stripmine([0], 1, 2);
-    tile([0, 0], 3, 1, 32)``), then one step moved elsewhere."""
+    tile([0, 0], 3, 1, 32)``), then one step moved elsewhere, last each
+    ``tile`` over several loops carried out one loop at a time
+    (:func:`_carried_tiles`)."""
     def legal(seq: Sequence[Step]) -> bool:
         rec = Recorder(sched.copy())
         for st in seq:
@@ -751,10 +753,45 @@ def _legal_post(sched: Sched, steps: list[Step], oracle) -> list[Step] | None:
     for i in range(n):
         rest = steps[:i] + steps[i + 1:]
         variants += [rest[:k] + [steps[i]] + rest[k:] for k in range(n) if k != i]
+    carried = _carried_tiles(steps)
+    if carried != steps:
+        variants.append(carried)
     for seq in variants:
         if replays_to(sched, seq, goal.sched) and legal(seq):
             return seq
     return None
+
+
+def _carried_tiles(steps: list[Step]) -> list[Step]:
+    """``steps`` with each ``tile`` that moves its tile loop out over
+    several loops made a ``stripmine`` and adjacent ``interchange`` s:
+    the tile loop carried out one loop at a time, then the loops it passed
+    put back in Clay's order (``tile`` swaps the tile loop with the loop at
+    its depth), two equal interchanges in a row left out (an interchange
+    after the tile may undo the last one).  The loops between keep their
+    order on the way, where the swap reorders them (which can break a
+    dependence that the tile loop outside carries: syrk fuzz seed 112039,
+    ``tile([1], 3, 1, 3); interchange([1], 2, 3)`` of ``(k - 2j, i - 2k,
+    j)``, whose swap reaches ``(⌊j/3⌋, i - 2k, k - 2j, j)``)."""
+    expanded: list[Step] = []
+    for st in steps:
+        if st.name != "tile" or st.args[1] - st.args[2] < 2:
+            expanded.append(st)
+            continue
+        prefix, d, t, size = st.args
+        inner = tuple(prefix[:d]) + (0,) + tuple(prefix[d:]) if len(prefix) >= d \
+            else tuple(prefix)
+        expanded.append(Step("stripmine", (prefix, d, size)))
+        expanded += [Step("interchange", (inner, k - 1, k)) for k in range(d, t, -1)]
+        expanded += [Step("interchange", (inner, k, k + 1)) for k in range(t + 1, d)]
+    out: list[Step] = []
+    for st in expanded:
+        if out and st.name == "interchange" and out[-1].name == st.name \
+                and out[-1].args == st.args:
+            out.pop()
+        else:
+            out.append(st)
+    return out
 
 
 def _post_comment(st: Step) -> str:

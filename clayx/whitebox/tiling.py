@@ -214,7 +214,8 @@ def _reduce(T: Sched, oracle, careful: bool, scaled_points: bool,
         return bool(flat_chunks) and _flat_chunks(T)
 
     kinds = [
-        lambda: (shared_chunks(T) or unreversed and _unreversed_divs(T)
+        lambda: (shared_chunks(T) or _loop_owned_divs(T)
+                 or unreversed and _unreversed_divs(T)
                  or _reread_chunks(T, nested_chunks, loop_shifts)
                  or _chunks_of_divs(T)
                  or undensify_once(T, found)),
@@ -2434,6 +2435,48 @@ def _owned_divs(T: Sched) -> bool:
                         changed = True
                         break
     return changed
+
+
+def _loop_owned_divs(T: Sched) -> bool:
+    """Write a div of a dimension in terms of the div the other relations
+    of its loop have at that depth (:func:`_div_as`), where that gives the
+    two the same divs (they then differ by iterators and parameters: a
+    skew of one of them by its point loops, which the other reductions
+    undo; the same function, no step).  isl writes ``floor(j / 4) - j`` as
+    ``-floor((3j + 3) / 4)``, a div of its own, beside ``floor(j / 4) + i``
+    (trmm ``tile([0], 2, 1, 4); skew([0, 0], 2, 1, -1); skew([0, 0], 1, 2,
+    -2); skew([0, 0, 0, 0], 2, 3, 1)``: a point loop skewed by the tile
+    loop, the tile loop by it, then one statement's by its own point loop
+    ``j``: its reductions went round in circles).  Not where that gives
+    the other relation's form itself (the rereads of the loop's chunks read
+    both alike: :func:`_reread_chunks` writes ``floor((i + 1) / 2) - i``
+    as ``-floor(i / 2)``, which this would write back: syrk fuzz seed
+    106109)."""
+    for r in T.rels:
+        for t, a in enumerate(r.alphas, 1):
+            ds = a.keys("d")
+            if not ds:
+                continue
+            for x in T.under(r.beta[:t]):
+                if x is r or x.depth < t or x.empty:
+                    continue
+                b = x.alphas[t - 1]
+                owners = [o for o in b.keys("d") if o not in ds]
+                if not owners or any(k in b.c for k in ds):
+                    continue
+                new = a
+                for k in ds:
+                    for o in owners:
+                        expr = _div_as(T, k, o)
+                        if expr is not None:
+                            new = new.substitute(k, expr)
+                            break
+                if new not in (a, b) and new.is_integral \
+                        and sorted(new.keys("d")) == sorted(b.keys("d")) \
+                        and all(new[k] == b[k] for k in b.keys("d")):
+                    r.alphas[t - 1] = new
+                    return True
+    return False
 
 
 def _part_owned_divs(T: Sched) -> bool:
