@@ -28,6 +28,7 @@ import islpy as isl
 
 from ..model import ClaySchedule, Scop
 from .model import Divs, Sched, WhiteboxError, equalities, from_relation, to_map
+from .core import BY_BETA, SPLIT_READINGS
 from .recover import recover
 from .steps import Step
 
@@ -446,12 +447,38 @@ def _whitebox(original, target, simplify: bool, verify: bool, deps, phases: _Pha
         finally:
             oracle.effort = bound
 
+    def first_reading(goal: Sched) -> list:
+        """:func:`searched`, noting in ``readings`` where the second
+        reading of the statements' index-set splits differs."""
+        token = SPLIT_READINGS.set(readings)
+        try:
+            return searched("recovering", goal, False)
+        finally:
+            SPLIT_READINGS.reset(token)
+
+    def second_reading(goal: Sched) -> tuple[list, list] | None:
+        """The steps recovered (and shortened) with the second reading of
+        the statements' index-set splits (:data:`~.core.BY_BETA`), or None
+        when that fails; its effort is not counted against the search's
+        bound (at most one more search's worth)."""
+        saved = (bound.spent, dict(bound.counts), bound.reason)
+        token = BY_BETA.set(False)
+        try:
+            raw2 = searched("second split reading", goal, False)
+            return raw2, shortened(raw2)
+        except WhiteboxError:
+            return None
+        finally:
+            BY_BETA.reset(token)
+            bound.spent, bound.counts, bound.reason = saved
+
     # the empty parts with the dimensions of their statement's other parts
     # (they give no instance a date; the replay compares with the real
     # target), so that they go along with those parts
     as_read, T = T, _plain_empty_parts(T) or T
+    readings: list = []
     try:
-        raw = searched("recovering", T, False)
+        raw = first_reading(T)
     except SearchGaveUp:
         raise
     except WhiteboxError as e:
@@ -485,7 +512,23 @@ def _whitebox(original, target, simplify: bool, verify: bool, deps, phases: _Pha
     result = WhiteboxResult(None, steps, raw, params=tuple(scop.params))
     if careful:
         result.timings["careful"] = True
-    if verify:
+    # where the first reading split a statement in another order than the
+    # second would, the second's sequence too: kept when it is shorter (and,
+    # verified, replays exactly as it is)
+    other = second_reading(T) if readings and not careful and simplify else None
+    replayed = False
+    if other is not None and len(other[1]) < len(steps):
+        trial = WhiteboxResult(None, other[1], other[0], params=tuple(scop.params))
+        try:
+            if verify:
+                _replay_or_raw(trial, scop, session, target_sched, deps, False, phases)
+            if trial.exact or not verify:
+                result, replayed = trial, verify
+        except WhiteboxError:
+            pass
+    if replayed:
+        pass
+    elif verify:
         try:
             _replay_or_raw(result, scop, session, target_sched, deps, simplify, phases)
         except WhiteboxError as e:
@@ -511,7 +554,7 @@ def _whitebox(original, target, simplify: bool, verify: bool, deps, phases: _Pha
     phases.end()
     result.timings.update({
         "read": phases.total("reading"),
-        "recover": phases.total("recovering", "careful retry"),
+        "recover": phases.total("recovering", "careful retry", "second split reading"),
         "simplify": phases.total("simplifying"),
         "replay": phases.total("replaying"),
         "phases": list(phases.times),

@@ -48,6 +48,7 @@ level by level (:class:`Core`).
 
 from __future__ import annotations
 
+from contextvars import ContextVar
 from fractions import Fraction
 from typing import Sequence
 
@@ -61,12 +62,25 @@ from .model import ONE, Aff, Rel, Sched, WhiteboxError, densify_factor, it, on_a
 from .steps import Recorder, Step
 from .unrolls import Unrolls
 
-__all__ = ["Core", "MAX_ORDERS", "image_forms"]
+__all__ = ["BY_BETA", "Core", "MAX_ORDERS", "SPLIT_READINGS", "image_forms"]
 
 
 #: How many orders of the α step groups of one loop are tried when the
 #: first one breaks a dependence.
 MAX_ORDERS = 24
+
+#: How :func:`_split_tree` orders a statement's index-set splits: the
+#: parts the target splits apart on an outer loop first (True, the first
+#: reading), or the first split that separates the parts (False, the
+#: second reading :func:`clayx.whitebox.whitebox` tries when the two differ:
+#: where the target fused parts again, its loops are no guide).
+BY_BETA: ContextVar[bool] = ContextVar("split_by_beta", default=True)
+
+#: A list while :func:`clayx.whitebox.whitebox` wants to know whether the
+#: second reading of :data:`BY_BETA` would split differently: the first
+#: reading appends to it each time it takes another split than the second
+#: would.
+SPLIT_READINGS: ContextVar[list | None] = ContextVar("split_readings", default=None)
 
 
 def image_forms(r: Rel, inst, divs) -> list[tuple]:
@@ -223,7 +237,33 @@ def _alpha_first(by_stmt: dict, form_of) -> "callable":
     return rank
 
 
-def _split_tree(pieces: list[tuple[int, list[Aff]]], subset=None, empty=None, rank=None):
+def _by_beta(pieces, betas: dict) -> "callable":
+    """``follows(pos, neg)``: does a split of ``pieces`` into the tags
+    ``pos`` and ``neg`` follow the target's loops (``betas``: tag → target
+    β)?  It does when it keeps together the parts that stay together
+    longest: every group of parts whose β-vectors agree one level below
+    the shallowest level where two of them differ is on one side.  A part
+    without a β (not in ``betas``) constrains nothing."""
+    bs = {t: tuple(betas[t]) for t, _ in pieces if t in betas}
+
+    def lcp(a, b):
+        n = 0
+        while n < min(len(a), len(b)) and a[n] == b[n]:
+            n += 1
+        return n
+    tags = list(bs)
+    if len(tags) < 2:
+        return lambda pos, neg: True
+    low = min(lcp(bs[a], bs[b]) for k, a in enumerate(tags) for b in tags[k + 1:])
+
+    def follows(pos, neg) -> bool:
+        groups = {bs[t][:low + 1] for t in pos if t in bs}
+        return not groups & {bs[t][:low + 1] for t in neg if t in bs}
+    return follows
+
+
+def _split_tree(pieces: list[tuple[int, list[Aff]]], subset=None, empty=None, rank=None,
+                betas=None):
     """A binary tree ``(constraint, positive subtree, negative subtree)``
     whose leaves are the tags of the parts ``(tag, constraints)``: the
     index-set splits that separate them.  ``subset(cons, c)`` (when given)
@@ -232,7 +272,18 @@ def _split_tree(pieces: list[tuple[int, list[Aff]]], subset=None, empty=None, ra
     (``c`` and ``-c - 1``).  ``empty(cons)`` (when given) says whether a part
     has no instance: such a part that no constraint separates is split off
     by ``-1 >= 0``.  ``rank`` (when given): the sort key of the candidate
-    splits (stable; otherwise they are tried in the order written)."""
+    splits (stable; otherwise they are tried in the order written).
+
+    ``betas`` (tag → the part's target β, when given, and :data:`BY_BETA`
+    set): of the splits that separate the parts, the first that follows
+    the target's loops (:func:`_by_beta`) is taken, else the first: the parts the target
+    splits apart on an outer loop are split apart first, as the target's
+    ``iss`` or ``peel`` of that loop did, and the parts of each half then
+    by the splits of the inner loops (seidel-2d fuzz seed 26156: a
+    ``peel`` of the i loop, then an ``iss`` of the first half's j loop,
+    recovered as those two steps, not as the j loop's split then the i
+    loop's in one half: ``embed``, ``iss``, ``split``, two ``unembed`` s and
+    two more ``split`` s)."""
     if len(pieces) == 1:
         return pieces[0][0]
     cands = []
@@ -242,6 +293,8 @@ def _split_tree(pieces: list[tuple[int, list[Aff]]], subset=None, empty=None, ra
                 cands.append(c)
     if rank is not None:
         cands.sort(key=rank)
+    follows = _by_beta(pieces, betas) if betas and BY_BETA.get() else None
+    first = None
     for c in cands:
         neg = -c - Aff.const(1)
         if subset is None:
@@ -251,14 +304,24 @@ def _split_tree(pieces: list[tuple[int, list[Aff]]], subset=None, empty=None, ra
             pos_p = [(t, cs) for t, cs in pieces if subset(cs, c)]
             neg_p = [(t, cs) for t, cs in pieces if (t, cs) not in pos_p and subset(cs, neg)]
         if pos_p and neg_p and len(pos_p) + len(neg_p) == len(pieces):
-            return (c, _split_tree(pos_p, subset, empty, rank),
-                    _split_tree(neg_p, subset, empty, rank))
+            if follows is None or follows([t for t, _ in pos_p], [t for t, _ in neg_p]):
+                differs = SPLIT_READINGS.get()
+                if first is not None and differs is not None:
+                    differs.append(c)       # (the second reading takes ``first``)
+                first = (c, pos_p, neg_p)
+                break
+            if first is None:
+                first = (c, pos_p, neg_p)
+    if first is not None:
+        c, pos_p, neg_p = first
+        return (c, _split_tree(pos_p, subset, empty, rank, betas),
+                _split_tree(neg_p, subset, empty, rank, betas))
     hollow = next((x for x in pieces if empty is not None and empty(x[1])), None)
     if hollow is not None:
         # a part with no instance that no written constraint separates (isl
         # reduced its constraints to false): split it off by ``-1 >= 0``
         rest = [x for x in pieces if x is not hollow]
-        return (Aff.const(-1), hollow[0], _split_tree(rest, subset, empty, rank))
+        return (Aff.const(-1), hollow[0], _split_tree(rest, subset, empty, rank, betas))
     raise WhiteboxError("the parts of a target statement are not separated by "
                         "index-set splits (complementary inequalities)")
 
@@ -332,12 +395,13 @@ class Core:
             pieces = [(t.tag, list(t.cons)) for t in tparts]
             rank = written if on_alphas is None else \
                 (lambda c, stmt=stmt: min(written(c), on_alphas(stmt, c)))
+            betas = {t.tag: t.beta for t in tparts}
             if self.oracle is None:
-                tree = _split_tree(pieces, rank=rank)
+                tree = _split_tree(pieces, rank=rank, betas=betas)
             else:
                 tree = _split_tree(pieces, self._subset(stmt),
                                    lambda cons, stmt=stmt: self.oracle.part(stmt, cons).is_empty(),
-                                   rank)
+                                   rank, betas)
             cur[0].tag = self._fresh()
             trees[cur[0].tag] = tree
         self._shared_splits(trees, forms)
