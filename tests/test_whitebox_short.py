@@ -22,7 +22,7 @@ from unittest import mock
 import pytest
 
 from clayx.whitebox import Oracle, symbolic, whitebox
-from clayx.whitebox.model import ONE, Aff, Divs, it
+from clayx.whitebox.model import ONE, SECOND_READING, Aff, Divs, it
 from clayx.whitebox.simplify import (PAIR_BUDGET, TAIL_BUDGET, _by_dates, _dates_key,
                                      _a_tree, _emptiness, _key, _names_a_node, _same_dates_on, _tagged,
                                      _two_steps,
@@ -212,14 +212,14 @@ def _dates_search(stem, seq):
     19 raw steps, which one shared ``iss`` replaces now)."""
     s = session(stem, seq)
     # (and the splits as written only: core.Core.shared_alpha; not by the
-    # target's loops: core.BY_BETA)
-    token = core_module.BY_BETA.set(False)
+    # target's loops: model.SECOND_READING)
+    token = SECOND_READING.set(True)
     try:
         with mock.patch.object(core_module, "_shared_first", lambda by_stmt: lambda c: 0), \
                 mock.patch.object(core_module.Core, "shared_alpha", False):
             raw = list(whitebox(s.original, s.current.schedule).raw)
     finally:
-        core_module.BY_BETA.reset(token)
+        SECOND_READING.reset(token)
     _, O, oracle = _start(stem)
     empty = _emptiness(oracle)
     states = _tagged(O, raw)

@@ -48,7 +48,6 @@ level by level (:class:`Core`).
 
 from __future__ import annotations
 
-from contextvars import ContextVar
 from fractions import Fraction
 from typing import Sequence
 
@@ -58,29 +57,17 @@ from ..analysis.legality import prefix_equal
 from ..errors import ClayxError
 from .algebra import (full_rank_path, independent_rows, iter_keys, reshape_plan, row_rank,
                       simulated, solve)
-from .model import ONE, Aff, Rel, Sched, WhiteboxError, densify_factor, it, on_alphas, to_map
+from .model import (ONE, SECOND_READING, Aff, Rel, Sched, WhiteboxError, densify_factor, it,
+                    note_reading, on_alphas, to_map)
 from .steps import Recorder, Step
 from .unrolls import Unrolls
 
-__all__ = ["BY_BETA", "Core", "MAX_ORDERS", "SPLIT_READINGS", "image_forms"]
+__all__ = ["Core", "MAX_ORDERS", "image_forms"]
 
 
 #: How many orders of the α step groups of one loop are tried when the
 #: first one breaks a dependence.
 MAX_ORDERS = 24
-
-#: How :func:`_split_tree` orders a statement's index-set splits: the
-#: parts the target splits apart on an outer loop first (True, the first
-#: reading), or the first split that separates the parts (False, the
-#: second reading :func:`clayx.whitebox.whitebox` tries when the two differ:
-#: where the target fused parts again, its loops are no guide).
-BY_BETA: ContextVar[bool] = ContextVar("split_by_beta", default=True)
-
-#: A list while :func:`clayx.whitebox.whitebox` wants to know whether the
-#: second reading of :data:`BY_BETA` would split differently: the first
-#: reading appends to it each time it takes another split than the second
-#: would.
-SPLIT_READINGS: ContextVar[list | None] = ContextVar("split_readings", default=None)
 
 
 def image_forms(r: Rel, inst, divs) -> list[tuple]:
@@ -281,8 +268,8 @@ def _split_tree(pieces: list[tuple[int, list[Aff]]], subset=None, empty=None, ra
     by ``-1 >= 0``.  ``rank`` (when given): the sort key of the candidate
     splits (stable; otherwise they are tried in the order written).
 
-    ``betas`` (tag → the part's target β, when given, and :data:`BY_BETA`
-    set): of the splits that separate the parts, the first that follows
+    ``betas`` (tag → the part's target β, when given; not in the
+    :data:`~.model.SECOND_READING`): of the splits that separate the parts, the first that follows
     the target's loops (:func:`_by_beta`) is taken, else the first: the parts the target
     splits apart on an outer loop are split apart first, as the target's
     ``iss`` or ``peel`` of that loop did, and the parts of each half then
@@ -300,7 +287,7 @@ def _split_tree(pieces: list[tuple[int, list[Aff]]], subset=None, empty=None, ra
                 cands.append(c)
     if rank is not None:
         cands.sort(key=rank)
-    follows = _by_beta(pieces, betas) if betas and BY_BETA.get() else None
+    follows = _by_beta(pieces, betas) if betas and not SECOND_READING.get() else None
     first = None
     for c in cands:
         neg = -c - Aff.const(1)
@@ -312,9 +299,8 @@ def _split_tree(pieces: list[tuple[int, list[Aff]]], subset=None, empty=None, ra
             neg_p = [(t, cs) for t, cs in pieces if (t, cs) not in pos_p and subset(cs, neg)]
         if pos_p and neg_p and len(pos_p) + len(neg_p) == len(pieces):
             if follows is None or follows([t for t, _ in pos_p], [t for t, _ in neg_p]):
-                differs = SPLIT_READINGS.get()
-                if first is not None and differs is not None:
-                    differs.append(c)       # (the second reading takes ``first``)
+                if first is not None:
+                    note_reading("split order")     # (the second reading takes ``first``)
                 first = (c, pos_p, neg_p)
                 break
             if first is None:
@@ -519,7 +505,7 @@ class Core:
             c = tree[0]
             same = {t for t, x in trees.items()
                     if not isinstance(x, int) and x[0] in (c, -c - Aff.const(1))}
-            loop = self._loop_of(tag, same, 1)
+            loop = self._loop_of(tag, same, 1, self._split_depth(same, trees))
             if loop is not None and not c.keys("d"):
                 return loop, self._oriented(loop, c, trees), None, tag
         # none: one whose loop holds other relations too, that the target
@@ -541,13 +527,11 @@ class Core:
         keeps the half where it holds first, moves the other after).
         ``agrees(x, first)``: is the relation ``x``'s first split ``first``
         the same as ``c`` (default: as written), not its complement?"""
-        def leaves(tree) -> list:
-            return [tree] if isinstance(tree, int) else leaves(tree[1]) + leaves(tree[2])
         where = {r.tag: r.beta for r in self.T.rels}     # (an unroll's parts: not there)
         votes = 0
         for x in self.C.under(loop):
             first, pos, neg = trees[x.tag]
-            at = [min((where[t] for t in leaves(half) if t in where), default=()) for half in
+            at = [min((where[t] for t in _leaves(half) if t in where), default=()) for half in
                   (pos, neg)]
             same = first == c if agrees is None else agrees(x, first)
             votes += 1 if same == (at[0] <= at[1]) else -1
@@ -584,14 +568,31 @@ class Core:
             return False
         return False
 
-    def _loop_of(self, tag: int, same: set, depth: int):
+    def _loop_of(self, tag: int, same: set, depth: int, at: int | None = None):
         """The outermost loop around the relation ``tag``, at least
         ``depth`` deep, that holds only relations of ``same`` (at least
-        two); None when there is none."""
+        two); the one ``at`` deep where it is such a loop; None when there
+        is none."""
         beta = self.C.by_tag(tag).beta
-        return next((beta[:m] for m in range(max(depth, 1), len(beta))
-                     if len(self.C.under(beta[:m])) > 1
-                     and {x.tag for x in self.C.under(beta[:m])} <= same), None)
+        fits = [beta[:m] for m in range(max(depth, 1), len(beta))
+                if len(self.C.under(beta[:m])) > 1
+                and {x.tag for x in self.C.under(beta[:m])} <= same]
+        return next((b for b in fits if len(b) == at), fits[0] if fits else None)
+
+    def _split_depth(self, same: set, trees: dict) -> int | None:
+        """The depth of the loop whose ``iss`` made the first split of the
+        relations ``same`` in the target (their trees ``trees``): the
+        length of the prefix all their parts' target β-vectors share (its
+        halves side by side in that loop); None when that is not known
+        (a part not in the target: an unroll's)."""
+        where = {r.tag: r.beta for r in self.T.rels}
+        bs = [where.get(x) for t in same for x in _leaves(trees[t])]
+        if len(bs) < 2 or None in bs:
+            return None
+        n = 0
+        while all(len(b) > n and b[n] == bs[0][n] for b in bs):
+            n += 1
+        return n
 
     def _alpha_shared(self, trees: dict, forms, tried: set):
         """``(loop, c, form, tag)``: a first split ``c`` of the relation
