@@ -461,13 +461,15 @@ class Core:
     def _part_halves(self, loop: tuple, pos: list, neg: list, trees: dict) -> None:
         """After the ``iss`` of ``loop`` by :meth:`_shared_splits` (the
         relations ``pos`` and their halves ``neg``, in that order in the
-        loop): where a half is split further and the target puts the two
-        halves in loops of their own at that depth, the loop is
+        loop): where a relation of a half is split further but no loop
+        holds only it and those split the same way (:meth:`_unshared`),
+        and the target puts the two halves in loops of their own at that
+        depth, the loop is
         distributed between them first (the ``iss`` becomes a ``peel``),
         when that is legal: each half's next shared split is then one
         ``iss`` of its own loop, not an ``embed``, ``iss``, ``split`` and two
         ``unembed`` s per statement (bicg fuzz seed 48174: three peels)."""
-        if self.oracle is None or all(isinstance(trees[t], int) for t in pos + neg):
+        if self.oracle is None or not self._unshared(pos + neg, trees):
             return
         betas = {r.tag: r.beta for r in self.T.rels}
         n = len(loop)
@@ -494,6 +496,24 @@ class Core:
             return first == c
         x = self.C.by_tag(tag)
         return x.canon(x.cons[-1]) == x.canon(first)
+
+    def _unshared(self, tags: list, trees: dict) -> bool:
+        """Is one of the relations ``tags`` split further (its tree in
+        ``trees``) with no loop around it that holds only relations split
+        first the same way (its own ``iss`` then needs a one-iteration
+        loop)?"""
+        for t in tags:
+            tree = trees[t]
+            if isinstance(tree, int):
+                continue
+            c = tree[0]
+            group = {u for u in tags if not isinstance(trees[u], int)
+                     and trees[u][0] in (c, -c - Aff.const(1))}
+            beta = self.C.by_tag(t).beta
+            if not any({x.tag for x in self.C.under(beta[:m])} <= group
+                       for m in range(1, len(beta))):
+                return True
+        return False
 
     def _written_shared(self, trees: dict):
         """``(loop, c, None, tag)``: the first split ``c`` of the relation
