@@ -591,15 +591,20 @@ class Core:
     def _loop_of(self, tag: int, same: set, depth: int, at: int | None = None):
         """The outermost loop around the relation ``tag``, at least
         ``depth`` deep, that holds only relations of ``same`` (at least
-        two); the one ``at`` deep where it is such a loop; None when there
-        is none."""
+        two); the one ``at`` deep where it is such a loop (not in the
+        :data:`~.model.SECOND_READING`); None when there is none."""
         beta = self.C.by_tag(tag).beta
         fits = [beta[:m] for m in range(max(depth, 1), len(beta))
                 if len(self.C.under(beta[:m])) > 1
                 and {x.tag for x in self.C.under(beta[:m])} <= same]
-        return next((b for b in fits if len(b) == at), fits[0] if fits else None)
+        if not fits:
+            return None
+        deep = next((b for b in fits if len(b) == at), fits[0])
+        if deep != fits[0]:
+            note_reading("split depth")
+        return fits[0] if SECOND_READING.get() else deep
 
-    def _split_depth(self, same: set, trees: dict) -> int | None:
+    def _split_depth(self, same, trees: dict) -> int | None:
         """The depth of the loop whose ``iss`` made the first split of the
         relations ``same`` in the target (their trees ``trees``): the
         length of the prefix all their parts' target β-vectors share (its
@@ -759,6 +764,14 @@ class Core:
                                 "a strip-mined dimension")
         new_tag = self._fresh()
         loop = r.beta[:-1]
+        # (on the loop as deep as the target's halves share, when it holds
+        # only this relation: the target's iss of that loop; the innermost
+        # in the second reading)
+        at = self._split_depth({tag: tree}, {tag: tree})
+        if at is not None and 0 < at < len(loop) and len(self.C.under(r.beta[:at])) == 1:
+            note_reading("split depth")
+            if not SECOND_READING.get():
+                loop = r.beta[:at]
         desc = f"split {r.stmt} at {c.text(self._names(r))} >= 0"
         if loop and len(self.C.under(loop)) == 1:
             self.rec.do("iss", loop, c, new_tag=lambda x: new_tag, comment=desc)

@@ -53,9 +53,13 @@ class WhiteboxError(ClayxError):
 #: recovers with the second reading too when the first noted that it would
 #: differ (:data:`READINGS`), and keeps the shorter sequence.  The choices:
 #: the order of a statement's index-set splits (:func:`.core._split_tree`:
-#: by the target's loops, then the first split that separates the parts)
-#: and the rests of a ``grain`` then shifts (:func:`.tiling._grain_shift`:
-#: to the nearest multiple, then in the order of the rests first).
+#: by the target's loops, then the first split that separates the parts),
+#: the loop an ``iss`` splits (:class:`.core.Core`: as deep as the target's
+#: halves share, then the innermost or outermost that holds only the
+#: relations split) and the rests of a ``grain`` then shifts
+#: (:func:`.tiling._grain_shift`: to the nearest multiple, then in the
+#: order of the rests first).  Where the target fused parts again, or
+#: reordered them, its loops mislead the first reading.
 SECOND_READING: ContextVar[bool] = ContextVar("second_reading", default=False)
 
 #: A list while :func:`clayx.whitebox.whitebox` wants to know whether the
