@@ -22,7 +22,7 @@ from unittest import mock
 import pytest
 
 from clayx.whitebox import Oracle, symbolic, whitebox
-from clayx.whitebox.model import ONE, SECOND_READING, Aff, Divs, it
+from clayx.whitebox.model import ONE, Aff, Divs, it
 from clayx.whitebox.simplify import (PAIR_BUDGET, TAIL_BUDGET, _by_dates, _dates_key,
                                      _a_tree, _emptiness, _key, _names_a_node, _same_dates_on, _tagged,
                                      _two_steps,
@@ -211,15 +211,10 @@ def _dates_search(stem, seq):
     the order written, not those of more statements first: bicg 50234's
     19 raw steps, which one shared ``iss`` replaces now)."""
     s = session(stem, seq)
-    # (and the splits as written only: core.Core.shared_alpha; not by the
-    # target's loops: model.SECOND_READING)
-    token = SECOND_READING.set(True)
-    try:
-        with mock.patch.object(core_module, "_shared_first", lambda by_stmt: lambda c: 0), \
-                mock.patch.object(core_module.Core, "shared_alpha", False):
-            raw = list(whitebox(s.original, s.current.schedule).raw)
-    finally:
-        SECOND_READING.reset(token)
+    # (and the splits as written only: core.Core.shared_alpha)
+    with mock.patch.object(core_module, "_shared_first", lambda by_stmt: lambda c: 0), \
+            mock.patch.object(core_module.Core, "shared_alpha", False):
+        raw = list(whitebox(s.original, s.current.schedule).raw)
     _, O, oracle = _start(stem)
     empty = _emptiness(oracle)
     states = _tagged(O, raw)

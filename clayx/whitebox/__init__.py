@@ -515,7 +515,7 @@ def _whitebox(original, target, simplify: bool, verify: bool, deps, phases: _Pha
     # exactly as it is)
     other = second_reading(T, careful, free_used) if readings and simplify else None
     replayed = False
-    if other is not None and len(other[1]) <= len(steps):
+    if other is not None and len(other[1]) < len(steps):
         trial = WhiteboxResult(None, other[1], other[0], params=tuple(scop.params))
         if careful:
             trial.timings["careful"] = True

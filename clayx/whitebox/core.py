@@ -268,16 +268,18 @@ def _split_tree(pieces: list[tuple[int, list[Aff]]], subset=None, empty=None, ra
     by ``-1 >= 0``.  ``rank`` (when given): the sort key of the candidate
     splits (stable; otherwise they are tried in the order written).
 
-    ``betas`` (tag → the part's target β, when given; not in the
-    :data:`~.model.SECOND_READING`): of the splits that separate the parts, the first that follows
-    the target's loops (:func:`_by_beta`) is taken, else the first: the parts the target
-    splits apart on an outer loop are split apart first, as the target's
-    ``iss`` or ``peel`` of that loop did, and the parts of each half then
-    by the splits of the inner loops (seidel-2d fuzz seed 26156: a
-    ``peel`` of the i loop, then an ``iss`` of the first half's j loop,
-    recovered as those two steps, not as the j loop's split then the i
-    loop's in one half: ``embed``, ``iss``, ``split``, two ``unembed`` s and
-    two more ``split`` s)."""
+    ``betas`` (tag → the part's target β, when given): in the
+    :data:`~.model.SECOND_READING`, of the splits that separate the parts,
+    the first that follows the target's loops (:func:`_by_beta`) is taken,
+    else the first: the parts the target splits apart on an outer loop are
+    split apart first, as the target's ``iss`` or ``peel`` of that loop
+    did, and the parts of each half then by the splits of the inner loops
+    (seidel-2d fuzz seed 26156: a ``peel`` of the i loop, then an ``iss``
+    of the first half's j loop, recovered as those two steps, not as the j
+    loop's split then the i loop's in one half: ``embed``, ``iss``,
+    ``split``, two ``unembed`` s and two more ``split`` s).  The first
+    reading takes the first split that separates the parts, and notes
+    (:func:`~.model.note_reading`) where the second would not."""
     if len(pieces) == 1:
         return pieces[0][0]
     cands = []
@@ -287,7 +289,8 @@ def _split_tree(pieces: list[tuple[int, list[Aff]]], subset=None, empty=None, ra
                 cands.append(c)
     if rank is not None:
         cands.sort(key=rank)
-    follows = _by_beta(pieces, betas) if betas and not SECOND_READING.get() else None
+    follows = _by_beta(pieces, betas) if betas else None
+    second = SECOND_READING.get()
     first = None
     for c in cands:
         neg = -c - Aff.const(1)
@@ -300,8 +303,9 @@ def _split_tree(pieces: list[tuple[int, list[Aff]]], subset=None, empty=None, ra
         if pos_p and neg_p and len(pos_p) + len(neg_p) == len(pieces):
             if follows is None or follows([t for t, _ in pos_p], [t for t, _ in neg_p]):
                 if first is not None:
-                    note_reading("split order")     # (the second reading takes ``first``)
-                first = (c, pos_p, neg_p)
+                    note_reading("split order")     # (the first reading takes ``first``)
+                if first is None or second:
+                    first = (c, pos_p, neg_p)
                 break
             if first is None:
                 first = (c, pos_p, neg_p)
@@ -591,8 +595,8 @@ class Core:
     def _loop_of(self, tag: int, same: set, depth: int, at: int | None = None):
         """The outermost loop around the relation ``tag``, at least
         ``depth`` deep, that holds only relations of ``same`` (at least
-        two); the one ``at`` deep where it is such a loop (not in the
-        :data:`~.model.SECOND_READING`); None when there is none."""
+        two); in the :data:`~.model.SECOND_READING`, the one ``at`` deep
+        where it is such a loop; None when there is none."""
         beta = self.C.by_tag(tag).beta
         fits = [beta[:m] for m in range(max(depth, 1), len(beta))
                 if len(self.C.under(beta[:m])) > 1
@@ -602,7 +606,7 @@ class Core:
         deep = next((b for b in fits if len(b) == at), fits[0])
         if deep != fits[0]:
             note_reading("split depth")
-        return fits[0] if SECOND_READING.get() else deep
+        return deep if SECOND_READING.get() else fits[0]
 
     def _split_depth(self, same, trees: dict) -> int | None:
         """The depth of the loop whose ``iss`` made the first split of the
@@ -764,13 +768,13 @@ class Core:
                                 "a strip-mined dimension")
         new_tag = self._fresh()
         loop = r.beta[:-1]
-        # (on the loop as deep as the target's halves share, when it holds
-        # only this relation: the target's iss of that loop; the innermost
-        # in the second reading)
+        # (the innermost loop; in the second reading, the loop as deep as
+        # the target's halves share, when it holds only this relation: the
+        # target's iss of that loop)
         at = self._split_depth({tag: tree}, {tag: tree})
         if at is not None and 0 < at < len(loop) and len(self.C.under(r.beta[:at])) == 1:
             note_reading("split depth")
-            if not SECOND_READING.get():
+            if SECOND_READING.get():
                 loop = r.beta[:at]
         desc = f"split {r.stmt} at {c.text(self._names(r))} >= 0"
         if loop and len(self.C.under(loop)) == 1:

@@ -48,18 +48,19 @@ class WhiteboxError(ClayxError):
 
 
 #: Whitebox's second reading of a target: where the recovery may read a
-#: target two ways that both replay and neither is shorter always, the
+#: target two ways that both replay and neither is always shorter, the
 #: first reading takes one (True: the other).  :func:`clayx.whitebox.whitebox`
 #: recovers with the second reading too when the first noted that it would
-#: differ (:data:`READINGS`), and keeps the shorter sequence.  The choices:
-#: the order of a statement's index-set splits (:func:`.core._split_tree`:
-#: by the target's loops, then the first split that separates the parts),
-#: the loop an ``iss`` splits (:class:`.core.Core`: as deep as the target's
-#: halves share, then the innermost or outermost that holds only the
-#: relations split) and the rests of a ``grain`` then shifts
-#: (:func:`.tiling._grain_shift`: to the nearest multiple, then in the
-#: order of the rests first).  Where the target fused parts again, or
-#: reordered them, its loops mislead the first reading.
+#: differ (:data:`READINGS`), and keeps the second's sequence when it is
+#: shorter.  The choices (first reading, then second): the order of a
+#: statement's index-set splits (:func:`.core._split_tree`: the first split
+#: that separates the parts, then the one that follows the target's loops),
+#: the loop an ``iss`` splits (:class:`.core.Core`: the innermost or
+#: outermost that holds only the relations split, then the one as deep as
+#: the target's halves share) and the rests of a ``grain`` then shifts
+#: (:func:`.tiling._grain_shift`: to the nearest multiple, then in the order
+#: of the rests first).  The target's loops mislead the second reading
+#: where it fused or reordered parts again.
 SECOND_READING: ContextVar[bool] = ContextVar("second_reading", default=False)
 
 #: A list while :func:`clayx.whitebox.whitebox` wants to know whether the
