@@ -374,7 +374,9 @@ def whitebox(original, target, *, simplify: bool = True, verify: bool = True,
 
     ``progress(phase, done, total)``, when given, is called as each phase
     starts (``"reading"``, ``"recovering"``, ``"careful retry 1"``, …,
-    ``"simplifying"``, ``"replaying"``; ``done`` 0) and as it goes on: in
+    ``"simplifying"``, ``"second reading"`` (where the first noted that the
+    second would differ, :data:`~.model.SECOND_READING`: the shorter
+    sequence is kept), ``"replaying"``; ``done`` 0) and as it goes on: in
     the recovery phases after each legality check (``done`` checks of the
     ``total`` the search may spend), in ``"replaying"`` after each step
     (``done`` of ``total`` steps).

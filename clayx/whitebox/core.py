@@ -8,7 +8,12 @@ level by level (:class:`Core`).
    that separate the parts), in place, so that the order does not change:
    on the innermost loop of the statement when it is alone there, otherwise
    inside a one-iteration loop (``embed``, ``iss``, ``split``,
-   ``unembed``).  Each part is then a relation of its own.  Parts with
+   ``unembed``).  Statements of a loop split by the same inequality first
+   are split by one ``iss`` of the loop, then the loop distributed between
+   the halves where the target does so and they split further
+   (:meth:`Core._part_halves`).  The order of the splits and the loop
+   split have two readings (:data:`~.model.SECOND_READING`: the target's
+   loops followed in the second).  Each part is then a relation of its own.  Parts with
    strides (Clay's ``unroll``: main part, copies, epilog) are found and
    unrolled right after the convex splits, then split further
    (:mod:`.unrolls`).
