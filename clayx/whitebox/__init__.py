@@ -512,7 +512,8 @@ def _whitebox(original, target, simplify: bool, verify: bool, deps, phases: _Pha
     if careful:
         result.timings["careful"] = True
     # where the first reading took another way than the second would (the
-    # order of a statement's index-set splits, the rests of a grain), the
+    # order of a statement's index-set splits and their loops, the rests of a
+    # grain), the
     # second's sequence too: kept when it is shorter (and, verified, replays
     # exactly as it is)
     other = second_reading(T, careful, free_used) if readings and simplify else None
