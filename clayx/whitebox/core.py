@@ -9,11 +9,11 @@ level by level (:class:`Core`).
    on the innermost loop of the statement when it is alone there, otherwise
    inside a one-iteration loop (``embed``, ``iss``, ``split``,
    ``unembed``).  Statements of a loop split by the same inequality first
-   are split by one ``iss`` of the loop, then the loop distributed between
-   the halves where the target does so and they split further
-   (:meth:`Core._part_halves`).  The order of the splits and the loop
-   split have two readings (:data:`~.model.SECOND_READING`: the target's
-   loops followed in the second).  Each part is then a relation of its own.  Parts with
+   are split by one ``iss`` of the loop.  The order of the splits, the
+   loop split and whether that loop is then distributed between the halves
+   (:meth:`Core._part_halves`) have two readings
+   (:data:`~.model.SECOND_READING`: the target's loops followed in the
+   second).  Each part is then a relation of its own.  Parts with
    strides (Clay's ``unroll``: main part, copies, epilog) are found and
    unrolled right after the convex splits, then split further
    (:mod:`.unrolls`).
@@ -473,11 +473,14 @@ class Core:
         loop): where a relation of a half is split further but no loop
         holds only it and those split the same way (:meth:`_unshared`),
         and the target puts the two halves in loops of their own at that
-        depth, the loop is
-        distributed between them first (the ``iss`` becomes a ``peel``),
-        when that is legal: each half's next shared split is then one
-        ``iss`` of its own loop, not an ``embed``, ``iss``, ``split`` and two
-        ``unembed`` s per statement (bicg fuzz seed 48174: three peels)."""
+        depth, the loop is distributed between them first (the ``iss``
+        becomes a ``peel``), when that is legal: each half's next shared
+        split is then one ``iss`` of its own loop, not an ``embed``,
+        ``iss``, ``split`` and two ``unembed`` s per statement (bicg fuzz
+        seed 48174: three peels, 22 -> 2 steps).  In the
+        :data:`~.model.SECOND_READING` only (noted in the first): the
+        simplification finds shorter ways from the undistributed loop
+        elsewhere (trmm fuzz seed 19135: 3 steps, 17 distributed)."""
         if self.oracle is None or not self._unshared(pos + neg, trees):
             return
         betas = {r.tag: r.beta for r in self.T.rels}
@@ -491,6 +494,9 @@ class Core:
         n = sum(1 for sd in side if sd == {True})
         if not 0 < n < len(kids) or any(sd != {True} for sd in side[:n]) \
                 or any(sd != {False} for sd in side[n:]):
+            return
+        note_reading("part halves")
+        if not SECOND_READING.get():
             return
         snap = self.snapshot()
         self.rec.do("split", kids[n - 1], len(loop), comment="separate the two halves")

@@ -57,7 +57,9 @@ class WhiteboxError(ClayxError):
 #: that separates the parts, then the one that follows the target's loops),
 #: the loop an ``iss`` splits (:class:`.core.Core`: the innermost or
 #: outermost that holds only the relations split, then the one as deep as
-#: the target's halves share) and the rests of a ``grain`` then shifts
+#: the target's halves share), whether a loop split by one shared ``iss``
+#: is distributed between its halves (:meth:`.core.Core._part_halves`:
+#: not, then where the target does) and the rests of a ``grain`` then shifts
 #: (:func:`.tiling._grain_shift`: to the nearest multiple, then in the order
 #: of the rests first).  The target's loops mislead the second reading
 #: where it fused or reordered parts again.
