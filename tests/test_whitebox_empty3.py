@@ -95,8 +95,8 @@ def test_a_shared_plan_that_leads_to_a_refused_reshape_is_retried_without():
     # syrk 76009 (recovered by main): S1's peeled part at k = n - 1 (also
     # i = n - 1) takes its loop's plan at depth 2, which leaves it a reshape
     # by j at depth 3 that makes it dependent as written; the careful retry
-    # gives every relation its own plan (6 steps; the second reading, its
-    # split on the innermost loop, 3: wbshort5)
+    # gives every relation its own plan (6 steps on main; whitebox's second
+    # reading, which follows the target's loops, 3: wbshort5)
     assert_recovered("syrk", "skew([0, 1], 2, 3, 1); peel([0, 1, 0], {-1, 0 | 1});",
                      "iss([0, 1], {[] | [0, 0, 1] | [-1, 0] | 1});\n"
                      "shift([0, 1, 1], 2, {1 | 0}, -1);\nskew([0, 1, 0], 2, 3, 1);\n")
