@@ -58,9 +58,9 @@ CASES = [
     ("syrk", 48069, "iss([0, 0], {1, -1 | | 1, 1 | -1}); fuse([0, 1]); "
         "shift([0, 1, 0, 0], 3, {}, -3); skew([0, 0], 1, 2, 1); peel([0, 0], {0, 1 | 2}); "
         "reverse([0, 1], 2);",
-     "iss([0, 0], {[] | [0, 1] | [0, 1] | 2});\niss([0, 0], {[] | [1, -1] | [1, 1] | -1});\n"
+     "iss([0, 0], {[] | [1, -1] | [1, 1] | -1});\niss([0, 0], {[] | [0, 1] | [0, 1] | 2});\n"
      "reverse([0, 0], 2);\nskew([0, 0], 2, 1, -1);\ninterchange([0, 0], 1, 2);\n"
-     "reorder([0, 0], [0, 2, 1, 3]);\nsplit([0, 0, 1], 2);\nskew([0, 0], 2, 1, 1);\n"
+     "split([0, 0, 1], 2);\nskew([0, 0], 2, 1, 1);\n"
      "reverse([0, 1], 2);\nskew([0, 1], 2, 1, -1);\nshift([0, 2], 3, {}, -3);\n"),
     # a tile of a tile loop skewed by its point loop, beside empty parts
     ("mvt", 39132, "peel([1, 0], {0 | 2}); iss([1], {0 | | 1 | 6}); iss([1, 0], {-1 | | -1 | 4}); "
@@ -95,11 +95,11 @@ def test_a_shared_plan_that_leads_to_a_refused_reshape_is_retried_without():
     # syrk 76009 (recovered by main): S1's peeled part at k = n - 1 (also
     # i = n - 1) takes its loop's plan at depth 2, which leaves it a reshape
     # by j at depth 3 that makes it dependent as written; the careful retry
-    # gives every relation its own plan
+    # gives every relation its own plan (6 steps on main; whitebox's second
+    # reading, which follows the target's loops, 3: wbshort5)
     assert_recovered("syrk", "skew([0, 1], 2, 3, 1); peel([0, 1, 0], {-1, 0 | 1});",
-                     "peel([0, 1, 0], {-1, 0 | 1});\nreverse([0, 1, 0], 3);\n"
-                     "reshape([0, 1, 0], 3, 2, -1);\ninterchange([0, 1, 0], 2, 3);\n"
-                     "shift([0, 1, 1], 2, {1 | 0}, -1);\nskew([0, 1, 0], 3, 2, 1);\n")
+                     "iss([0, 1], {[] | [0, 0, 1] | [-1, 0] | 1});\n"
+                     "shift([0, 1, 1], 2, {1 | 0}, -1);\nskew([0, 1, 0], 2, 3, 1);\n")
 
 
 def test_every_target_with_an_empty_part_gets_the_free_try():

@@ -27,7 +27,8 @@ from typing import Any
 import islpy as isl
 
 from ..model import ClaySchedule, Scop
-from .model import Divs, Sched, WhiteboxError, equalities, from_relation, to_map
+from .model import (READINGS, SECOND_READING, Divs, Sched, WhiteboxError, equalities,
+                    from_relation, to_map)
 from .recover import recover
 from .steps import Step
 
@@ -373,7 +374,9 @@ def whitebox(original, target, *, simplify: bool = True, verify: bool = True,
 
     ``progress(phase, done, total)``, when given, is called as each phase
     starts (``"reading"``, ``"recovering"``, ``"careful retry 1"``, …,
-    ``"simplifying"``, ``"replaying"``; ``done`` 0) and as it goes on: in
+    ``"simplifying"``, ``"second reading"`` (where the first noted that the
+    second would differ, :data:`~.model.SECOND_READING`: the shorter
+    sequence is kept), ``"replaying"``; ``done`` 0) and as it goes on: in
     the recovery phases after each legality check (``done`` checks of the
     ``total`` the search may spend), in ``"replaying"`` after each step
     (``done`` of ``total`` steps).
@@ -446,46 +449,89 @@ def _whitebox(original, target, simplify: bool, verify: bool, deps, phases: _Pha
         finally:
             oracle.effort = bound
 
+    def second_reading(goal: Sched, careful: bool, free: bool) -> tuple[list, list] | None:
+        """The steps recovered (and shortened) with the second reading
+        (:data:`~.model.SECOND_READING`), or None when that fails; its
+        effort is not counted against the search's bound (at most one more
+        search's worth)."""
+        saved = (bound.spent, dict(bound.counts), bound.reason)
+        token = SECOND_READING.set(True)
+        try:
+            raw2 = searched("second reading", goal, careful, free)
+            return raw2, shortened(raw2)
+        except WhiteboxError:
+            return None
+        finally:
+            SECOND_READING.reset(token)
+            bound.spent, bound.counts, bound.reason = saved
+
     # the empty parts with the dimensions of their statement's other parts
     # (they give no instance a date; the replay compares with the real
     # target), so that they go along with those parts
     as_read, T = T, _plain_empty_parts(T) or T
+    # (noting where the second reading would take another way)
+    readings: list = []
+    free_used = False
+    token = READINGS.set(readings)
     try:
-        raw = searched("recovering", T, False)
-    except SearchGaveUp:
-        raise
-    except WhiteboxError as e:
-        # no legal order found for a choice made without checking the ones
-        # before it: recover again with every choice checked
-        first = e
         try:
-            raw = retry(T)
+            raw = searched("recovering", T, False)
         except SearchGaveUp:
             raise
-        except WhiteboxError as e2:
-            # then: the empty parts as read; last: the empty parts free
-            # (no reduction step of their own: steps that give no instance
-            # a date may leave them dimensions a later reshape makes
-            # dependent, _groups)
-            tries = ([(as_read, False)] if as_read is not T else []) \
-                + ([(T, True)] if _has_empty_part(T) else [])
-            for goal, free in tries:
-                try:
-                    raw = retry(goal, free)
-                except SearchGaveUp:
-                    raise
-                except WhiteboxError:
-                    continue
-                T = goal
-                break
-            else:
-                raise e2 from first
-        careful = True
+        except WhiteboxError as e:
+            # no legal order found for a choice made without checking the ones
+            # before it: recover again with every choice checked
+            first = e
+            try:
+                raw = retry(T)
+            except SearchGaveUp:
+                raise
+            except WhiteboxError as e2:
+                # then: the empty parts as read; last: the empty parts free
+                # (no reduction step of their own: steps that give no instance
+                # a date may leave them dimensions a later reshape makes
+                # dependent, _groups)
+                tries = ([(as_read, False)] if as_read is not T else []) \
+                    + ([(T, True)] if _has_empty_part(T) else [])
+                for goal, free in tries:
+                    try:
+                        raw = retry(goal, free)
+                    except SearchGaveUp:
+                        raise
+                    except WhiteboxError:
+                        continue
+                    T, free_used = goal, free
+                    break
+                else:
+                    raise e2 from first
+            careful = True
+    finally:
+        READINGS.reset(token)
     steps = shortened(raw)
     result = WhiteboxResult(None, steps, raw, params=tuple(scop.params))
     if careful:
         result.timings["careful"] = True
-    if verify:
+    # where the first reading took another way than the second would (the
+    # order of a statement's index-set splits and their loops, the rests of a
+    # grain), the
+    # second's sequence too: kept when it is shorter (and, verified, replays
+    # exactly as it is)
+    other = second_reading(T, careful, free_used) if readings and simplify else None
+    replayed = False
+    if other is not None and len(other[1]) < len(steps):
+        trial = WhiteboxResult(None, other[1], other[0], params=tuple(scop.params))
+        if careful:
+            trial.timings["careful"] = True
+        try:
+            if verify:
+                _replay_or_raw(trial, scop, session, target_sched, deps, False, phases)
+            if trial.exact or not verify:
+                result, replayed = trial, verify
+        except WhiteboxError:
+            pass
+    if replayed:
+        pass
+    elif verify:
         try:
             _replay_or_raw(result, scop, session, target_sched, deps, simplify, phases)
         except WhiteboxError as e:
@@ -511,7 +557,7 @@ def _whitebox(original, target, simplify: bool, verify: bool, deps, phases: _Pha
     phases.end()
     result.timings.update({
         "read": phases.total("reading"),
-        "recover": phases.total("recovering", "careful retry"),
+        "recover": phases.total("recovering", "careful retry", "second reading"),
         "simplify": phases.total("simplifying"),
         "replay": phases.total("replaying"),
         "phases": list(phases.times),

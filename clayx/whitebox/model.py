@@ -18,6 +18,7 @@ that form through isl's quasi-affine functions (``PwMultiAff``).
 
 from __future__ import annotations
 
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from fractions import Fraction
 from math import gcd
@@ -29,7 +30,8 @@ from ..analysis.isl_util import pieces
 from ..directives.unroll import lowered_domain, translated
 from ..errors import ClayxError
 
-__all__ = ["Aff", "Divs", "Rel", "Sched", "WhiteboxError", "dates", "densify_factor",
+__all__ = ["SECOND_READING", "READINGS", "Aff", "Divs", "Rel", "Sched", "WhiteboxError", "dates",
+           "densify_factor", "note_reading",
            "equalities", "exact_quotient", "form_map", "from_relation", "constraints",
            "instances", "multiples", "on_alphas", "read_form", "same_on", "shifted", "to_map",
            "unroll_domains", "unroll_main"]
@@ -43,6 +45,37 @@ ONE = ("1",)
 class WhiteboxError(ClayxError):
     """A schedule could not be whiteboxed (says which part could not be
     expressed with Clay's directives)."""
+
+
+#: Whitebox's second reading of a target: where the recovery may read a
+#: target two ways that both replay and neither is always shorter, the
+#: first reading takes one (True: the other).  :func:`clayx.whitebox.whitebox`
+#: recovers with the second reading too when the first noted that it would
+#: differ (:data:`READINGS`), and keeps the second's sequence when it is
+#: shorter.  The choices (first reading, then second): the order of a
+#: statement's index-set splits (:func:`.core._split_tree`: the first split
+#: that separates the parts, then the one that follows the target's loops),
+#: the loop an ``iss`` splits (:class:`.core.Core`: the innermost or
+#: outermost that holds only the relations split, then the one as deep as
+#: the target's halves share), whether a loop split by one shared ``iss``
+#: is distributed between its halves (:meth:`.core.Core._part_halves`:
+#: not, then where the target does) and the rests of a ``grain`` then shifts
+#: (:func:`.tiling._grain_shift`: to the nearest multiple, then in the order
+#: of the rests first).  The target's loops mislead the second reading
+#: where it fused or reordered parts again.
+SECOND_READING: ContextVar[bool] = ContextVar("second_reading", default=False)
+
+#: A list while :func:`clayx.whitebox.whitebox` wants to know whether the
+#: second reading would differ (:func:`note_reading`).
+READINGS: ContextVar[list | None] = ContextVar("readings", default=None)
+
+
+def note_reading(what: str) -> None:
+    """Note (in :data:`READINGS`, when it is a list) that the second
+    reading would take another way at ``what``."""
+    seen = READINGS.get()
+    if seen is not None:
+        seen.append(what)
 
 
 def it(k: int) -> tuple:
