@@ -529,9 +529,7 @@ def _whitebox(original, target, simplify: bool, verify: bool, deps, phases: _Pha
                 result, replayed = trial, verify
         except WhiteboxError:
             pass
-    if replayed:
-        pass
-    elif verify:
+    if verify and not replayed:
         try:
             _replay_or_raw(result, scop, session, target_sched, deps, simplify, phases)
         except WhiteboxError as e:
