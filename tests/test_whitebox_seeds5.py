@@ -30,10 +30,12 @@ refusal classes found there, one found near the seeds scanned after
   its own point loop ``j``, isl writes that statement's ``floor(j / 4) +
   i - j`` as ``i - floor((3j + 3) / 4)``, a div of its own beside the
   others' ``floor(j / 4) + i``: the reductions went round in circles
-  (found on trmm, scanning seeds 116000-119000 nearby).  Now such a div
-  is written with the div of the loop's other relations at that depth
+  (found on trmm, scanning seeds 116000-119000 nearby).  Now, in the last
+  pass of the reduction, such a div is written with the div of the loop's
+  other relations at that depth
   (:func:`~clayx.whitebox.tiling._loop_owned_divs`), and the skew of one
-  statement is undone as such.
+  statement is undone as such (not in the first pass: it took bicg
+  95184's strip-mined dimension away from its chunk, refused so).
 
 - **A shared plan read on a shallower part** (a crash, IndexError, on
   trmm 120255, seed 120000 scanned after): the α plan of a deeper
@@ -41,7 +43,7 @@ refusal classes found there, one found near the seeds scanned after
   it (:meth:`~clayx.whitebox.core.Core._fits_plan`); a plan that changes
   dimensions the part does not have does not fit it.
 
-Every case was refused (or crashed) on the main branch before."""
+Every case but bicg 95184 was refused (or crashed) on the main branch before."""
 
 from __future__ import annotations
 
@@ -92,6 +94,16 @@ CASES = [
      "stripmine([0], 2, 4);\nsplit([0, 0, 0, 0, 0], 3);\nskew([0, 0, 1], 1, 2, -2);\n"
      "fuse([0, 0, 0]);\nreshape([0, 0, 0, 1], 2, 1, -1);\nskew([0, 0, 0, 0], 1, 2, -2);\n"
      "reshape([0, 0, 0, 0], 2, 1, -1);\nreshape([0, 0, 0, 0], 2, 2, 1);\n"),
+    # bicg: a grained tile of S1 and S2's loop, a strip-mine inside it, a
+    # reshape of the tile loop: _loop_owned_divs (tried first) took the
+    # strip-mined dimension away from its chunk; now only the last pass
+    ("bicg", 95184,
+     "grain([1], 1, 2); reshape([0, 0], 1, 1, -1); tile([1], 1, 1, 3); "
+     "stripmine([1, 0], 1, 2); reshape([1], 3, 1, 1);",
+     "reverse([1, 0], 1);\nreverse([1, 1, 1], 1);\ngrain([1, 1, 0], 1, 2);\n"
+     "stripmine([1], 1, 3);\nreshape([1, 0, 1, 0], 2, 1, 1);\nreverse([1, 0, 1, 1], 2);\n"
+     "reshape([1, 0, 1, 1], 1, 1, -1);\nreverse([1, 0, 0], 2);\n"
+     "reshape([1, 0, 0], 1, 1, -1);\ntile([1], 2, 1, 3);\ngrain([0], 1, 2);\n"),
     # trmm: splits of S0's k loop and of the i loop, then a strip-mine: a
     # part of S1 (2 dimensions) was offered S0's plan of dimension 3
     ("trmm", 120255,
