@@ -3,7 +3,9 @@
 - ``--update-golden``: rewrite the golden files under ``tests/golden/``
   from the current output instead of comparing (:mod:`goldens`).
 - every C build of the session goes through a cache (:mod:`compile_cache`):
-  the same text compiled with the same command is compiled once.
+  the same text compiled with the same command is compiled once in the
+  whole run (pytest-xdist's workers share it), and so is nvcc's check of a
+  ``.cu`` text.
 - ``--legality-mutant=legal|illegal``: replace the decision at the heart of
   :mod:`clayx.analysis.legality` (which instance pairs a schedule runs in
   the wrong order, which ones a loop carries) by one that finds none
@@ -81,6 +83,10 @@ def pytest_terminal_summary(terminalreporter):
         terminalreporter.write_line(
             f"C builds: {st['misses']} compiled, {st['hits']} reused from the session's "
             f"cache, {st['uncached']} not cacheable")
+    if st["tool_hits"] + st["tool_runs"]:
+        terminalreporter.write_line(
+            f"Other tools (nvcc): {st['tool_runs']} runs, {st['tool_hits']} results "
+            f"reused from the session's cache")
 
 
 def _install_mutant(mutant: str) -> None:
