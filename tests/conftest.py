@@ -91,8 +91,8 @@ def pytest_terminal_summary(terminalreporter):
             f"cache, {st['uncached']} not cacheable")
     if st["tool_hits"] + st["tool_runs"]:
         terminalreporter.write_line(
-            f"Other tools (nvcc): {st['tool_runs']} runs, {st['tool_hits']} results "
-            f"reused from the session's cache")
+            f"Other tool runs (compile_cache.tool_result, e.g. nvcc): {st['tool_runs']} made, "
+            f"{st['tool_hits']} reused from the session's cache")
 
 
 def _install_mutant(mutant: str) -> None:
