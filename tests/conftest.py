@@ -3,7 +3,13 @@
 - ``--update-golden``: rewrite the golden files under ``tests/golden/``
   from the current output instead of comparing (:mod:`goldens`).
 - every C build of the session goes through a cache (:mod:`compile_cache`):
-  the same text compiled with the same command is compiled once.
+  the same text compiled with the same command is compiled once in the
+  whole run (pytest-xdist's workers share it), and so is nvcc's check of a
+  ``.cu`` text.
+- the C front end remembers what it read (:mod:`scop_cache`): a text read
+  again under the same path name gives the same (immutable) SCoPs, whose
+  dependences are then computed once per process; the ``fresh_scops``
+  fixture turns this off for a test.
 - ``--legality-mutant=legal|illegal``: replace the decision at the heart of
   :mod:`clayx.analysis.legality` (which instance pairs a schedule runs in
   the wrong order, which ones a loop carries) by one that finds none
@@ -19,6 +25,7 @@ import pytest
 
 import compile_cache
 import goldens
+import scop_cache
 
 _REPO = Path(__file__).resolve().parent.parent
 
@@ -35,6 +42,7 @@ def pytest_addoption(parser):
 def pytest_configure(config):
     goldens.UPDATE = config.getoption("--update-golden")
     compile_cache.install()
+    scop_cache.install()
     mutant = config.getoption("--legality-mutant")
     if mutant is not None:
         _install_mutant(mutant)
@@ -81,6 +89,10 @@ def pytest_terminal_summary(terminalreporter):
         terminalreporter.write_line(
             f"C builds: {st['misses']} compiled, {st['hits']} reused from the session's "
             f"cache, {st['uncached']} not cacheable")
+    if st["tool_hits"] + st["tool_runs"]:
+        terminalreporter.write_line(
+            f"Other tool runs (compile_cache.tool_result, e.g. nvcc): {st['tool_runs']} made, "
+            f"{st['tool_hits']} reused from the session's cache")
 
 
 def _install_mutant(mutant: str) -> None:
@@ -100,6 +112,14 @@ def _all_carried(sch, prefix, depth, pair_maps):
     """Every dependence between statements under the loop ``prefix``."""
     under = {r.stmt for r in sch.schedule.relations_under(prefix)}
     return {k: m for k, m in pair_maps.items() if k[0] in under and k[1] in under}
+
+
+@pytest.fixture
+def fresh_scops():
+    """Every C text read during the test is parsed anew (new SCoPs, nothing
+    computed on them yet), as outside the test suite."""
+    with scop_cache.paused():
+        yield
 
 
 @pytest.fixture

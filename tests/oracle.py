@@ -31,14 +31,26 @@ def _fix(obj, params: dict[str, int]):
     return obj
 
 
-def _points(s: isl.Set) -> list[tuple[int, ...]]:
+#: The points of the sets enumerated so far, by the set's text (the
+#: property tests ask for the dates of the same relations after every step).
+_POINTS: dict[str, tuple[tuple[int, ...], ...]] = {}
+
+
+def _points(s: isl.Set) -> tuple[tuple[int, ...], ...]:
+    key = str(s)
+    hit = _POINTS.get(key)
+    if hit is not None:
+        return hit
     out: list[tuple[int, ...]] = []
 
     def one(p):
         out.append(tuple(int(p.get_coordinate_val(_dt.set, k).to_python())
                          for k in range(s.dim(_dt.set))))
     s.foreach_point(one)
-    return out
+    if len(_POINTS) > 50000:
+        _POINTS.clear()
+    _POINTS[key] = tuple(out)
+    return _POINTS[key]
 
 
 def dates(scop: Scop, params: dict[str, int]) -> dict[tuple[str, tuple[int, ...]], tuple]:
