@@ -130,6 +130,15 @@ def reduce(T: Sched, oracle=None, careful: bool = False, repair: bool = True) ->
             return _reduce(T, oracle, careful, True, repair=repair, owned_divs=True)
         except WhiteboxError:
             pass
+        # last: a tile loop scaled, then skewed by a loop outside it, its
+        # point loop scaled too (:func:`_unskew_chunk_once` with
+        # ``grained``; the tile of the scaled point loop undone before its
+        # grain: mvt fuzz seed 119052)
+        T.rels = [r.copy() for r in start.rels]
+        try:
+            return _reduce(T, oracle, careful, False, repair=repair, grained_tiles=True)
+        except WhiteboxError:
+            pass
         T.rels = start.rels
         raise e from None
 
@@ -209,7 +218,7 @@ def _reduce(T: Sched, oracle, careful: bool, scaled_points: bool,
             points_first: bool = False, fused_sinks: bool = False,
             general_skews: bool = False, loop_shifts: bool = False,
             unreversed: bool = False, part_swaps: bool = False,
-            owned_divs: bool = False) -> list[Step]:
+            owned_divs: bool = False, grained_tiles: bool = False) -> list[Step]:
     found: list[Step] = []
     doubts: list[str] = []      # reductions whose result was found illegal once
     seen: set[str] = set()      # the reduced targets met: a repeat is a cycle
@@ -262,6 +271,7 @@ def _reduce(T: Sched, oracle, careful: bool, scaled_points: bool,
         lambda: outer_linearized and oracle is not None
         and _unlinearize_once(T, found, oracle, outer=True),
         lambda: part_swaps and _unswap_part_once(T, found, oracle),
+        lambda: grained_tiles and _unskew_chunk_once(T, found, oracle, grained=True),
     ]
     # the last passes of reduce (SKEWED_PASSES): one kind first
     for first, kind in ((points_first, fix_points), (flat_chunks == EARLY, flat),
@@ -963,7 +973,8 @@ def _skew_free(x: Rel, t: int) -> bool:
     return is_div(a) is None and (x.empty or not (a.keys("i") or a.keys("d")))
 
 
-def _unskew_chunk_once(T: Sched, found: list[Step], oracle=None) -> bool:
+def _unskew_chunk_once(T: Sched, found: list[Step], oracle=None,
+                       grained: bool = False) -> bool:
     """Undo a ``skew`` or ``shift`` of a chunk (tile) loop by other loops
     (point loops among them): a dimension ``±d + Σ c_q·α_q + rest`` of one
     div ``d`` becomes ``±d``, for the largest group of relations under one
@@ -971,22 +982,30 @@ def _unskew_chunk_once(T: Sched, found: list[Step], oracle=None) -> bool:
     with an oracle, the schedule before them is legal).  A chunk skewed by
     its own point loop ``α_q`` whose iterators the div shares is read by
     :func:`_self_skew` (isl writes ``floor(3i / 4) + 2·3i`` as ``floor(-i /
-    4) + 7i``): it becomes that chunk."""
-    for r, t, cand in _skewed_chunks(T):
-        if _unskew_chunk_by(T, r, t, *cand, found, oracle):
+    4) + 7i``): it becomes that chunk.  ``grained`` (a last pass of
+    :func:`reduce`): only a chunk loop scaled by ``g > 1`` before the skew,
+    ``g·d + Σ c_q·α_q`` with ``g`` not dividing the ``c_q`` (a ``grain`` of
+    a tile loop, then a skew of it by a loop outside: mvt fuzz seed
+    119052's ``2·floor(i / 2) + j``), which becomes ``g·d`` (the ``grain``
+    then undone by :func:`_densify_once`)."""
+    for r, t, cand in _skewed_chunks(T, grained):
+        if _unskew_chunk_by(T, r, t, *cand, found, oracle, grained=grained):
             return True
     return False
 
 
-def _skewed_chunks(T: Sched):
+def _skewed_chunks(T: Sched, grained: bool = False):
     """``(r, t, candidate)`` for each dimension ``t`` of a relation ``r``
     that is a chunk skewed or shifted by other dimensions, and each
-    candidate ``(coef, const, others, loose)`` of :func:`_chunk_skews`."""
+    candidate ``(coef, const, others, loose)`` of :func:`_chunk_skews`;
+    ``grained``: only the chunks scaled by an integer ``g > 1`` instead
+    (:func:`_grained_div`)."""
     for r in T.rels:
         for t, a in enumerate(r.alphas, 1):
             ds = a.keys("d")
-            if len(ds) != 1 or abs(a[ds[0]]) != 1 or is_div(a) is not None \
-                    or _offset_chunk(T, r, a):
+            if len(ds) != 1 or is_div(a) is not None or _offset_chunk(T, r, a):
+                continue
+            if (_grained_div(a.part("d")) is None) if grained else abs(a[ds[0]]) != 1:
                 continue
             for cand in _chunk_skews(T, r, t, a):
                 yield r, t, cand
@@ -1296,6 +1315,16 @@ def _chunk_skews(T: Sched, r: Rel, t: int, a: Aff):
             yield [Fraction(sk)], Aff(), [q], True
 
 
+def _grained_div(a: Aff) -> tuple | None:
+    """The div key when ``a`` is one div scaled by an integer ``g > 1`` (a
+    tile loop after a ``grain``), else None."""
+    if len(a.c) == 1:
+        (k, v), = a.c.items()
+        if k[0] == "d" and Fraction(v).denominator == 1 and v > 1:
+            return k
+    return None
+
+
 def _self_skew(T: Sched, a: Aff, point: Aff) -> int | None:
     """``c ≠ 0`` when ``a`` (one div plus an integral form) is ``floor(g·point
     / s) + c·point`` for a ``g`` in ``1 … s`` (the chunk of ``point``, or of
@@ -1318,10 +1347,12 @@ def _self_skew(T: Sched, a: Aff, point: Aff) -> int | None:
 
 
 def _unskew_chunk_by(T: Sched, r: Rel, t: int, coef, const: Aff, others, loose: bool,
-                     found: list[Step], oracle, weak: bool = False) -> bool:
+                     found: list[Step], oracle, weak: bool = False,
+                     grained: bool = False) -> bool:
     """One candidate of :func:`_unskew_chunk_once`; ``weak``: the other
     relations of the group may be left with a chunk plus iterators
-    (:func:`_skewed_tiles`)."""
+    (:func:`_skewed_tiles`); ``grained``: every relation of the group left
+    with a scaled chunk ``g·d`` (:func:`_grained_div`)."""
     need = max([t] + [q for q, c in zip(others, coef) if c])
     for prefix, X, ids, members in _group_copies(T, r, lambda x: x.depth >= need):
         for x in members:
@@ -1331,6 +1362,7 @@ def _unskew_chunk_by(T: Sched, r: Rel, t: int, coef, const: Aff, others, loose: 
                     v = v - x.alphas[q - 1].scale(c)
             x.alphas[t - 1] = x.canon(v)
         if any(is_div(x.alphas[t - 1]) is None
+               and not (grained and _grained_div(x.alphas[t - 1]) is not None)
                and (not loose or chunk_in(X, x, x.alphas[t - 1]) is None)
                and not (weak and x.tag != r.tag and _signed_chunks(X, x.alphas[t - 1]))
                for x in X.rels if x.tag in ids):
