@@ -271,7 +271,8 @@ def _reduce(T: Sched, oracle, careful: bool, scaled_points: bool,
         lambda: outer_linearized and oracle is not None
         and _unlinearize_once(T, found, oracle, outer=True),
         lambda: part_swaps and _unswap_part_once(T, found, oracle),
-        lambda: grained_tiles and _unskew_chunk_once(T, found, oracle, grained=True),
+        lambda: grained_tiles and (_reread_grained_chunks(T)
+                                   or _unskew_chunk_once(T, found, oracle, grained=True)),
     ]
     # the last passes of reduce (SKEWED_PASSES): one kind first
     for first, kind in ((points_first, fix_points), (flat_chunks == EARLY, flat),
@@ -1313,6 +1314,37 @@ def _chunk_skews(T: Sched, r: Rel, t: int, a: Aff):
         sk = _self_skew(T, a, r.alphas[q - 1])
         if sk is not None:
             yield [Fraction(sk)], Aff(), [q], True
+
+
+def _reread_grained_chunks(T: Sched) -> bool:
+    """Write a dimension ``g·(±d + rest) + other`` (one div ``d`` with
+    coefficient ``±g``, ``g > 1``; ``rest`` the terms whose coefficients
+    ``g`` divides, over ``g``) as ``g·floor(e / s) + other`` where ``±d +
+    rest`` is that chunk (:func:`_signed_chunks`) of a multiple ``e`` of
+    another dimension of the relation: isl writes the grained tile loop
+    ``2·floor(j / 2)``, skewed by ``i``, as ``-2·floor((j + 1) / 2) + 2j +
+    i``.  The same function, so no step; :func:`_unskew_chunk_once` with
+    ``grained`` then reads it as a skewed scaled chunk."""
+    for r in T.rels:
+        for t, a in enumerate(r.alphas, 1):
+            ds = a.keys("d")
+            if len(ds) != 1 or not a.keys("i") or not a.is_integral:
+                continue
+            g = abs(int(a[ds[0]]))
+            if g < 2 or _grained_div(a.part("d")) is not None and chunk_in(
+                    T, r, a.part("d").scale(Fraction(1, g))) is not None:
+                continue        # (a scaled chunk of a dimension already)
+            base = Aff({k: Fraction(v) / g for k, v in a.c.items()
+                        if k[0] in "id" and Fraction(v) % g == 0})
+            for sign, num, size in _signed_chunks(T, base):
+                if sign != 1 or not num.keys("i") or not any(
+                        _multiple(x, num) for q, x in enumerate(r.alphas, 1) if q != t):
+                    continue
+                new = T.divs.get(num, size).scale(g) + (a - base.scale(g))
+                if new.keys("d") != ds:
+                    r.alphas[t - 1] = new
+                    return True
+    return False
 
 
 def _grained_div(a: Aff) -> tuple | None:
