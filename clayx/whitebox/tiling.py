@@ -1331,9 +1331,8 @@ def _reread_grained_chunks(T: Sched) -> bool:
             if len(ds) != 1 or not a.keys("i") or not a.is_integral:
                 continue
             g = abs(int(a[ds[0]]))
-            if g < 2 or _grained_div(a.part("d")) is not None and chunk_in(
-                    T, r, a.part("d").scale(Fraction(1, g))) is not None:
-                continue        # (a scaled chunk of a dimension already)
+            if g < 2:
+                continue
             base = Aff({k: Fraction(v) / g for k, v in a.c.items()
                         if k[0] in "id" and Fraction(v) % g == 0})
             for sign, num, size in _signed_chunks(T, base):
@@ -1341,7 +1340,7 @@ def _reread_grained_chunks(T: Sched) -> bool:
                         _multiple(x, num) for q, x in enumerate(r.alphas, 1) if q != t):
                     continue
                 new = T.divs.get(num, size).scale(g) + (a - base.scale(g))
-                if new.keys("d") != ds:
+                if new.keys("d") != ds:     # (not read so already)
                     r.alphas[t - 1] = new
                     return True
     return False
