@@ -129,6 +129,24 @@ def _recover_all(O: Sched, T: Sched, names: dict | None, oracle,
                 return _recover(O, late[0], names, oracle, careful, late[1], tail=tail)
             except WhiteboxError:
                 pass
+        # last: a split made after the tiling that was a ``peel`` (its
+        # halves in two sibling loops: the ``split`` of the loop after the
+        # ``iss`` undone, :func:`_unsplit`), beneath a split of an outer
+        # loop made before it; the parts paired deepest first
+        for Y, tail in _unsplit(T, oracle):
+            X, splits = Y, []
+            for _ in range(MAX_LATE_LEVELS):
+                late = _late_splits(X, oracle, deepest=True)
+                if late is None:
+                    break
+                X, splits = late[0], late[1] + splits
+                if (splits, tail) in tried:
+                    continue
+                tried.append((splits, tail))
+                try:
+                    return _recover(O, X, names, oracle, careful, splits, tail=tail)
+                except WhiteboxError:
+                    pass
         raise e from None
 
 
@@ -264,8 +282,8 @@ def _first_diff(a: Rel, b: Rel) -> int:
                 min(len(a.beta), len(b.beta)))
 
 
-def _late_splits(T: Sched, oracle, outer: bool = False,
-                 constant: bool = False) -> tuple[Sched, list[tuple]] | None:
+def _late_splits(T: Sched, oracle, outer: bool = False, constant: bool = False,
+                 deepest: bool = False) -> tuple[Sched, list[tuple]] | None:
     """``T`` with the statements split in two parts that one ``iss`` of
     their loop can make last as one relation each, and the splits
     ``(loop, (α coefficients, rest), {tag: (inequality, tag of its copy)},
@@ -286,7 +304,12 @@ def _late_splits(T: Sched, oracle, outer: bool = False,
     part is paired with the one it differs from at the outermost level (by
     default, at the innermost: the split made last is of an inner loop).
     ``constant``: also a split whose first or second parts have no
-    instance, by a constant inequality (else left to the core).  The divs
+    instance, by a constant inequality (else left to the core).
+    ``deepest``: the pairs of parts that differ at the deepest level are
+    taken first, whatever their β order (a part of a split made last,
+    paired with its other half, not with a half of an earlier split of an
+    outer loop: trmm fuzz seed 119075, an ``iss`` of tile loops, then a
+    ``peel`` of one half's inner loop).  The divs
     of ``T`` (a copy) are first read as one per tile loop
     (:func:`~.tiling.shared_chunks`: isl writes a tile loop ``floor(j / 4)`` in one
     half, ``-floor((-j - 1) / 4) - 1`` in the other; syrk fuzz seed 45229)."""
@@ -305,17 +328,20 @@ def _late_splits(T: Sched, oracle, outer: bool = False,
     for rs in by.values():
         rs = sorted(rs, key=lambda r: r.beta)
         used: set[int] = set()
-        for strict in (True, False):        # the same α dimensions first
-            for a in rs:
-                for b in sorted(rs, key=lambda b: _first_diff(a, b)) if outer else rs:
-                    diff = [k for k in range(min(len(a.beta), len(b.beta)))
-                            if a.beta[k] != b.beta[k]]
-                    if (a.tag not in used and b.tag not in used and len(a.beta) == len(b.beta)
-                            and a.stdom is not None and len(diff) == 1 and diff[0] > 0
-                            and b.beta[diff[0]] > a.beta[diff[0]]
-                            and (a.alphas == b.alphas if strict else _akin(a, b, T.divs))):
-                        used |= {a.tag, b.tag}
-                        loops.setdefault(a.beta[:diff[0]], []).append((a, b))
+        # the same α dimensions first (deepest: the deepest pairs first)
+        cands = [(strict, a, b) for strict in (True, False) for a in rs
+                 for b in (sorted(rs, key=lambda b: _first_diff(a, b)) if outer else rs)]
+        if deepest:
+            cands.sort(key=lambda c: (-_first_diff(c[1], c[2]), not c[0]))
+        for strict, a, b in cands:
+            diff = [k for k in range(min(len(a.beta), len(b.beta)))
+                    if a.beta[k] != b.beta[k]]
+            if (a.tag not in used and b.tag not in used and len(a.beta) == len(b.beta)
+                    and a.stdom is not None and len(diff) == 1 and diff[0] > 0
+                    and b.beta[diff[0]] > a.beta[diff[0]]
+                    and (a.alphas == b.alphas if strict else _akin(a, b, T.divs))):
+                used |= {a.tag, b.tag}
+                loops.setdefault(a.beta[:diff[0]], []).append((a, b))
     T2 = T.copy()
     splits = []
     done: set[tuple] = set()
