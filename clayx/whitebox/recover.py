@@ -67,7 +67,11 @@ def recover(O: Sched, T: Sched, names: dict | None = None,
     (several splits after the tile, the earlier ones made first; at most
     :data:`MAX_LATE_LEVELS`).  Last, where one half was strip-mined alone
     after the split (and split out of the loop after that), those steps are
-    undone first and made after the split (:func:`_parted_strip_mines`).
+    undone first and made after the split (:func:`_parted_strip_mines`);
+    then, where a split made after the tiling put its halves in two
+    sibling loops (a ``peel``: an ``iss`` then a ``split``), that ``split``
+    is undone, and the parts paired deepest first (:func:`_unsplit`,
+    ``deepest`` of :func:`_late_splits`).
 
     Careful, the repairs of :func:`~.tiling.reduce` and :func:`_legal_post` are
     made first; when that fails, the recovery is tried again without them
