@@ -109,12 +109,7 @@ def _recover_all(O: Sched, T: Sched, names: dict | None, oracle,
         # by level (the merged pairs merged again)
         tried = []
         for outer, constant in ((False, False), (True, False), (False, True)):
-            X, splits = T, []
-            for _ in range(MAX_LATE_LEVELS):
-                late = _late_splits(X, oracle, outer, constant)
-                if late is None:
-                    break
-                X, splits = late[0], late[1] + splits
+            for X, splits in _leveled(T, oracle, outer=outer, constant=constant):
                 if splits in tried:
                     continue        # (the same pairs another way: tried once)
                 tried.append(splits)
@@ -138,12 +133,7 @@ def _recover_all(O: Sched, T: Sched, names: dict | None, oracle,
         # ``iss`` undone, :func:`_unsplit`), beneath a split of an outer
         # loop made before it; the parts paired deepest first
         for Y, tail in _unsplit(T, oracle):
-            X, splits = Y, []
-            for _ in range(MAX_LATE_LEVELS):
-                late = _late_splits(X, oracle, deepest=True)
-                if late is None:
-                    break
-                X, splits = late[0], late[1] + splits
+            for X, splits in _leveled(Y, oracle, deepest=True):
                 if (splits, tail) in tried:
                     continue
                 tried.append((splits, tail))
@@ -152,6 +142,20 @@ def _recover_all(O: Sched, T: Sched, names: dict | None, oracle,
                 except WhiteboxError:
                     pass
         raise e from None
+
+
+def _leveled(T: Sched, oracle, **how):
+    """``(X, splits)``: :func:`_late_splits` of ``T`` (paired as ``how``
+    says) level by level, the merged pairs merged again (at most
+    :data:`MAX_LATE_LEVELS`): the target with every level's pairs merged
+    and its splits, the earlier ones first."""
+    X, splits = T, []
+    for _ in range(MAX_LATE_LEVELS):
+        late = _late_splits(X, oracle, **how)
+        if late is None:
+            return
+        X, splits = late[0], late[1] + splits
+        yield X, splits
 
 
 def _parted_strip_mines(T: Sched, oracle):
