@@ -67,7 +67,11 @@ def recover(O: Sched, T: Sched, names: dict | None = None,
     (several splits after the tile, the earlier ones made first; at most
     :data:`MAX_LATE_LEVELS`).  Last, where one half was strip-mined alone
     after the split (and split out of the loop after that), those steps are
-    undone first and made after the split (:func:`_parted_strip_mines`).
+    undone first and made after the split (:func:`_parted_strip_mines`);
+    then, where a split made after the tiling put its halves in two
+    sibling loops (a ``peel``: an ``iss`` then a ``split``), that ``split``
+    is undone, and the parts paired deepest first (:func:`_unsplit`,
+    ``deepest`` of :func:`_late_splits`).
 
     Careful, the repairs of :func:`~.tiling.reduce` and :func:`_legal_post` are
     made first; when that fails, the recovery is tried again without them
@@ -105,12 +109,7 @@ def _recover_all(O: Sched, T: Sched, names: dict | None, oracle,
         # by level (the merged pairs merged again)
         tried = []
         for outer, constant in ((False, False), (True, False), (False, True)):
-            X, splits = T, []
-            for _ in range(MAX_LATE_LEVELS):
-                late = _late_splits(X, oracle, outer, constant)
-                if late is None:
-                    break
-                X, splits = late[0], late[1] + splits
+            for X, splits in _leveled(T, oracle, outer=outer, constant=constant):
                 if splits in tried:
                     continue        # (the same pairs another way: tried once)
                 tried.append(splits)
@@ -129,7 +128,34 @@ def _recover_all(O: Sched, T: Sched, names: dict | None, oracle,
                 return _recover(O, late[0], names, oracle, careful, late[1], tail=tail)
             except WhiteboxError:
                 pass
+        # last: a split made after the tiling that was a ``peel`` (its
+        # halves in two sibling loops: the ``split`` of the loop after the
+        # ``iss`` undone, :func:`_unsplit`), beneath a split of an outer
+        # loop made before it; the parts paired deepest first
+        for Y, tail in _unsplit(T, oracle):
+            for X, splits in _leveled(Y, oracle, deepest=True):
+                if (splits, tail) in tried:
+                    continue
+                tried.append((splits, tail))
+                try:
+                    return _recover(O, X, names, oracle, careful, splits, tail=tail)
+                except WhiteboxError:
+                    pass
         raise e from None
+
+
+def _leveled(T: Sched, oracle, **how):
+    """``(X, splits)``: :func:`_late_splits` of ``T`` (paired as ``how``
+    says) level by level, the merged pairs merged again (at most
+    :data:`MAX_LATE_LEVELS`): the target with every level's pairs merged
+    and its splits, the earlier ones first."""
+    X, splits = T, []
+    for _ in range(MAX_LATE_LEVELS):
+        late = _late_splits(X, oracle, **how)
+        if late is None:
+            return
+        X, splits = late[0], late[1] + splits
+        yield X, splits
 
 
 def _parted_strip_mines(T: Sched, oracle):
@@ -264,8 +290,8 @@ def _first_diff(a: Rel, b: Rel) -> int:
                 min(len(a.beta), len(b.beta)))
 
 
-def _late_splits(T: Sched, oracle, outer: bool = False,
-                 constant: bool = False) -> tuple[Sched, list[tuple]] | None:
+def _late_splits(T: Sched, oracle, outer: bool = False, constant: bool = False,
+                 deepest: bool = False) -> tuple[Sched, list[tuple]] | None:
     """``T`` with the statements split in two parts that one ``iss`` of
     their loop can make last as one relation each, and the splits
     ``(loop, (α coefficients, rest), {tag: (inequality, tag of its copy)},
@@ -286,7 +312,12 @@ def _late_splits(T: Sched, oracle, outer: bool = False,
     part is paired with the one it differs from at the outermost level (by
     default, at the innermost: the split made last is of an inner loop).
     ``constant``: also a split whose first or second parts have no
-    instance, by a constant inequality (else left to the core).  The divs
+    instance, by a constant inequality (else left to the core).
+    ``deepest``: the pairs of parts that differ at the deepest level are
+    taken first, whatever their β order (a part of a split made last,
+    paired with its other half, not with a half of an earlier split of an
+    outer loop: trmm fuzz seed 119075, an ``iss`` of tile loops, then a
+    ``peel`` of one half's inner loop).  The divs
     of ``T`` (a copy) are first read as one per tile loop
     (:func:`~.tiling.shared_chunks`: isl writes a tile loop ``floor(j / 4)`` in one
     half, ``-floor((-j - 1) / 4) - 1`` in the other; syrk fuzz seed 45229)."""
@@ -305,17 +336,20 @@ def _late_splits(T: Sched, oracle, outer: bool = False,
     for rs in by.values():
         rs = sorted(rs, key=lambda r: r.beta)
         used: set[int] = set()
-        for strict in (True, False):        # the same α dimensions first
-            for a in rs:
-                for b in sorted(rs, key=lambda b: _first_diff(a, b)) if outer else rs:
-                    diff = [k for k in range(min(len(a.beta), len(b.beta)))
-                            if a.beta[k] != b.beta[k]]
-                    if (a.tag not in used and b.tag not in used and len(a.beta) == len(b.beta)
-                            and a.stdom is not None and len(diff) == 1 and diff[0] > 0
-                            and b.beta[diff[0]] > a.beta[diff[0]]
-                            and (a.alphas == b.alphas if strict else _akin(a, b, T.divs))):
-                        used |= {a.tag, b.tag}
-                        loops.setdefault(a.beta[:diff[0]], []).append((a, b))
+        # the same α dimensions first (deepest: the deepest pairs first)
+        cands = [(strict, a, b) for strict in (True, False) for a in rs
+                 for b in (sorted(rs, key=lambda b: _first_diff(a, b)) if outer else rs)]
+        if deepest:
+            cands.sort(key=lambda c: (-_first_diff(c[1], c[2]), not c[0]))
+        for strict, a, b in cands:
+            diff = [k for k in range(min(len(a.beta), len(b.beta)))
+                    if a.beta[k] != b.beta[k]]
+            if (a.tag not in used and b.tag not in used and len(a.beta) == len(b.beta)
+                    and a.stdom is not None and len(diff) == 1 and diff[0] > 0
+                    and b.beta[diff[0]] > a.beta[diff[0]]
+                    and (a.alphas == b.alphas if strict else _akin(a, b, T.divs))):
+                used |= {a.tag, b.tag}
+                loops.setdefault(a.beta[:diff[0]], []).append((a, b))
     T2 = T.copy()
     splits = []
     done: set[tuple] = set()
