@@ -215,7 +215,8 @@ def _reduce(T: Sched, oracle, careful: bool, scaled_points: bool,
     seen: set[str] = set()      # the reduced targets met: a repeat is a cycle
     banned: set[tuple] = set()  # careful: (state, kind) whose result was illegal
     def fix_points() -> bool:
-        return _fix_point_once(T, found, oracle, on_instances=points_first)
+        return _fix_point_once(T, found, oracle, on_instances=points_first,
+                               alone_skews=nested_chunks == BESIDE_POINTS)
 
     def unskew_divs() -> bool:
         return _unskew_divs_once(T, found, oracle)
@@ -2843,7 +2844,8 @@ def _spare_row(x: Rel, t: int) -> bool:
 
 
 def _fix_point_once(T: Sched, found: list[Step], oracle=None, outer: bool = False,
-                    careful: bool = False, on_instances: bool = False) -> bool:
+                    careful: bool = False, on_instances: bool = False,
+                    alone_skews: bool = False) -> bool:
     """Make the dimension a chunk ``floor(e / s)`` was taken from equal to
     ``e`` again, when a ``reverse``, ``skew`` or ``shift`` changed it after
     the ``stripmine`` (checked by replaying the direct steps); then a
@@ -2854,14 +2856,15 @@ def _fix_point_once(T: Sched, found: list[Step], oracle=None, outer: bool = Fals
     ``careful`` (:func:`reduce`'s): a choice whose reduced target breaks a
     dependence is skipped, the next one tried."""
     for reshapes in (False, True):
-        if _fix_point_pass(T, found, reshapes, oracle, outer, careful, on_instances):
+        if _fix_point_pass(T, found, reshapes, oracle, outer, careful, on_instances,
+                           alone_skews):
             return True
     return False
 
 
 def _fix_point_pass(T: Sched, found: list[Step], reshapes: bool, oracle,
                     outer: bool = False, careful: bool = False,
-                    on_instances: bool = False) -> bool:
+                    on_instances: bool = False, alone_skews: bool = False) -> bool:
     later = []      # reshapes: the candidates, fewest iterators first
     for r in T.rels:
         for t, num, size in _loose_chunks(T, r):
@@ -2904,16 +2907,18 @@ def _fix_point_pass(T: Sched, found: list[Step], reshapes: bool, oracle,
                     if const.part("i", "d").c:
                         continue
                     if _fix_point(T, r, t, p, sign, others, coef, const, found, oracle,
-                                  careful, on_instances):
+                                  careful, on_instances, alone_skews):
                         return True
     for *_, r, t, p, sign, rest in sorted(later, key=lambda c: c[:2]):
-        if _fix_point(T, r, t, p, sign, [], [], rest, found, oracle, careful, on_instances):
+        if _fix_point(T, r, t, p, sign, [], [], rest, found, oracle, careful, on_instances,
+                      alone_skews):
             return True
     return False
 
 
 def _fix_point(T, r, t, p, sign, others, coef, const, found, oracle=None,
-               careful: bool = False, on_instances: bool = False) -> bool:
+               careful: bool = False, on_instances: bool = False,
+               alone_skews: bool = False) -> bool:
     """Try the inverse steps that make α_p of ``r`` (and of a set of
     relations around it) ``sign·α_p + Σ coef·α_q + const`` (``const`` with
     iterator terms: undone by ``reshape`` s).  With an oracle, the
@@ -2939,25 +2944,33 @@ def _fix_point(T, r, t, p, sign, others, coef, const, found, oracle=None,
                for x in X.rels if x.tag in ids and not x.empty):
             continue    # a relation of the group whose point loop this breaks
         # direct steps, from X back to T: undo the skews and the shift, then reverse
-        for q, c in zip(others, coef):
-            if c:
-                direct.append(Step("skew", (prefix, p, q, int(c))))
-        if const.keys("i"):
+        xr = X.by_tag(r.tag)
+        form = const
+        if alone_skews and not T.is_loop(prefix) and all(
+                not xr.alphas[q - 1].keys("d") for q, c in zip(others, coef) if c):
+            # one statement (no loop to skew): the skews by dimensions of
+            # iterators only are reshapes by those iterators
+            form = const + sum((xr.alphas[q - 1].scale(c) for q, c in zip(others, coef)),
+                               Aff())
+        else:
+            for q, c in zip(others, coef):
+                if c:
+                    direct.append(Step("skew", (prefix, p, q, int(c))))
+        if form.keys("i"):
             # the reshapes in an order that keeps the dates unique (reshape
             # refuses one that does not), for every relation of the group
-            xr = X.by_tag(r.tag)
-            plan = reshape_plan(xr, xr.alphas[p - 1], xr.alphas[p - 1] - const, p)
+            plan = reshape_plan(xr, xr.alphas[p - 1], xr.alphas[p - 1] - form, p)
             if not all(full_rank_path(x, plan) for x in X.rels if x.tag in ids) \
                     or not _keeps_rank(X, T, ids):
                 continue
             direct += [Step("reshape", (prefix,) + st[1:]) if st[0] == "reshape"
                        else Step("shift", (prefix, p, st[2].integral())) for st in plan]
-        elif not const.is_zero:
-            direct.append(Step("shift", (prefix, p, const.integral())))
+        elif not form.is_zero:
+            direct.append(Step("shift", (prefix, p, form.integral())))
         if sign == -1:
             direct.append(Step("reverse", (prefix, p)))
         if T.is_loop(prefix) or not any(s.name == "skew" for s in direct):
-            if replays_to(X, direct, T) and (not const.keys("i") and len(direct) < 2
+            if replays_to(X, direct, T) and (not form.keys("i") and len(direct) < 2
                                            and not careful
                                            or _legal_path(X, direct, oracle)):
                 T.rels = X.rels
