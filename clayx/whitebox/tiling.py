@@ -136,7 +136,9 @@ def reduce(T: Sched, oracle=None, careful: bool = False, repair: bool = True) ->
 
 #: ``nested_chunks`` of :func:`_reduce`'s last pass: a chunk of a chunk
 #: dimension is read as one even where a dimension is its point loop
-#: (:func:`chunk_of_chunk`).
+#: (:func:`chunk_of_chunk`); the passes with it also undo a skew of one
+#: statement's point loop alone as reshapes (``_fix_point_once``'s
+#: ``alone_skews``: trmm fuzz seed 122255).
 BESIDE_POINTS = "beside points"
 
 
@@ -2854,7 +2856,11 @@ def _fix_point_once(T: Sched, found: list[Step], oracle=None, outer: bool = Fals
     in; :func:`_sink_chunk_once` then moves it back), tried after every
     other reduction (a chunk of a skewed loop reads as one of many forms).
     ``careful`` (:func:`reduce`'s): a choice whose reduced target breaks a
-    dependence is skipped, the next one tried."""
+    dependence is skipped, the next one tried.  ``alone_skews`` (the passes
+    with chunks of chunks beside points, :data:`BESIDE_POINTS`): the point
+    loop of one statement alone skewed by dimensions of iterators only
+    (which ``skew`` cannot undo: it needs a loop) is made its chunk's by
+    ``reshape`` s by those iterators (:func:`_fix_point`)."""
     for reshapes in (False, True):
         if _fix_point_pass(T, found, reshapes, oracle, outer, careful, on_instances,
                            alone_skews):
@@ -2928,7 +2934,12 @@ def _fix_point(T, r, t, p, sign, others, coef, const, found, oracle=None,
     of the set must have α_t the chunk of its new α_p as written, or
     (``on_instances``: :data:`SKEWED_PASSES`) on its instances
     (:func:`_chunk_of`: a part where the point loop ``i`` is 0, reshaped by
-    ``2j``, has ``(0, 2j, …)``, trmm fuzz seed 81015)."""
+    ``2j``, has ``(0, 2j, …)``, trmm fuzz seed 81015).  ``alone_skews``:
+    where the group is one statement (no loop to skew), skews by dimensions
+    with no div are undone as the ``reshape`` s by their iterators they
+    equal there (a point loop ``i + j`` of S1 alone beside its dimension
+    ``j``, under a tile loop read as a chunk of a chunk beside its point
+    loop: trmm fuzz seed 122255)."""
     need = max([p, t] + [q for q, c in zip(others, coef) if c])
     for prefix, X, ids, members in _group_copies(T, r, lambda x: x.depth >= need):
         direct: list[Step] = []
