@@ -11,8 +11,10 @@ strip-mined again and then swapped inside its point loop by a later
   chunks of chunks beside points (:data:`~clayx.whitebox.tiling.BESIDE_POINTS`),
   and there S1's ``(⌊i/5⌋, i + j, j)`` was left: its point loop is the
   chunk's ``i`` skewed by its dimension ``j``, which ``skew`` cannot undo
-  for one statement (no loop of its own).  Now those passes undo such a
-  skew as the ``reshape`` by the iterators it equals
+  for one statement (no loop of its own).  Now a last pass of the
+  reduction (only when all others fail: made in a pass before, it took
+  lu 47057 a long way round) reads chunks of chunks beside points and
+  undoes such a skew as the ``reshape`` by the iterators it equals
   (``_fix_point_once``'s ``alone_skews``).
 
 Every case was refused on the main branch before."""

@@ -74,7 +74,10 @@ def reduce(T: Sched, oracle=None, careful: bool = False, repair: bool = True) ->
     the point loop of a larger tile of the scaled loop (``floor(2i / 8)``
     is ``floor(i / 4)``); then with the tiles undone before the scalings
     (a tile of a scaled loop whose other statements are scaled too: one
-    ``grain`` of the loop before the tile, not one per part)."""
+    ``grain`` of the loop before the tile, not one per part).  Last, with
+    chunks of chunks read beside their point loops, a point loop of one
+    statement alone skewed by dimensions of iterators only is made its
+    chunk's by ``reshape`` s (trmm fuzz seed 122255)."""
     start = T.copy()
     try:
         return _reduce(T, oracle, careful, True, repair=repair)
@@ -130,15 +133,23 @@ def reduce(T: Sched, oracle=None, careful: bool = False, repair: bool = True) ->
             return _reduce(T, oracle, careful, True, repair=repair, owned_divs=True)
         except WhiteboxError:
             pass
+        # last: chunks of chunks beside points, a point loop skewed alone
+        # undone as reshapes (a tile loop strip-mined, then swapped inside
+        # its point loop by a tile, over S1's point loop reshaped: trmm
+        # fuzz seed 122255)
+        T.rels = [r.copy() for r in start.rels]
+        try:
+            return _reduce(T, oracle, careful, True, nested_chunks=BESIDE_POINTS,
+                           repair=repair, alone_skews=True)
+        except WhiteboxError:
+            pass
         T.rels = start.rels
         raise e from None
 
 
 #: ``nested_chunks`` of :func:`_reduce`'s last pass: a chunk of a chunk
 #: dimension is read as one even where a dimension is its point loop
-#: (:func:`chunk_of_chunk`); the passes with it also undo a skew of one
-#: statement's point loop alone as reshapes (``_fix_point_once``'s
-#: ``alone_skews``: trmm fuzz seed 122255).
+#: (:func:`chunk_of_chunk`).
 BESIDE_POINTS = "beside points"
 
 
@@ -211,14 +222,14 @@ def _reduce(T: Sched, oracle, careful: bool, scaled_points: bool,
             points_first: bool = False, fused_sinks: bool = False,
             general_skews: bool = False, loop_shifts: bool = False,
             unreversed: bool = False, part_swaps: bool = False,
-            owned_divs: bool = False) -> list[Step]:
+            owned_divs: bool = False, alone_skews: bool = False) -> list[Step]:
     found: list[Step] = []
     doubts: list[str] = []      # reductions whose result was found illegal once
     seen: set[str] = set()      # the reduced targets met: a repeat is a cycle
     banned: set[tuple] = set()  # careful: (state, kind) whose result was illegal
     def fix_points() -> bool:
         return _fix_point_once(T, found, oracle, on_instances=points_first,
-                               alone_skews=nested_chunks == BESIDE_POINTS)
+                               alone_skews=alone_skews)
 
     def unskew_divs() -> bool:
         return _unskew_divs_once(T, found, oracle)
@@ -2856,8 +2867,8 @@ def _fix_point_once(T: Sched, found: list[Step], oracle=None, outer: bool = Fals
     in; :func:`_sink_chunk_once` then moves it back), tried after every
     other reduction (a chunk of a skewed loop reads as one of many forms).
     ``careful`` (:func:`reduce`'s): a choice whose reduced target breaks a
-    dependence is skipped, the next one tried.  ``alone_skews`` (the passes
-    with chunks of chunks beside points, :data:`BESIDE_POINTS`): the point
+    dependence is skipped, the next one tried.  ``alone_skews`` (the last
+    pass of :func:`reduce`, with :data:`BESIDE_POINTS`): the point
     loop of one statement alone skewed by dimensions of iterators only
     (which ``skew`` cannot undo: it needs a loop) is made its chunk's by
     ``reshape`` s by those iterators (:func:`_fix_point`)."""
