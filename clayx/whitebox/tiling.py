@@ -74,7 +74,10 @@ def reduce(T: Sched, oracle=None, careful: bool = False, repair: bool = True) ->
     the point loop of a larger tile of the scaled loop (``floor(2i / 8)``
     is ``floor(i / 4)``); then with the tiles undone before the scalings
     (a tile of a scaled loop whose other statements are scaled too: one
-    ``grain`` of the loop before the tile, not one per part)."""
+    ``grain`` of the loop before the tile, not one per part).  Last, with
+    chunks of chunks read beside their point loops, a point loop of one
+    statement alone skewed by dimensions of iterators only is made its
+    chunk's by ``reshape`` s (trmm fuzz seed 122255)."""
     start = T.copy()
     try:
         return _reduce(T, oracle, careful, True, repair=repair)
@@ -111,7 +114,9 @@ def reduce(T: Sched, oracle=None, careful: bool = False, repair: bool = True) ->
                 return _reduce(T, oracle, careful, True, repair=repair) + last
             except WhiteboxError:
                 pass
-        for scaled, options in SKEWED_PASSES:
+        # (last, :data:`LAST_PASSES`: readings only targets every other
+        # pass fails on need)
+        for scaled, options in SKEWED_PASSES + LAST_PASSES:
             if careful and options.get("split_loops"):
                 # the plain recovery needs it (trmm fuzz seed 94205); in the
                 # careful retry it takes trmm 58195 a long way round
@@ -121,24 +126,6 @@ def reduce(T: Sched, oracle=None, careful: bool = False, repair: bool = True) ->
                 return _reduce(T, oracle, careful, scaled, repair=repair, **options)
             except WhiteboxError:
                 pass
-        # last: a div isl wrote for one relation of a loop unlike the loop's
-        # others written with theirs (:func:`_loop_owned_divs`; not earlier:
-        # it takes bicg fuzz seed 95184's strip-mined dimension away from its
-        # chunk)
-        T.rels = [r.copy() for r in start.rels]
-        try:
-            return _reduce(T, oracle, careful, True, repair=repair, owned_divs=True)
-        except WhiteboxError:
-            pass
-        # last: a tile loop scaled, then skewed by a loop outside it, its
-        # point loop scaled too (:func:`_unskew_chunk_once` with
-        # ``grained``; the tile of the scaled point loop undone before its
-        # grain: mvt fuzz seed 119052)
-        T.rels = [r.copy() for r in start.rels]
-        try:
-            return _reduce(T, oracle, careful, False, repair=repair, grained_tiles=True)
-        except WhiteboxError:
-            pass
         T.rels = start.rels
         raise e from None
 
@@ -147,6 +134,25 @@ def reduce(T: Sched, oracle=None, careful: bool = False, repair: bool = True) ->
 #: dimension is read as one even where a dimension is its point loop
 #: (:func:`chunk_of_chunk`).
 BESIDE_POINTS = "beside points"
+
+
+#: The last passes of :func:`reduce`, after every other has failed (each
+#: reads some targets better and others worse, so it is not tried
+#: earlier): ``(scaled points, options of _reduce)``.
+#:
+#: - a div isl wrote for one relation of a loop unlike the loop's others
+#:   written with theirs (:func:`_loop_owned_divs`; not earlier: it takes
+#:   bicg fuzz seed 95184's strip-mined dimension away from its chunk);
+#: - a tile loop scaled, then skewed by a loop outside it, its point loop
+#:   scaled too (:func:`_unskew_chunk_once` with ``grained``; the tile of
+#:   the scaled point loop undone before its grain: mvt fuzz seed 119052);
+#: - chunks of chunks beside points, a point loop skewed alone undone as
+#:   reshapes (a tile loop strip-mined, then swapped inside its point loop
+#:   by a tile, over S1's point loop reshaped: trmm fuzz seed 122255; on in
+#:   an earlier pass it takes lu 47057 from 4 steps to 12).
+LAST_PASSES = ((True, {"owned_divs": True}),
+               (False, {"grained_tiles": True}),
+               (True, {"nested_chunks": BESIDE_POINTS, "alone_skews": True}))
 
 
 #: ``flat_chunks`` of :func:`_reduce`: the chunks are read flat
@@ -218,13 +224,15 @@ def _reduce(T: Sched, oracle, careful: bool, scaled_points: bool,
             points_first: bool = False, fused_sinks: bool = False,
             general_skews: bool = False, loop_shifts: bool = False,
             unreversed: bool = False, part_swaps: bool = False,
-            owned_divs: bool = False, grained_tiles: bool = False) -> list[Step]:
+            owned_divs: bool = False, grained_tiles: bool = False,
+            alone_skews: bool = False) -> list[Step]:
     found: list[Step] = []
     doubts: list[str] = []      # reductions whose result was found illegal once
     seen: set[str] = set()      # the reduced targets met: a repeat is a cycle
     banned: set[tuple] = set()  # careful: (state, kind) whose result was illegal
     def fix_points() -> bool:
-        return _fix_point_once(T, found, oracle, on_instances=points_first)
+        return _fix_point_once(T, found, oracle, on_instances=points_first,
+                               alone_skews=alone_skews)
 
     def unskew_divs() -> bool:
         return _unskew_divs_once(T, found, oracle)
@@ -2906,7 +2914,8 @@ def _spare_row(x: Rel, t: int) -> bool:
 
 
 def _fix_point_once(T: Sched, found: list[Step], oracle=None, outer: bool = False,
-                    careful: bool = False, on_instances: bool = False) -> bool:
+                    careful: bool = False, on_instances: bool = False,
+                    alone_skews: bool = False) -> bool:
     """Make the dimension a chunk ``floor(e / s)`` was taken from equal to
     ``e`` again, when a ``reverse``, ``skew`` or ``shift`` changed it after
     the ``stripmine`` (checked by replaying the direct steps); then a
@@ -2915,16 +2924,21 @@ def _fix_point_once(T: Sched, found: list[Step], oracle=None, outer: bool = Fals
     in; :func:`_sink_chunk_once` then moves it back), tried after every
     other reduction (a chunk of a skewed loop reads as one of many forms).
     ``careful`` (:func:`reduce`'s): a choice whose reduced target breaks a
-    dependence is skipped, the next one tried."""
+    dependence is skipped, the next one tried.  ``alone_skews`` (the last
+    pass of :func:`reduce`, with :data:`BESIDE_POINTS`): the point
+    loop of one statement alone skewed by dimensions of iterators only
+    (which ``skew`` cannot undo: it needs a loop) is made its chunk's by
+    ``reshape`` s by those iterators (:func:`_fix_point`)."""
     for reshapes in (False, True):
-        if _fix_point_pass(T, found, reshapes, oracle, outer, careful, on_instances):
+        if _fix_point_pass(T, found, reshapes, oracle, outer, careful, on_instances,
+                           alone_skews):
             return True
     return False
 
 
 def _fix_point_pass(T: Sched, found: list[Step], reshapes: bool, oracle,
                     outer: bool = False, careful: bool = False,
-                    on_instances: bool = False) -> bool:
+                    on_instances: bool = False, alone_skews: bool = False) -> bool:
     later = []      # reshapes: the candidates, fewest iterators first
     for r in T.rels:
         for t, num, size in _loose_chunks(T, r):
@@ -2967,16 +2981,18 @@ def _fix_point_pass(T: Sched, found: list[Step], reshapes: bool, oracle,
                     if const.part("i", "d").c:
                         continue
                     if _fix_point(T, r, t, p, sign, others, coef, const, found, oracle,
-                                  careful, on_instances):
+                                  careful, on_instances, alone_skews):
                         return True
     for *_, r, t, p, sign, rest in sorted(later, key=lambda c: c[:2]):
-        if _fix_point(T, r, t, p, sign, [], [], rest, found, oracle, careful, on_instances):
+        if _fix_point(T, r, t, p, sign, [], [], rest, found, oracle, careful, on_instances,
+                      alone_skews):
             return True
     return False
 
 
 def _fix_point(T, r, t, p, sign, others, coef, const, found, oracle=None,
-               careful: bool = False, on_instances: bool = False) -> bool:
+               careful: bool = False, on_instances: bool = False,
+               alone_skews: bool = False) -> bool:
     """Try the inverse steps that make α_p of ``r`` (and of a set of
     relations around it) ``sign·α_p + Σ coef·α_q + const`` (``const`` with
     iterator terms: undone by ``reshape`` s).  With an oracle, the
@@ -2986,7 +3002,12 @@ def _fix_point(T, r, t, p, sign, others, coef, const, found, oracle=None,
     of the set must have α_t the chunk of its new α_p as written, or
     (``on_instances``: :data:`SKEWED_PASSES`) on its instances
     (:func:`_chunk_of`: a part where the point loop ``i`` is 0, reshaped by
-    ``2j``, has ``(0, 2j, …)``, trmm fuzz seed 81015)."""
+    ``2j``, has ``(0, 2j, …)``, trmm fuzz seed 81015).  ``alone_skews``:
+    where the group is one statement (no loop to skew), skews by dimensions
+    with no div are undone as the ``reshape`` s by their iterators they
+    equal there (a point loop ``i + j`` of S1 alone beside its dimension
+    ``j``, under a tile loop read as a chunk of a chunk beside its point
+    loop: trmm fuzz seed 122255)."""
     need = max([p, t] + [q for q, c in zip(others, coef) if c])
     for prefix, X, ids, members in _group_copies(T, r, lambda x: x.depth >= need):
         direct: list[Step] = []
@@ -3002,25 +3023,33 @@ def _fix_point(T, r, t, p, sign, others, coef, const, found, oracle=None,
                for x in X.rels if x.tag in ids and not x.empty):
             continue    # a relation of the group whose point loop this breaks
         # direct steps, from X back to T: undo the skews and the shift, then reverse
-        for q, c in zip(others, coef):
-            if c:
-                direct.append(Step("skew", (prefix, p, q, int(c))))
-        if const.keys("i"):
+        xr = X.by_tag(r.tag)
+        form = const
+        if alone_skews and not T.is_loop(prefix) and all(
+                not xr.alphas[q - 1].keys("d") for q, c in zip(others, coef) if c):
+            # one statement (no loop to skew): the skews by dimensions of
+            # iterators only are reshapes by those iterators
+            form = const + sum((xr.alphas[q - 1].scale(c) for q, c in zip(others, coef)),
+                               Aff())
+        else:
+            for q, c in zip(others, coef):
+                if c:
+                    direct.append(Step("skew", (prefix, p, q, int(c))))
+        if form.keys("i"):
             # the reshapes in an order that keeps the dates unique (reshape
             # refuses one that does not), for every relation of the group
-            xr = X.by_tag(r.tag)
-            plan = reshape_plan(xr, xr.alphas[p - 1], xr.alphas[p - 1] - const, p)
+            plan = reshape_plan(xr, xr.alphas[p - 1], xr.alphas[p - 1] - form, p)
             if not all(full_rank_path(x, plan) for x in X.rels if x.tag in ids) \
                     or not _keeps_rank(X, T, ids):
                 continue
             direct += [Step("reshape", (prefix,) + st[1:]) if st[0] == "reshape"
                        else Step("shift", (prefix, p, st[2].integral())) for st in plan]
-        elif not const.is_zero:
-            direct.append(Step("shift", (prefix, p, const.integral())))
+        elif not form.is_zero:
+            direct.append(Step("shift", (prefix, p, form.integral())))
         if sign == -1:
             direct.append(Step("reverse", (prefix, p)))
         if T.is_loop(prefix) or not any(s.name == "skew" for s in direct):
-            if replays_to(X, direct, T) and (not const.keys("i") and len(direct) < 2
+            if replays_to(X, direct, T) and (not form.keys("i") and len(direct) < 2
                                            and not careful
                                            or _legal_path(X, direct, oracle)):
                 T.rels = X.rels
