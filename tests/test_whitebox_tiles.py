@@ -258,7 +258,7 @@ REFUSED = [
     # test_whitebox_isstile.py, test_whitebox_strides2.py), seidel-2d
     # 106066 (test_whitebox_chunks7.py), syrk 112039, whose tile's swap
     # broke a dependence (test_whitebox_seeds5.py), and mvt 119052, whose
-    # grained tile loop was skewed (test_whitebox_wbmvt.py)
+    # grained tile loop was skewed (test_whitebox_grained.py)
     ("mvt", "tile([1], 1, 1, 2); grain([1, 0, 0, 0], 1, 2); skew([1, 0, 0], 1, 3, -1); "
             "interchange([1, 0, 0], 1, 3); grain([1, 0, 0], 3, 3); tile([1, 0], 3, 1, 8);"),
 ]
