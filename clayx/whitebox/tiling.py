@@ -2080,7 +2080,7 @@ def _unchunk(T: Sched, r: Rel, group: list[Rel], t: int, p: int, size: int,
         return False
     if _unchunk_fused(T, r, node, t, p, size, found, oracle):
         return True
-    return p == t + 1 and _unchunk_apart(T, r, group, t, size, found, oracle)
+    return _unchunk_apart(T, r, group, t, p, size, found, oracle)
 
 
 def _unchunk_fused(T: Sched, r: Rel, node: tuple, t: int, p: int, size: int,
@@ -2116,14 +2116,18 @@ def _unchunk_fused(T: Sched, r: Rel, node: tuple, t: int, p: int, size: int,
     return False
 
 
-def _unchunk_apart(T: Sched, r: Rel, group: list[Rel], t: int, size: int,
+def _unchunk_apart(T: Sched, r: Rel, group: list[Rel], t: int, p: int, size: int,
                    found: list[Step], oracle) -> bool:
     """Remove the chunk dimension ``t`` of ``group`` when the chunk loop
-    holds several point loops (``p = t + 1``): read as loops strip-mined
-    apart and their chunk loops fused after (a ``stripmine`` per loop, then
-    the ``fuse`` s), the point loops becoming siblings in the chunk loop's
-    place.  Checked by replaying the direct steps (and, with an oracle, the
-    schedules on the way legal)."""
+    holds several loops: read as loops strip-mined apart and their chunk
+    loops fused after (a ``stripmine`` per loop, or with the point loop
+    ``p`` deeper than ``t + 1`` a ``tile`` of the loop at that depth,
+    :func:`_chunk_steps`; then the ``fuse`` s), the chunk loop's children
+    becoming siblings in its place.  The deeper reading: a loop tiled, then
+    split inside its tile loop (a fission that the tile's reading as one
+    loop, fused back, makes illegal once a split part is shifted: trmm
+    fuzz seed 153235).  Checked by replaying the direct steps (and, with an
+    oracle, the schedules on the way legal)."""
     node = r.beta[:t]
     if {x.tag for x in group} != {x.tag for x in T.under(node)} or t < 1:
         return False
@@ -2145,7 +2149,7 @@ def _unchunk_apart(T: Sched, r: Rel, group: list[Rel], t: int, size: int,
     X.normalize()
     loops = sorted({X.by_tag(tag).beta[:t] for tag in ids})
     # strip-mine each point loop (the last first: the β of the others stay)
-    direct = [Step("stripmine", (lp, t, size)) for lp in reversed(loops)]
+    direct = [st for lp in reversed(loops) for st in _chunk_steps(lp, t, p - 1, size)]
     direct += [Step("fuse", (loops[0],))] * (len(loops) - 1)
     return _taken(T, X, direct, found, oracle)
 
