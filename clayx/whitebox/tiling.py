@@ -2054,8 +2054,8 @@ def _unchunk(T: Sched, r: Rel, group: list[Rel], t: int, p: int, size: int,
     illegal (the tile was applied to one loop, split after: a fission that
     only the tiling makes legal), the loops are fused first and the direct
     steps are the tile followed by the ``split`` s that undo the fusion;
-    else, when the point loops are the chunk loop's children, the loops
-    are read as strip-mined apart, their chunk loops fused after
+    else the chunk loop's children are read as strip-mined (or, with the
+    point loop deeper, tiled) apart, their chunk loops fused after
     (:func:`_unchunk_apart`).
     An illegal schedule met is noted in ``doubts`` (the core is then checked
     at the end of :func:`reduce`)."""
