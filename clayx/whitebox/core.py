@@ -1538,22 +1538,32 @@ class Core:
         ``2·i0 - 3·i1`` through ``2·i0 - i1`` breaks a dependence, through
         ``i0 - 3·i1`` does not).  False (nothing changed) when no order
         is."""
-        from itertools import islice, permutations
-
-        def ok(sub: tuple | None = None) -> bool:
-            if sub is not None:
-                self._record_sub(beta, st[1], sub)
+        def ok() -> bool:
             return self._unique(beta) and self.oracle(self.C)
 
         if st[0] != "skew" or is_loop:
             self.apply_plan(beta, (st,), is_loop=is_loop)
             return ok()
-        subs = self._skew_subs(beta, st)
+        return self.in_legal_order(self._skew_subs(beta, st),
+                                   lambda sub: self._record_sub(beta, st[1], sub), ok)
+
+    def in_legal_order(self, subs: list[tuple], record, legal) -> bool:
+        """Record the steps ``subs`` of a :func:`~.algebra.reshape_plan`
+        (each through ``record``), its ``reshape`` s (which commute) in the
+        order given, else in another (at most :data:`MAX_ORDERS`), its
+        ``shift`` s last, so that ``legal()`` holds after each; False
+        (nothing recorded) when no order does."""
+        from itertools import islice, permutations
         moves = [sub for sub in subs if sub[0] == "reshape"]
         rest = [sub for sub in subs if sub[0] != "reshape"]
+
+        def done(sub: tuple) -> bool:
+            record(sub)
+            return legal()
+
         snap = self.snapshot()
         for order in islice(permutations(moves), MAX_ORDERS):
-            if all(ok(sub) for sub in list(order) + rest):
+            if all(done(sub) for sub in list(order) + rest):
                 return True
             self.restore(snap)
         return False
