@@ -265,7 +265,7 @@ def _recover(O: Sched, T: Sched, names: dict | None, oracle, careful: bool,
             rec.sched.by_tag(copy).cons[-1] = -c - Aff.const(1)
         if oracle is not None:
             core._refresh(*parts, *(copy for _, copy in parts.values()))
-            _late_alphas(rec, fixes)
+            _late_alphas(rec, fixes, core if careful else None)
             if not oracle(rec.sched):
                 raise WhiteboxError("an index-set split made after the tiling breaks a "
                                     "dependence")
@@ -524,14 +524,17 @@ def _base(T: Sched, a: Rel, b: Rel, oracle) -> Rel | None:
     return None
 
 
-def _late_alphas(rec: Recorder, fixes: dict) -> None:
+def _late_alphas(rec: Recorder, fixes: dict, core: Core | None = None) -> None:
     """After a late split: the steps (``reshape`` s and a ``shift`` per
     dimension, on the part alone; ``skew`` s of its loop by its tile loops,
     :func:`_late_skews`) that give the parts of ``fixes`` their own α
-    dimensions."""
+    dimensions.  ``core`` (careful mode): each ``reshape`` checked with its
+    oracle, the reshapes of a dimension in an order legal after each
+    (:meth:`Core.in_legal_order`; trmm fuzz seed 150115's variant
+    ``skew(…, 2, 1, 1)``: ``α1 + i0`` first breaks a dependence)."""
     for tag, alphas in fixes.items():
-        r = rec.sched.by_tag(tag)
         for j, new in enumerate(alphas, 1):
+            r = rec.sched.by_tag(tag)       # (a restore copies the relations)
             cur = r.alphas[j - 1]
             new = r.canon(new)
             if cur == new or _late_skews(rec, r, j, new):
@@ -540,11 +543,27 @@ def _late_alphas(rec: Recorder, fixes: dict) -> None:
             if not full_rank_path(r, plan):
                 raise WhiteboxError(f"cannot give a part of {r.stmt} split after its tiling "
                                     "its own dimensions: a reshape makes them dependent")
-            for st in plan:
+
+            def record(st: tuple, beta: tuple = r.beta, j: int = j) -> None:
                 if st[0] == "reshape":
-                    rec.do("reshape", r.beta, st[1], st[2], st[3], comment="reshape one half")
+                    rec.do("reshape", beta, st[1], st[2], st[3], comment="reshape one half")
                 else:
-                    rec.do("shift", r.beta, j, st[2].integral(), comment="shift one half")
+                    rec.do("shift", beta, j, st[2].integral(), comment="shift one half")
+
+            def legal(tag: int = tag,
+                      full: int = row_rank([a.part("i") for a in r.alphas], iter_keys(r))) -> bool:
+                x = rec.sched.by_tag(tag)
+                return row_rank([a.part("i") for a in x.alphas], iter_keys(x)) >= full \
+                    and core.oracle(rec.sched)
+
+            if core is None:
+                for st in plan:
+                    record(st)
+            elif not core.in_legal_order(plan, record, legal):
+                raise WhiteboxError(f"cannot give a part of {r.stmt} split after its tiling "
+                                    "its own dimensions: every order of its reshapes breaks "
+                                    "a dependence on the way")
+            r = rec.sched.by_tag(tag)
             if r.canon(r.alphas[j - 1]) != new:
                 raise WhiteboxError(f"cannot give a part of {r.stmt} split after its tiling "
                                     "its own dimensions")
