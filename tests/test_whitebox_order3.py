@@ -35,6 +35,13 @@ CASES = [
                    "skew([0, 1], 2, 3, 1);",
      "split([0, 0, 0], 2);\nsplit([0, 0], 1);\nskew([1], 1, 2, 1);\n"
      "tile([1], 2, 1, 4);\ntile([0], 2, 1, 4);\nfuse([0]);\n"),
+    # gemm's loops distributed and reordered inside two tile loops (was
+    # test_whitebox_property's refused example): each loop tiled apart twice
+    ("gemm", None, "tile([0], 1, 1, 2); tile([0], 2, 1, 2); split([0, 0, 0, 0, 0], 3); "
+                   "reorder_loops([0], 3);",
+     "split([0, 0], 1);\ninterchange([0], 1, 2);\ninterchange([1], 1, 2);\n"
+     "tile([1], 2, 1, 2);\ntile([0], 2, 1, 2);\nfuse([0]);\ntile([0, 1], 3, 2, 2);\n"
+     "tile([0, 0], 3, 2, 2);\nfuse([0, 0]);\n"),
 ]
 
 

@@ -189,9 +189,12 @@ FIXED_BUGS = [
 #: Targets the recovery cannot order legally: refused with a message, never
 #: a sequence that fails its replay (both once were such bugs).
 REFUSED = [
-    # loops distributed and reordered inside two tile loops
-    ("gemm", "tile([0], 1, 1, 2); tile([0], 2, 1, 2); split([0, 0, 0, 0, 0], 3); "
-             "reorder_loops([0], 3);"),
+    # a tile loop skewed by a point loop of one statement after the tiling:
+    # undoing it for that statement alone breaks a dependence (fuzz seed
+    # 137195; gemm's loops distributed inside two tile loops, here before,
+    # are recovered now: tests/test_whitebox_order3.py)
+    ("trmm", "skew([0], 2, 1, 1); tile([0], 2, 2, 8); skew([0, 0, 0], 3, 1, 2); "
+             "interchange([0, 0, 0, 0, 0], 4, 4); skew([0, 0, 0, 0], 3, 1, 2);"),
     # (a chunk loop moved inside its point loop past a loop another statement
     # shares, once here: recovered now, tests/test_whitebox_tiles2.py)
 ]
