@@ -12,7 +12,7 @@ from typing import Sequence
 from .model import Aff, Rel, it
 
 __all__ = ["full_rank_path", "independent_rows", "is_div", "iter_keys", "reshape_plan",
-           "row_rank", "shifted_div", "simulated", "solve"]
+           "row_rank", "scaled_div", "shifted_div", "simulated", "solve"]
 
 
 def solve(rows: Sequence[Aff], target: Aff, keys: Sequence) -> list[Fraction] | None:
@@ -237,13 +237,20 @@ def iter_keys(r: Rel) -> list:
     return [it(k) for k in r.free]
 
 
-def is_div(a: Aff) -> tuple | None:
-    """The div key when ``a`` is exactly one div."""
+def scaled_div(a: Aff) -> tuple | None:
+    """``(div key, coefficient)`` when ``a`` is one div times a
+    coefficient (no constant, no iterator), else None."""
     if len(a.c) == 1:
         (k, v), = a.c.items()
-        if k[0] == "d" and v == 1:
-            return k
+        if k[0] == "d":
+            return k, v
     return None
+
+
+def is_div(a: Aff) -> tuple | None:
+    """The div key when ``a`` is exactly one div."""
+    kv = scaled_div(a)
+    return kv[0] if kv is not None and kv[1] == 1 else None
 
 
 def shifted_div(a: Aff) -> tuple | None:

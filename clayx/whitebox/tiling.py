@@ -32,7 +32,8 @@ import islpy as isl
 
 from ..errors import ClayxError
 from ..model import beta_tree_error
-from .algebra import full_rank_path, is_div, iter_keys, reshape_plan, row_rank, shifted_div, solve
+from .algebra import (full_rank_path, is_div, iter_keys, reshape_plan, row_rank, scaled_div,
+                      shifted_div, solve)
 from .model import ONE, SECOND_READING, Aff, Rel, Sched, WhiteboxError, form_map, note_reading
 from .steps import Recorder, Step
 from .unrolls import undensify_once
@@ -1357,10 +1358,9 @@ def _reread_grained_chunks(T: Sched) -> bool:
 def _grained_div(a: Aff) -> tuple | None:
     """The div key when ``a`` is one div scaled by an integer ``g > 1`` (a
     tile loop after a ``grain``), else None."""
-    if len(a.c) == 1:
-        (k, v), = a.c.items()
-        if k[0] == "d" and Fraction(v).denominator == 1 and v > 1:
-            return k
+    kv = scaled_div(a)
+    if kv is not None and Fraction(kv[1]).denominator == 1 and kv[1] > 1:
+        return kv[0]
     return None
 
 
